@@ -1,0 +1,1 @@
+"""Example Scrapy project that turns on the scrapy-sitemapgen add-on."""

@@ -1,0 +1,126 @@
+"""Where the files go: a staging folder beside the output, then atomic moves into place.
+
+Every origin's set is written completely before anything is moved, so a failure (disk
+full, a bug, a kill) leaves the previously published set as it was. The moves put urlsets
+first and the index last, so an index that a search engine fetches at any moment names only
+files that exist.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import logging
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
+
+from .urls import Origin, base_url_for
+from .writer import OriginOutput, WriterOptions, write_origin
+
+if TYPE_CHECKING:
+    from .settings import Config
+    from .stats import Reporter
+    from .store import FactStore
+
+__all__ = ["OriginReport", "ROBOTS_NAME", "write_sitemaps"]
+
+logger = logging.getLogger(__name__)
+
+#: The file beside each index with the ``Sitemap:`` lines for that origin's robots.txt (P15).
+ROBOTS_NAME = "robots.txt"
+# Files this package owns in an origin folder: stale ones are removed after a publish; any
+# other file a user keeps there is left alone.
+_OWNED_RE = re.compile(r"^(?:sitemap(?:-\d+)?\.xml(?:\.gz)?|sitemap-index-\d+\.xml|robots\.txt)$")
+
+
+@dataclass(frozen=True, slots=True)
+class OriginReport:
+    """What was published for one origin, for the close summary and the stats."""
+
+    origin: Origin
+    folder: Path
+    output: OriginOutput
+    index_urls: tuple[str, ...]
+
+    @property
+    def robots_lines(self) -> str:
+        return "".join(f"Sitemap: {url}\n" for url in self.index_urls)
+
+
+def _move_into_place(source: Path, target: Path) -> None:
+    """``os.replace``, which is atomic on one file system; across file systems the copy goes
+    to a hidden name in the target folder first, so the final step is still a rename."""
+    try:
+        os.replace(source, target)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        temporary = target.with_name(f".{target.name}.part")
+        shutil.copyfile(source, temporary)
+        os.replace(temporary, target)
+
+
+def _publish(staged: Path, target: Path, report: OriginReport) -> None:
+    target.mkdir(parents=True, exist_ok=True)
+    names = [f.name for f in report.output.sitemaps]
+    names.append(ROBOTS_NAME)
+    names.extend(f.name for f in report.output.indexes)  # last: P10 readers start here
+    for name in names:
+        _move_into_place(staged / name, target / name)
+    keep = set(names)
+    for stale in target.iterdir():
+        if stale.name not in keep and _OWNED_RE.match(stale.name):
+            stale.unlink()
+
+
+def write_sitemaps(store: FactStore, config: Config, now: str, reporter: Reporter) -> list[OriginReport]:
+    """Write every origin's set from ``store`` and publish it under ``config.output_dir``.
+
+    ``now`` is the W3C time written as each sitemap's index ``<lastmod>`` (P10). Raises on
+    any failure before the moves, leaving the published output untouched.
+    """
+    output_dir = config.output_dir.resolve()
+    output_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{output_dir.name}.tmp-", dir=output_dir.parent))
+    options = WriterOptions(max_urls=config.max_urls, max_bytes=config.max_bytes, gzip=config.gzip)
+    reports: list[OriginReport] = []
+    try:
+        for origin in store.origins():
+            folder = staging / origin.name
+            folder.mkdir()
+
+            def open_sink(name: str, folder: Path = folder) -> BinaryIO:
+                return (folder / name).open("wb")
+
+            base_url = base_url_for(config.base_url, origin)
+            output = write_origin(
+                store.entries(origin),
+                scope=origin.root,
+                base_url=base_url,
+                lastmod=now,
+                open_sink=open_sink,
+                options=options,
+                on_skip=lambda reason, loc: reporter.skip(reason, loc),
+            )
+            if not output.sitemaps:
+                continue
+            report = OriginReport(
+                origin=origin,
+                folder=output_dir / origin.name,
+                output=output,
+                index_urls=tuple(f"{base_url}{f.name}" for f in output.indexes),
+            )
+            (folder / ROBOTS_NAME).write_text(report.robots_lines, encoding="utf-8")
+            reports.append(report)
+        output_dir.mkdir(parents=True, exist_ok=True)
+        for report in reports:
+            _publish(staging / report.origin.name, report.folder, report)
+    finally:
+        with contextlib.suppress(OSError):
+            shutil.rmtree(staging)
+    return reports

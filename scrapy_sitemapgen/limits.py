@@ -1,0 +1,39 @@
+"""Every protocol number and namespace the package enforces, each tagged with its rule id.
+
+The ids refer to ``shared/spec/PROTOCOL.md``. Nothing else in the package hard-codes these
+values, so a rule that changes upstream changes here only.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: P2, G5: the one namespace of ``<urlset>`` and ``<sitemapindex>``.
+SITEMAP_NS: Final = "http://www.sitemaps.org/schemas/sitemap/0.9"
+
+#: P7, G2: URLs in one sitemap file.
+MAX_URLS_PER_SITEMAP: Final = 50_000
+#: P8: sitemaps listed in one index file.
+MAX_SITEMAPS_PER_INDEX: Final = 50_000
+#: G2: uncompressed bytes of one sitemap or index file (50 MB; the protocol's text says 10 MB).
+MAX_BYTES_PER_SITEMAP: Final = 52_428_800
+#: P7 (2008 text): the older 10 MB limit, the lowest the G2 note asks us to support.
+LEGACY_MAX_BYTES_PER_SITEMAP: Final = 10_485_760
+#: Smallest byte limit the settings accept: room for the XML frame and a long entry.
+MIN_BYTES_PER_SITEMAP: Final = 4_096
+
+#: P3: a ``<loc>`` must be *less than* 2,048 characters.
+MAX_LOC_LENGTH: Final = 2_047
+
+#: P5: the only values ``<changefreq>`` may take.
+CHANGEFREQ_VALUES: Final = frozenset(
+    {"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"}
+)
+#: P6: the range of ``<priority>``.
+PRIORITY_MIN: Final = 0.0
+PRIORITY_MAX: Final = 1.0
+
+#: P12: the schemes a sitemap can list (a sitemap is served over HTTP(S), and every URL in it
+#: shares the sitemap's scheme).
+URL_SCHEMES: Final = frozenset({"http", "https"})
+DEFAULT_PORTS: Final = {"http": 80, "https": 443}

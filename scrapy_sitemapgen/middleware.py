@@ -1,0 +1,50 @@
+"""SitemapSpiderMiddleware: records the facts of every page the spider receives."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from .exporter import SitemapExporter
+from .extract import page_facts
+from .stats import PAGES_RECORDED
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from typing_extensions import Self
+
+__all__ = ["SitemapSpiderMiddleware"]
+
+logger = logging.getLogger(__name__)
+
+
+class SitemapSpiderMiddleware:
+    """Records each response's facts into the exporter's store and yields the spider's
+    output unchanged. Recording happens before the callback's output is consumed, so a
+    callback that yields nothing still gets its page listed."""
+
+    def __init__(self, exporter: SitemapExporter) -> None:
+        self.exporter = exporter
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(SitemapExporter.required_by(crawler, cls.__name__))
+
+    async def process_spider_output(
+        self, response: Response, result: AsyncIterator[Any]
+    ) -> AsyncIterator[Any]:
+        self._record(response)
+        async for item_or_request in result:
+            yield item_or_request
+
+    def _record(self, response: Response) -> None:
+        exporter = self.exporter
+        if exporter.store is None:
+            return
+        facts = page_facts(response, exporter.config, exporter.reporter)
+        if facts is not None and exporter.record(facts, from_item=False):
+            exporter.stats.inc_value(PAGES_RECORDED)
+

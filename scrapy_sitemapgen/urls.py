@@ -1,0 +1,133 @@
+"""Pure URL rules: what a ``<loc>`` looks like (P3), which origin it belongs to (P12), and
+how an origin is named on disk.
+
+No Scrapy imports: the extractor, the item pipeline and the offline tools all pass through
+here, so the same URL always gets the same ``<loc>`` whatever produced it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
+
+from w3lib.url import safe_url_string
+
+from .limits import DEFAULT_PORTS, MAX_LOC_LENGTH, URL_SCHEMES
+
+__all__ = ["Origin", "UrlRejected", "base_url_for", "normalize_loc", "origin_of"]
+
+# A registered name after IDNA (w3lib does the punycode), or an IPv4/IPv6 literal.
+_HOST_RE = re.compile(r"^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\])$")
+# A "%" not followed by two hex digits is not a percent-escape (RFC 3986 2.1): encode it.
+_STRAY_PERCENT_RE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+# Longest folder name we produce: well under the 255-byte name limit of common file systems.
+_MAX_NAME = 120
+
+
+class UrlRejected(ValueError):
+    """A URL that cannot be a ``<loc>``; ``reason`` is the stats qualifier."""
+
+    def __init__(self, reason: str, url: str) -> None:
+        super().__init__(f"{reason}: {url[:200]!r}")
+        self.reason = reason
+        self.url = url
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Origin:
+    """Scheme, host and port: the unit a sitemap set belongs to (P12).
+
+    ``host`` is lower-case ASCII (IDN hosts in punycode); ``port`` is always explicit, so
+    ``http://a/`` and ``http://a:80/`` are one origin.
+    """
+
+    scheme: str
+    host: str
+    port: int
+
+    @property
+    def root(self) -> str:
+        """``scheme://host[:port]/``, the port only when it is not the scheme's default."""
+        netloc = self.host
+        if DEFAULT_PORTS.get(self.scheme) != self.port:
+            netloc = f"{netloc}:{self.port}"
+        return f"{self.scheme}://{netloc}/"
+
+    @property
+    def name(self) -> str:
+        """The origin's folder name: ``<scheme>_<host>_<port>``.
+
+        Unambiguous because the scheme holds no ``_`` and the port is the digits after the
+        last ``_``; safe on POSIX, macOS and Windows because a host holds only
+        ``[a-z0-9._-]`` (IPv6 literals get ``-`` for ``:``, which no name host can contain
+        inside brackets). Overlong names are cut and suffixed with a hash.
+        """
+        host = self.host.replace(":", "-")
+        name = f"{self.scheme}_{host}_{self.port}"
+        if len(name) > _MAX_NAME:
+            digest = hashlib.sha256(name.encode()).hexdigest()[:16]
+            name = f"{name[: _MAX_NAME - 17 - len(str(self.port)) - 1]}~{digest}_{self.port}"
+        return name
+
+
+def normalize_loc(url: str, encoding: str = "utf-8") -> str:
+    """Return ``url`` as a ``<loc>`` value, or raise :class:`UrlRejected`.
+
+    The result is what the server served, percent-encoded per RFC 3986 (non-ASCII as UTF-8
+    ``%HH``, ``encoding`` for the query as browsers do, existing escapes kept, so no double
+    encoding), the host lower-case and in punycode, the default port and the fragment
+    dropped (P3). It is also the dedup key: it is deliberately *not* ``canonicalize_url``,
+    whose query sorting can change what the server sees.
+    """
+    raw = url.strip()
+    if not raw:
+        raise UrlRejected("empty_url", url)
+    try:
+        safe = safe_url_string(raw, encoding=encoding)
+        parts = urlsplit(safe)
+        port = parts.port
+    except ValueError:
+        raise UrlRejected("bad_url", url) from None
+    scheme = parts.scheme.lower()
+    if scheme not in URL_SCHEMES:
+        raise UrlRejected("bad_scheme", url)
+    if parts.username is not None or parts.password is not None:
+        # Credentials in a published file are a leak, and the page without them may differ.
+        raise UrlRejected("userinfo", url)
+    host = (parts.hostname or "").lower()
+    if "[" in parts.netloc:
+        host = f"[{host}]"
+    if not host or not _HOST_RE.match(host):
+        raise UrlRejected("bad_host", url)
+    netloc = host if port is None or port == DEFAULT_PORTS[scheme] else f"{host}:{port}"
+    path = _STRAY_PERCENT_RE.sub("%25", parts.path) or "/"
+    query = _STRAY_PERCENT_RE.sub("%25", parts.query)
+    loc = urlunsplit((scheme, netloc, path, query, ""))
+    if len(loc) > MAX_LOC_LENGTH:
+        raise UrlRejected("url_too_long", url)
+    return loc
+
+
+def origin_of(loc: str) -> Origin:
+    """The :class:`Origin` of a ``<loc>`` produced by :func:`normalize_loc`."""
+    parts = urlsplit(loc)
+    host = parts.hostname or ""
+    if "[" in parts.netloc:
+        host = f"[{host}]"
+    port = parts.port or DEFAULT_PORTS[parts.scheme]
+    return Origin(parts.scheme, host, port)
+
+
+def base_url_for(template: str, origin: Origin) -> str:
+    """The folder URL an origin's files are published under (P13 when on another host)."""
+    if not template:
+        return origin.root
+    filled = template % {
+        "scheme": origin.scheme,
+        "host": origin.host,
+        "port": origin.port,
+        "origin": origin.name,
+    }
+    return filled if filled.endswith("/") else f"{filled}/"

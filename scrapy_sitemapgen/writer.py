@@ -1,0 +1,257 @@
+"""Streaming XML for urlsets and sitemap indexes, split at the protocol limits.
+
+Pure: the writer never opens a file itself. It asks ``open_sink(name)`` for a binary file
+and closes what it gets, so the caller decides where bytes land (a staging folder, memory in
+tests) and the same code serves the crawl, the offline build and the benchmarks.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+from .facts import UrlFacts
+from .limits import (
+    MAX_BYTES_PER_SITEMAP,
+    MAX_LOC_LENGTH,
+    MAX_SITEMAPS_PER_INDEX,
+    MAX_URLS_PER_SITEMAP,
+    SITEMAP_NS,
+)
+
+__all__ = [
+    "INDEX_NAME",
+    "OriginOutput",
+    "WrittenFile",
+    "WriterOptions",
+    "escape",
+    "index_name",
+    "urlset_name",
+    "write_origin",
+]
+
+OpenSink = Callable[[str], BinaryIO]
+OnSkip = Callable[[str, str], None]
+
+#: The first (usually only) index of an origin: the file robots.txt names (P15).
+INDEX_NAME = "sitemap.xml"
+
+_XML_DECL = b'<?xml version="1.0" encoding="UTF-8"?>\n'
+_URLSET_OPEN = _XML_DECL + f'<urlset xmlns="{SITEMAP_NS}">\n'.encode()
+_URLSET_CLOSE = b"</urlset>\n"
+_INDEX_OPEN = _XML_DECL + f'<sitemapindex xmlns="{SITEMAP_NS}">\n'.encode()
+_INDEX_CLOSE = b"</sitemapindex>\n"
+
+# Characters XML 1.0 does not allow anywhere in a document (section 2.2, Char).
+_FORBIDDEN_RE = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def escape(text: str) -> str:
+    """XML-escape all five entities (P1) after removing characters XML 1.0 forbids.
+
+    For free text only: a ``<loc>`` with such a character is refused, not altered (see
+    :func:`write_origin`), because removing a character from a URL changes the page named.
+    """
+    if _FORBIDDEN_RE.search(text):
+        text = _FORBIDDEN_RE.sub("", text)
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&apos;")
+    )
+
+
+def urlset_name(number: int, gzipped: bool) -> str:
+    """``sitemap-1.xml.gz``: urlsets are numbered from 1 in URL order."""
+    return f"sitemap-{number}.xml{'.gz' if gzipped else ''}"
+
+
+def index_name(number: int) -> str:
+    """``sitemap.xml`` for the first index, ``sitemap-index-2.xml`` past 50,000 sitemaps."""
+    return INDEX_NAME if number == 1 else f"sitemap-index-{number}.xml"
+
+
+@dataclass(frozen=True, slots=True)
+class WriterOptions:
+    """Limits and format of one origin's set; the defaults are the protocol maxima."""
+
+    max_urls: int = MAX_URLS_PER_SITEMAP  # P7
+    max_bytes: int = MAX_BYTES_PER_SITEMAP  # P7, G2: counted on the uncompressed bytes
+    max_index_entries: int = MAX_SITEMAPS_PER_INDEX  # P8
+    gzip: bool = True
+    compresslevel: int = 6
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenFile:
+    """One file of the set. ``size`` is the uncompressed byte count the limits apply to."""
+
+    name: str
+    entries: int
+    size: int
+
+
+@dataclass(slots=True)
+class OriginOutput:
+    """What :func:`write_origin` wrote for one origin, in writing order."""
+
+    sitemaps: list[WrittenFile] = field(default_factory=list)
+    indexes: list[WrittenFile] = field(default_factory=list)
+
+    @property
+    def url_count(self) -> int:
+        return sum(f.entries for f in self.sitemaps)
+
+
+class _SplitFile:
+    """One output file being written: counts the uncompressed bytes exactly as written."""
+
+    __slots__ = ("_gz", "_raw", "entries", "name", "size")
+
+    def __init__(self, name: str, sink: BinaryIO, options: WriterOptions, head: bytes) -> None:
+        self.name = name
+        self._raw = sink
+        self._gz = (
+            gzip.GzipFile(
+                filename="", mode="wb", fileobj=sink, mtime=0, compresslevel=options.compresslevel
+            )
+            if name.endswith(".gz")
+            else None
+        )
+        self.entries = 0
+        self.size = 0
+        self._write(head)
+
+    def _write(self, data: bytes) -> None:
+        (self._gz or self._raw).write(data)
+        self.size += len(data)
+
+    def add(self, chunk: bytes) -> None:
+        self._write(chunk)
+        self.entries += 1
+
+    def finish(self, tail: bytes) -> WrittenFile:
+        self._write(tail)
+        if self._gz is not None:
+            self._gz.close()
+        self._raw.close()
+        return WrittenFile(self.name, self.entries, self.size)
+
+
+def _split(
+    chunks: Iterable[bytes],
+    *,
+    head: bytes,
+    tail: bytes,
+    max_entries: int,
+    max_bytes: int,
+    name_for: Callable[[int], str],
+    open_sink: OpenSink,
+    options: WriterOptions,
+) -> Iterator[WrittenFile]:
+    """Stream chunks into files, starting a new file *before* either limit would be passed."""
+    current: _SplitFile | None = None
+    number = 0
+    for chunk in chunks:
+        if current is not None and (
+            current.entries >= max_entries or current.size + len(chunk) + len(tail) > max_bytes
+        ):
+            yield current.finish(tail)
+            current = None
+        if current is None:
+            number += 1
+            name = name_for(number)
+            current = _SplitFile(name, open_sink(name), options, head)
+        current.add(chunk)
+    if current is not None:
+        yield current.finish(tail)
+
+
+def _url_chunk(facts: UrlFacts) -> bytes:
+    parts = [f"<url><loc>{escape(facts.loc)}</loc>"]
+    if facts.lastmod:
+        parts.append(f"<lastmod>{facts.lastmod}</lastmod>")
+    if facts.changefreq:
+        parts.append(f"<changefreq>{facts.changefreq}</changefreq>")
+    if facts.priority:
+        parts.append(f"<priority>{facts.priority}</priority>")
+    parts.append("</url>\n")
+    return "".join(parts).encode()
+
+
+def _checked_chunks(
+    entries: Iterable[UrlFacts], scope: str, max_bytes: int, on_skip: OnSkip
+) -> Iterator[bytes]:
+    """Render entries, refusing any that would make the file invalid (never alter a loc)."""
+    room = max_bytes - len(_URLSET_OPEN) - len(_URLSET_CLOSE)
+    for facts in entries:
+        loc = facts.loc
+        if not loc.startswith(scope):
+            on_skip("outside_origin", loc)  # P12: every URL shares the sitemap's origin
+        elif len(loc) > MAX_LOC_LENGTH:
+            on_skip("url_too_long", loc)  # P3
+        elif _FORBIDDEN_RE.search(loc):
+            on_skip("bad_url", loc)
+        else:
+            chunk = _url_chunk(facts)
+            if len(chunk) > room:
+                on_skip("entry_too_large", loc)
+            else:
+                yield chunk
+
+
+def write_origin(
+    entries: Iterable[UrlFacts],
+    *,
+    scope: str,
+    base_url: str,
+    lastmod: str,
+    open_sink: OpenSink,
+    options: WriterOptions | None = None,
+    on_skip: OnSkip | None = None,
+) -> OriginOutput:
+    """Write one origin's urlsets, then the index(es) listing them.
+
+    ``entries`` must come in the order they should appear (the store gives URL order), all
+    of one origin: ``scope`` is that origin's root, and an entry outside it is skipped (P12).
+    ``base_url`` is the folder URL the files will be published under (ends with ``/``);
+    ``lastmod`` is the W3C time written for every sitemap in the index (P10). Nothing is
+    opened for an origin with no writable entry: an empty urlset or index is schema-invalid.
+    """
+    options = options or WriterOptions()
+    skip = on_skip or (lambda reason, loc: None)
+    output = OriginOutput()
+    output.sitemaps.extend(
+        _split(
+            _checked_chunks(entries, scope, options.max_bytes, skip),
+            head=_URLSET_OPEN,
+            tail=_URLSET_CLOSE,
+            max_entries=options.max_urls,
+            max_bytes=options.max_bytes,
+            name_for=lambda n: urlset_name(n, options.gzip),
+            open_sink=open_sink,
+            options=options,
+        )
+    )
+    base = escape(base_url)
+    output.indexes.extend(
+        _split(
+            (
+                f"<sitemap><loc>{base}{f.name}</loc><lastmod>{lastmod}</lastmod></sitemap>\n".encode()
+                for f in output.sitemaps
+            ),
+            head=_INDEX_OPEN,
+            tail=_INDEX_CLOSE,
+            max_entries=options.max_index_entries,
+            max_bytes=options.max_bytes,
+            name_for=index_name,
+            open_sink=open_sink,
+            options=options,
+        )
+    )
+    return output
