@@ -117,10 +117,10 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "sitemapgen-demo/1.0"
     sys_version = ""
 
-    def do_GET(self) -> None:  # noqa: N802 - name fixed by BaseHTTPRequestHandler
+    def do_GET(self) -> None:
         self._respond(send_body=True)
 
-    def do_HEAD(self) -> None:  # noqa: N802
+    def do_HEAD(self) -> None:
         self._respond(send_body=False)
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
@@ -163,7 +163,9 @@ class _Handler(BaseHTTPRequestHandler):
         if file.suffix == ".html":
             body = self._substitute(body.decode("utf-8")).encode("utf-8")
         self.send_response(HTTPStatus.OK)
-        self.send_header("Content-Type", CONTENT_TYPES.get(file.suffix.lower(), DEFAULT_CONTENT_TYPE))
+        self.send_header(
+            "Content-Type", CONTENT_TYPES.get(file.suffix.lower(), DEFAULT_CONTENT_TYPE)
+        )
         self.send_header("Content-Length", str(len(body)))
         for name, value in self.server.meta.headers.get(path, {}).items():
             self.send_header(name, value)
@@ -244,7 +246,9 @@ class DemoSite:
 
     def start(self) -> None:
         for name, server in self._servers.items():
-            thread = threading.Thread(target=server.serve_forever, name=f"demo-site-{name}", daemon=True)
+            thread = threading.Thread(
+                target=server.serve_forever, name=f"demo-site-{name}", daemon=True
+            )
             thread.start()
             self._threads.append(thread)
 
@@ -300,11 +304,20 @@ def serve_site(root: Path = SITE_ROOT) -> DemoSite:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Serve the demo site, one random port per origin, until Ctrl-C.")
-    parser.add_argument("--root", type=Path, default=SITE_ROOT, help="folder with one sub-folder per origin (default: %(default)s)")
+    parser = argparse.ArgumentParser(
+        description="Serve the demo site, one random port per origin, until Ctrl-C."
+    )
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=SITE_ROOT,
+        help="folder with one sub-folder per origin (default: %(default)s)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log every request")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, format="%(asctime)s %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING, format="%(asctime)s %(message)s"
+    )
 
     with serve_site(args.root) as site:
         for name, url in site.urls.items():

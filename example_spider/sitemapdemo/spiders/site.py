@@ -66,5 +66,10 @@ class SiteSpider(scrapy.Spider):
         urls = [response.urljoin(href.strip()) for href in response.css("a::attr(href)").getall()]
         on_host = [url for url in urls if urlsplit(url).hostname == self.allowed_hostname]
         if len(on_host) < len(urls):
-            logger.debug("%s: not following %d link(s) off %s", response.url, len(urls) - len(on_host), self.allowed_hostname)
+            logger.debug(
+                "%s: not following %d link(s) off %s",
+                response.url,
+                len(urls) - len(on_host),
+                self.allowed_hostname,
+            )
         yield from response.follow_all(urls=on_host)
