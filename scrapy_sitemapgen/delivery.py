@@ -65,11 +65,24 @@ def _move_into_place(source: Path, target: Path) -> None:
         os.replace(temporary, target)
 
 
-def _publish(staged: Path, target: Path, report: OriginReport) -> None:
+def _prepare(target: Path, report: OriginReport) -> None:
+    """Create the origin folder and check every destination can take a file, for all
+    origins before any is moved, so a blocked destination changes nothing at all."""
     target.mkdir(parents=True, exist_ok=True)
+    for name in _publish_order(report):
+        if (target / name).is_dir():
+            raise IsADirectoryError(errno.EISDIR, "a folder stands where a sitemap goes", str(target / name))
+
+
+def _publish_order(report: OriginReport) -> list[str]:
     names = [f.name for f in report.output.sitemaps]
     names.append(ROBOTS_NAME)
     names.extend(f.name for f in report.output.indexes)  # last: P10 readers start here
+    return names
+
+
+def _publish(staged: Path, target: Path, report: OriginReport) -> None:
+    names = _publish_order(report)
     for name in names:
         _move_into_place(staged / name, target / name)
     keep = set(names)
@@ -117,7 +130,8 @@ def write_sitemaps(store: FactStore, config: Config, now: str, reporter: Reporte
             )
             (folder / ROBOTS_NAME).write_text(report.robots_lines, encoding="utf-8")
             reports.append(report)
-        output_dir.mkdir(parents=True, exist_ok=True)
+        for report in reports:
+            _prepare(report.folder, report)
         for report in reports:
             _publish(staging / report.origin.name, report.folder, report)
     finally:

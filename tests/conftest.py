@@ -25,6 +25,7 @@ class Route:
     body: str = ""
     content_type: str = HTML
     headers: dict[str, str] = field(default_factory=dict)
+    latin1: bool = False  # body holds raw bytes as latin-1 text (gzip files)
 
 
 class SiteServer:
@@ -32,12 +33,14 @@ class SiteServer:
 
     def __init__(self) -> None:
         self.routes: dict[str, Route] = {}
-        routes = self.routes
+        #: A folder whose files are served for paths no route names (published sitemaps).
+        self.static: Path | None = None
+        server = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
-                route = routes.get(self.path) or Route(404, "<p>not found</p>")
-                data = route.body.encode("utf-8")
+                route = server.routes.get(self.path) or server.static_route(self.path)
+                data = route.body.encode("latin-1" if route.latin1 else "utf-8")
                 self.send_response(route.status)
                 self.send_header("Content-Type", route.content_type)
                 self.send_header("Content-Length", str(len(data)))
@@ -54,6 +57,14 @@ class SiteServer:
         self.origin = Origin("http", "127.0.0.1", self.port)
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
+    def static_route(self, path: str) -> Route:
+        name = path.lstrip("/")
+        if self.static is None or "/" in name or not (self.static / name).is_file():
+            return Route(404, "<p>not found</p>")
+        types = {".gz": "application/gzip", ".xml": "application/xml", ".txt": "text/plain"}
+        data = (self.static / name).read_bytes().decode("latin-1")
+        return Route(body=data, content_type=types[Path(name).suffix], latin1=True)
+
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
 
@@ -69,6 +80,12 @@ def _links(*hrefs: str) -> str:
 LM_HOME = "Wed, 21 Oct 2015 07:28:00 GMT"
 LM_PAGE3 = "Thu, 01 Jan 2015 00:00:00 GMT"
 LM_B1 = "Sunday, 06-Nov-94 08:49:37 GMT"  # RFC 850 form
+
+
+def long_path(server: SiteServer, length: int) -> str:
+    """A path that makes the full URL exactly ``length`` characters long (P3 boundary)."""
+    base = server.url("/long/")
+    return "/long/" + "x" * (length - len(base))
 
 
 @dataclass
@@ -91,6 +108,7 @@ class Site:
                 a("/sp%20ace"): None,
                 a("/q?a=1&b=%22x%22"): None,
                 a("/xhtml"): None,
+                a(long_path(self.a, 2047)): None,  # P3: fewer than 2,048 characters
             },
             self.b.origin.name: {
                 b("/"): None,
@@ -107,7 +125,7 @@ def build_site(a: SiteServer, b: SiteServer) -> Site:
                 body=_links(
                     "/page1", "/page2", "/redirect-me", "/missing", "/file.pdf", "/data.json",
                     "/café", "/sp ace", '/q?a=1&amp;b="x"', "/xhtml", "/private", "/error",
-                    b.url("/"),
+                    long_path(a, 2047), long_path(a, 2048), b.url("/"),
                 ),
                 headers={"Last-Modified": LM_HOME},
             ),
@@ -124,6 +142,8 @@ def build_site(a: SiteServer, b: SiteServer) -> Site:
             "/q?a=1&b=%22x%22": Route(body="<p>query</p>"),
             "/xhtml": Route(body="<html/>", content_type="application/xhtml+xml"),
             "/private": Route(body="<p>private</p>"),
+            long_path(a, 2047): Route(body="<p>2,047 characters</p>"),
+            long_path(a, 2048): Route(body="<p>2,048 characters</p>"),
         }
     )
     b.routes.update(
@@ -162,7 +182,11 @@ class SiteSpider(scrapy.Spider):
             return
         for href in response.css("a::attr(href)").getall():
             meta = {"dont_sitemap": True} if "private" in href else {}
-            yield response.follow(href, meta=meta)
+            yield response.follow(href, meta=meta, errback=self.on_error)
+
+    def on_error(self, failure: Any) -> None:
+        """An errback makes a 404 response flow through process_spider_output
+        (SCRAPY_NOTES fact 4), which the middleware must still leave out."""
 
 
 BASE_SETTINGS: dict[str, Any] = {

@@ -42,15 +42,17 @@ async def test_crawl_writes_one_valid_set_per_origin(site, crawl, tmp_path: Path
     assert (out / b / "robots.txt").read_text() == f"Sitemap: {site.b.url('/sitemap.xml')}\n"
     stats = crawler.stats.get_stats()
     assert stats["finish_reason"] == "finished"
-    assert stats["sitemapgen/urls/written"] == 11
-    assert stats[f"sitemapgen/urls/written/{a}"] == 8
+    assert stats["sitemapgen/urls/written"] == 12
+    assert stats[f"sitemapgen/urls/written/{a}"] == 9
     assert stats[f"sitemapgen/urls/written/{b}"] == 3
     assert stats["sitemapgen/files/written"] == 4
     assert stats["sitemapgen/origins"] == 2
-    assert stats["sitemapgen/pages/recorded"] == 11
+    assert stats["sitemapgen/pages/recorded"] == 12
     assert stats["sitemapgen/excluded/content_type"] == 2  # the PDF and the JSON
     assert stats["sitemapgen/excluded/dont_sitemap"] == 1
     assert stats["sitemapgen/skipped/bad_lastmod"] == 1
+    assert stats["sitemapgen/skipped/url_too_long"] == 1  # P3: the 2,048-character URL
+    assert stats["sitemapgen/excluded/status/404"] == 1  # reached us through the errback
 
 
 @deferred_f_from_coro_f
@@ -83,8 +85,9 @@ async def test_spider_output_is_unchanged(site, crawl, tmp_path: Path) -> None:
             crawler.stats.get_value("scheduler/enqueued"),
         )
     assert seen[True] == seen[False]
-    # 14 pages answered 200 (11 listed, PDF, JSON, dont_sitemap) + the /page2 sitemap item
-    assert len(seen[True][0]) == 15
+    # 16 pages answered 200 (12 listed, PDF, JSON, dont_sitemap, 2,048-character URL)
+    # + the /page2 sitemap item
+    assert len(seen[True][0]) == 17
 
 
 @deferred_f_from_coro_f
@@ -127,7 +130,7 @@ async def test_bad_setting_stops_the_crawl_before_it_starts(site, crawl, name, v
 
 @deferred_f_from_coro_f
 async def test_split_at_max_urls_in_url_order(site, crawl, tmp_path: Path) -> None:
-    """P7 with a low SITEMAPGEN_MAX_URLS: 8 URLs -> 3 + 3 + 2, in code-point order of loc."""
+    """P7 with a low SITEMAPGEN_MAX_URLS: 9 URLs -> 3 + 3 + 3, in code-point order of loc."""
     await crawl({"SITEMAPGEN_MAX_URLS": 3, "SITEMAPGEN_GZIP": False}, start_url=site.a.url("/"))
     out = tmp_path / "out" / site.a.origin.name
     assert sorted(p.name for p in out.iterdir()) == [
@@ -142,7 +145,7 @@ async def test_split_at_max_urls_in_url_order(site, crawl, tmp_path: Path) -> No
     for n in (1, 2, 3):
         root = ElementTree.fromstring(assert_valid(out / f"sitemap-{n}.xml"))
         listed.append([e.text for e in root.iter(f"{NS}loc")])
-    assert listed == [expected[0:3], expected[3:6], expected[6:8]]
+    assert listed == [expected[0:3], expected[3:6], expected[6:9]]
     index = ElementTree.fromstring(assert_valid(out / "sitemap.xml"))
     assert [e.text for e in index.iter(f"{NS}loc")] == [
         site.a.url(f"/sitemap-{n}.xml") for n in (1, 2, 3)

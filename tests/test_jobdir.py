@@ -1,0 +1,80 @@
+"""JOBDIR: a paused crawl keeps what it recorded, and the resumed crawl's sitemaps are the
+same as those of a crawl that was never interrupted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from scrapy.exceptions import CloseSpider
+from scrapy.utils.defer import deferred_f_from_coro_f
+
+from .conftest import SiteSpider
+from .output import files, read_urls
+
+
+class PausingSpider(SiteSpider):
+    """Closes with reason "shutdown", what Ctrl-C gives a JOBDIR crawl, after
+    ``pause_after`` pages (0: never)."""
+
+    pause_after = 0
+    seen = 0
+
+    def parse(self, response: Any) -> Any:
+        yield from super().parse(response)
+        self.seen += 1
+        if self.pause_after and self.seen >= int(self.pause_after):
+            raise CloseSpider("shutdown")
+
+
+@deferred_f_from_coro_f
+async def test_resumed_crawl_equals_uninterrupted_crawl(site, crawl, tmp_path: Path) -> None:
+    start = site.a.url("/")
+    whole = await crawl({"SITEMAPGEN_URI": str(tmp_path / "whole")}, start_url=start)
+    assert whole.stats.get_value("finish_reason") == "finished"
+
+    settings = {
+        "JOBDIR": str(tmp_path / "job"),
+        "SITEMAPGEN_URI": str(tmp_path / "resumed"),
+        "CONCURRENT_REQUESTS": 1,  # so the pause comes well before the end of the site
+    }
+    first = await crawl(settings, spidercls=PausingSpider, start_url=start, pause_after=3)
+    assert first.stats.get_value("finish_reason") == "shutdown"
+    assert first.stats.get_value("sitemapgen/output/postponed") == 1
+    recorded_before_pause = first.stats.get_value("sitemapgen/pages/recorded")
+    assert 3 <= recorded_before_pause < 12
+    assert not (tmp_path / "resumed").exists()  # a partial set never replaces a good one
+    assert (tmp_path / "job" / "sitemapgen" / "store.sqlite3").is_file()
+
+    second = await crawl(settings, spidercls=PausingSpider, start_url=start)
+    assert second.stats.get_value("finish_reason") == "finished"
+    # The resumed run did not fetch the pages from before the pause again...
+    assert second.stats.get_value("sitemapgen/pages/recorded") == 12 - recorded_before_pause
+    # ...yet its sitemaps list everything, exactly as the uninterrupted crawl's do.
+    assert read_urls(tmp_path / "resumed") == read_urls(tmp_path / "whole") != {}
+    assert files(tmp_path / "resumed") == files(tmp_path / "whole")
+    for name in files(tmp_path / "whole"):
+        if name.endswith(".gz"):  # urlsets carry no run time: byte-identical
+            assert (tmp_path / "resumed" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes()
+
+
+@deferred_f_from_coro_f
+async def test_shutdown_without_jobdir_keeps_previous_output(site, crawl, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    await crawl(start_url=site.a.url("/"))
+    before = {name: (out / name).read_bytes() for name in files(out)}
+    crawler = await crawl(spidercls=PausingSpider, start_url=site.a.url("/"), pause_after=2)
+    assert crawler.stats.get_value("finish_reason") == "shutdown"
+    assert {name: (out / name).read_bytes() for name in files(out)} == before
+
+
+@deferred_f_from_coro_f
+async def test_write_on_shutdown_writes_the_partial_set(site, crawl, tmp_path: Path) -> None:
+    crawler = await crawl(
+        {"SITEMAPGEN_WRITE_ON_SHUTDOWN": True},
+        spidercls=PausingSpider,
+        start_url=site.a.url("/"),
+        pause_after=2,
+    )
+    written = sum(len(urls) for urls in read_urls(tmp_path / "out").values())
+    assert written == crawler.stats.get_value("sitemapgen/pages/recorded") >= 2

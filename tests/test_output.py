@@ -1,0 +1,60 @@
+"""Atomic output: the set is staged beside the target and moved in only when complete."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+from scrapy.utils.defer import deferred_f_from_coro_f
+
+from .output import files, read_urls
+
+
+def snapshot(out: Path) -> dict[str, bytes]:
+    return {name: (out / name).read_bytes() for name in files(out)}
+
+
+@deferred_f_from_coro_f
+async def test_failed_write_leaves_previous_set_and_other_outputs(site, crawl, tmp_path: Path, caplog) -> None:
+    out = tmp_path / "out"
+    await crawl(start_url=site.a.url("/"))
+    # Block one destination of origin b: a folder where its index must go.
+    a, b = site.a.origin.name, site.b.origin.name
+    (out / b / "sitemap.xml").unlink()
+    (out / b / "sitemap.xml").mkdir()
+    (out / b / "sitemap.xml" / "keep").write_text("x")
+    before = snapshot(out)
+    feed = tmp_path / "items.jsonl"
+    with caplog.at_level(logging.ERROR):
+        crawler = await crawl(
+            {"SITEMAPGEN_MAX_URLS": 2, "FEEDS": {str(feed): {"format": "jsonlines"}}},
+            start_url=site.a.url("/"),
+        )
+    assert snapshot(out) == before  # neither origin changed: nothing was moved
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR and r.name.startswith("scrapy_sitemapgen")]
+    assert len(errors) == 1
+    assert str(out) in errors[0].getMessage()
+    assert "sitemap.xml" in str(errors[0].exc_info[1])  # the blocked destination is named
+    stats = crawler.stats.get_stats()
+    assert stats["sitemapgen/output/failed"] == 1
+    assert "sitemapgen/urls/written" not in stats
+    assert stats["finish_reason"] == "finished"
+    assert len(feed.read_text().splitlines()) == stats["item_scraped_count"] == 17  # feed intact
+    assert json.loads(feed.read_text().splitlines()[0])
+    assert not list(tmp_path.glob(".out.tmp-*"))  # the staging folder is cleaned up
+    assert a in {p.name for p in out.iterdir()}
+
+
+@deferred_f_from_coro_f
+async def test_rewrite_replaces_and_prunes_own_files_only(site, crawl, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    await crawl({"SITEMAPGEN_MAX_URLS": 2}, start_url=site.a.url("/"))
+    a = site.a.origin.name
+    assert (out / a / "sitemap-5.xml.gz").is_file()  # 9 URLs / 2 per file
+    (out / a / "notes.txt").write_text("mine")
+    await crawl(start_url=site.a.url("/"))
+    assert sorted(p.name for p in (out / a).iterdir()) == [
+        "notes.txt", "robots.txt", "sitemap-1.xml.gz", "sitemap.xml"
+    ]
+    assert read_urls(out)[a].keys() == site.expected()[a].keys()
