@@ -18,7 +18,7 @@ from .limits import (
     MAX_URLS_PER_SITEMAP,
     MIN_BYTES_PER_SITEMAP,
 )
-from .urls import Origin, UrlRejected, base_url_for, normalize_loc
+from .urls import Origin, UrlRejected, base_url_for
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -88,8 +88,7 @@ def _check_base_url(template: str) -> str:
     if not template:
         return template
     try:
-        sample = base_url_for(template, _SAMPLE_ORIGIN)
-        normalize_loc(sample)
+        base_url_for(template, _SAMPLE_ORIGIN)
     except (KeyError, ValueError, TypeError) as exc:
         reason = exc.reason if isinstance(exc, UrlRejected) else f"{type(exc).__name__}: {exc}"
         raise ValueError(

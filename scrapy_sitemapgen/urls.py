@@ -121,7 +121,9 @@ def origin_of(loc: str) -> Origin:
 
 
 def base_url_for(template: str, origin: Origin) -> str:
-    """The folder URL an origin's files are published under (P13 when on another host)."""
+    """The folder URL an origin's files are published under (P13 when on another host),
+    normalised like a ``<loc>`` since it becomes the start of the index's ``<loc>`` values.
+    Raises :class:`UrlRejected` when the filled template is no valid URL."""
     if not template:
         return origin.root
     filled = template % {
@@ -130,4 +132,5 @@ def base_url_for(template: str, origin: Origin) -> str:
         "port": origin.port,
         "origin": origin.name,
     }
-    return filled if filled.endswith("/") else f"{filled}/"
+    folder = normalize_loc(filled)
+    return folder if folder.endswith("/") else f"{folder}/"
