@@ -19,6 +19,7 @@ demo: $(STAMP)
 	$(BIN)/python example_spider/demo.py --output sitemaps
 
 test: $(STAMP)
+	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 clean:
