@@ -147,5 +147,5 @@ def parse_priority(value: object) -> str:
         raise FactRejected("bad_priority", value) from None
     if math.isnan(number) or not PRIORITY_MIN <= number <= PRIORITY_MAX:
         raise FactRejected("bad_priority", value)
-    text = f"{number:.3f}".rstrip("0")
+    text = f"{number + 0.0:.3f}".rstrip("0")  # + 0.0 turns -0.0 into 0.0
     return text + "0" if text.endswith(".") else text

@@ -62,7 +62,7 @@ def is_enabled(settings: BaseSettings) -> bool:
 def _int(settings: BaseSettings, name: str, low: int, high: int, why: str) -> int:
     raw = _get(settings, name)
     try:
-        if isinstance(raw, bool):
+        if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
             raise TypeError
         value = int(raw)
     except (TypeError, ValueError):

@@ -87,6 +87,9 @@ class SqliteFactStore:
             # The exporter reads the store from a worker thread at close, never concurrently
             # with the crawl's writes, so sharing the connection across threads is safe.
             self._db = sqlite3.connect(self.path, check_same_thread=False)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot open the sitemap store {self.path}: {exc}") from exc
+        try:
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             tables = self._db.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table'"
@@ -103,6 +106,7 @@ class SqliteFactStore:
                 self._db.execute(_SCHEMA)
                 self._db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
+            self._db.close()
             raise StoreError(f"cannot open the sitemap store {self.path}: {exc}") from exc
 
     def record(self, facts: UrlFacts, *, from_item: bool = False) -> None:

@@ -22,6 +22,9 @@ __all__ = ["Origin", "UrlRejected", "base_url_for", "normalize_loc", "origin_of"
 _HOST_RE = re.compile(r"^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\])$")
 # A "%" not followed by two hex digits is not a percent-escape (RFC 3986 2.1): encode it.
 _STRAY_PERCENT_RE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+# Escapes are upper-cased as RFC 3986 6.2.2.1 normalises them: /caf%c3%a9 and /caf%C3%A9
+# are one entry.
+_ESCAPE_RE = re.compile(r"%[0-9A-Fa-f]{2}")
 # Longest folder name we produce: well under the 255-byte name limit of common file systems.
 _MAX_NAME = 120
 
@@ -102,12 +105,17 @@ def normalize_loc(url: str, encoding: str = "utf-8") -> str:
     if not host or not _HOST_RE.match(host):
         raise UrlRejected("bad_host", url)
     netloc = host if port is None or port == DEFAULT_PORTS[scheme] else f"{host}:{port}"
-    path = _STRAY_PERCENT_RE.sub("%25", parts.path) or "/"
-    query = _STRAY_PERCENT_RE.sub("%25", parts.query)
+    path = _escapes(parts.path) or "/"
+    query = _escapes(parts.query)
     loc = urlunsplit((scheme, netloc, path, query, ""))
     if len(loc) > MAX_LOC_LENGTH:
         raise UrlRejected("url_too_long", url)
     return loc
+
+
+def _escapes(component: str) -> str:
+    component = _STRAY_PERCENT_RE.sub("%25", component)
+    return _ESCAPE_RE.sub(lambda m: m.group().upper(), component)
 
 
 def origin_of(loc: str) -> Origin:

@@ -224,7 +224,7 @@ def write_origin(
     opened for an origin with no writable entry: an empty urlset or index is schema-invalid.
     """
     options = options or WriterOptions()
-    skip = on_skip or (lambda reason, loc: None)
+    skip: OnSkip = on_skip if on_skip is not None else (lambda reason, loc: None)
     output = OriginOutput()
     output.sitemaps.extend(
         _split(

@@ -24,6 +24,9 @@ NORMALIZE_CASES = [
     ("http://example.com/a b", "http://example.com/a%20b"),
     ('http://example.com/say"hi"', "http://example.com/say%22hi%22"),
     ("http://example.com/<tag>", "http://example.com/%3Ctag%3E"),
+    # RFC 3986 2: control characters (C0, DEL) are not URL characters either.
+    ("http://example.com/a\x01b", "http://example.com/a%01b"),
+    ("http://example.com/a\x7fb", "http://example.com/a%7Fb"),
     # P3 / RFC 3987 3.1: non-ASCII in the path as UTF-8 bytes, percent-encoded.
     # é = U+00E9 = C3 A9; 日 = U+65E5 = E6 97 A5; 本 = U+672C = E6 9C AC.
     ("http://example.com/café", "http://example.com/caf%C3%A9"),
@@ -43,6 +46,8 @@ NORMALIZE_CASES = [
     ("http://example.com/a%zzb", "http://example.com/a%25zzb"),
     ("http://example.com/a%2", "http://example.com/a%252"),
     ("http://example.com/s?p=50%", "http://example.com/s?p=50%25"),
+    # RFC 3986 6.2.2.1: hex digits of escapes are upper-cased, so one page is one entry.
+    ("http://example.com/caf%c3%a9?x=%2f&y=%Aa", "http://example.com/caf%C3%A9?x=%2F&y=%AA"),
     # RFC 3986 6.2.2.1: scheme and host are case-insensitive (lowered); the path is not.
     ("HTTP://EXAMPLE.COM/Path/File", "http://example.com/Path/File"),
     ("HtTpS://Www.Example.Com/", "https://www.example.com/"),
@@ -56,6 +61,9 @@ NORMALIZE_CASES = [
     ("http://example.com:443/", "http://example.com:443/"),
     ("https://example.com:80/", "https://example.com:80/"),
     ("http://example.com:8080/a", "http://example.com:8080/a"),
+    # RFC 3986 6.2.3: an empty port and leading zeros name the same (default) port.
+    ("http://example.com:/", "http://example.com/"),
+    ("http://example.com:080/", "http://example.com/"),
     # The fragment never reaches the server: not part of the page's URL.
     ("http://example.com/a#section-2", "http://example.com/a"),
     ("http://example.com/a?b=1#c", "http://example.com/a?b=1"),
@@ -125,6 +133,9 @@ REJECT_CASES = [
     ("http://example.com:65536/", "bad_url"),
     ("http://example.com:99999999/", "bad_url"),
     ("http://example.com:http/", "bad_url"),
+    ("http://[::1/", "bad_url"),
+    # A lone surrogate has no UTF-8 form, so no percent-encoding (RFC 3987 3.1).
+    ("http://example.com/a\ud800b", "bad_url"),
 ]
 
 

@@ -1,0 +1,317 @@
+"""Case tables for the fact parsers: lastmod (P4), changefreq (P5), priority (P6).
+
+Expected values are worked out by hand from RFC 9110 5.6.7 (HTTP dates), the W3C Datetime
+note (P4) and the protocol's word lists, never captured from the code.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date, datetime, timedelta, timezone
+from decimal import Decimal
+
+import pytest
+
+from scrapy_sitemapgen.facts import (
+    FUTURE_TOLERANCE,
+    FactRejected,
+    lastmod_from_http,
+    parse_changefreq,
+    parse_lastmod,
+    parse_priority,
+)
+
+UTC = timezone.utc
+# A fixed crawl clock, so "in the future" never depends on when the tests run.
+NOW = datetime(2024, 6, 1, 12, 0, 0, tzinfo=UTC)
+
+# --- lastmod_from_http: Last-Modified header -> W3C Datetime (P4) ----------------------
+
+# RFC 9110 5.6.7 gives one instant in its three accepted forms: all must agree.
+RFC_9110_INSTANT = "1994-11-06T08:49:37+00:00"
+HTTP_DATE_CASES = [
+    ("Sun, 06 Nov 1994 08:49:37 GMT", RFC_9110_INSTANT),  # IMF-fixdate (RFC 1123)
+    ("Sunday, 06-Nov-94 08:49:37 GMT", RFC_9110_INSTANT),  # obsolete RFC 850
+    ("Sun Nov  6 08:49:37 1994", RFC_9110_INSTANT),  # asctime(), no zone: GMT
+    (b"Sun, 06 Nov 1994 08:49:37 GMT", RFC_9110_INSTANT),  # raw header bytes
+    ("  Sun, 06 Nov 1994 08:49:37 GMT \r\n", RFC_9110_INSTANT),
+    ("Thu, 01 Jan 1970 00:00:00 GMT", "1970-01-01T00:00:00+00:00"),
+    # Numeric zones (RFC 5322 style, sent by some servers) are converted to UTC.
+    ("Wed, 21 Oct 2015 09:28:00 +0200", "2015-10-21T07:28:00+00:00"),
+    ("Wed, 21 Oct 2015 02:28:00 -0500", "2015-10-21T07:28:00+00:00"),
+    # ... across a day (and year) boundary.
+    ("Thu, 01 Jan 2015 01:30:00 +0200", "2014-12-31T23:30:00+00:00"),
+    ("Thu, 29 Feb 2024 23:00:00 -0200", "2024-03-01T01:00:00+00:00"),
+]
+
+
+@pytest.mark.parametrize(("header", "expected"), HTTP_DATE_CASES, ids=[repr(c[0]) for c in HTTP_DATE_CASES])
+def test_p4_lastmod_from_http(header: str | bytes, expected: str) -> None:
+    assert lastmod_from_http(header, now=NOW) == expected
+
+
+BAD_HTTP_DATES = [
+    "",
+    "   ",
+    b"",
+    "yesterday",
+    "garbage",
+    "0",
+    "Sun, 32 Nov 1994 08:49:37 GMT",  # no 32nd
+    "Sun, 06 Foo 1994 08:49:37 GMT",  # no such month
+    "Sun, 06 Nov 1994 25:49:37 GMT",  # no 25th hour
+    "Tue, 29 Feb 2022 00:00:00 GMT",  # 2022 is no leap year
+    "2015-10-21T07:28:00Z",  # W3C, not an HTTP date
+]
+
+
+@pytest.mark.parametrize("header", BAD_HTTP_DATES, ids=repr)
+def test_p4_lastmod_from_http_rejects_non_dates(header: str | bytes) -> None:
+    with pytest.raises(FactRejected) as info:
+        lastmod_from_http(header, now=NOW)
+    assert info.value.reason == "bad_lastmod"
+    assert info.value.value == header
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "Fri, 01 Jan 2027 00:00:00 GMT",  # years ahead of the crawl clock
+        "Mon, 03 Jun 2024 12:00:00 GMT",  # two days ahead
+        "Fri, 31 Dec 9999 23:59:59 GMT",  # a placeholder
+    ],
+)
+def test_p4_lastmod_from_http_rejects_the_future(header: str) -> None:
+    # P4/P10: a lastmod says when the page changed; a future time is a broken clock.
+    with pytest.raises(FactRejected) as info:
+        lastmod_from_http(header, now=NOW)
+    assert info.value.reason == "lastmod_future"
+
+
+def test_p4_lastmod_from_http_future_with_the_real_clock() -> None:
+    with pytest.raises(FactRejected) as info:
+        lastmod_from_http("Tue, 01 Jan 2999 00:00:00 GMT")
+    assert info.value.reason == "lastmod_future"
+
+
+def test_p4_lastmod_from_http_tolerates_clock_skew() -> None:
+    # An hour ahead (a server clock slightly fast, or a zone mix-up) is still a lastmod.
+    assert lastmod_from_http("Sat, 01 Jun 2024 13:00:00 GMT", now=NOW) == "2024-06-01T13:00:00+00:00"
+    # Right now is fine too.
+    assert lastmod_from_http("Sat, 01 Jun 2024 12:00:00 GMT", now=NOW) == "2024-06-01T12:00:00+00:00"
+
+
+def test_lastmod_future_tolerance_boundary() -> None:
+    edge = NOW + FUTURE_TOLERANCE
+    at_edge = edge.strftime("%a, %d %b %Y %H:%M:%S GMT")
+    past_edge = (edge + timedelta(seconds=1)).strftime("%a, %d %b %Y %H:%M:%S GMT")
+    assert lastmod_from_http(at_edge, now=NOW) == edge.strftime("%Y-%m-%dT%H:%M:%S+00:00")
+    with pytest.raises(FactRejected) as info:
+        lastmod_from_http(past_edge, now=NOW)
+    assert info.value.reason == "lastmod_future"
+
+
+# --- parse_lastmod: item values -> W3C Datetime (P4) -----------------------------------
+
+LASTMOD_CASES = [
+    # date objects stay dates (P4 allows YYYY-MM-DD).
+    (date(2024, 2, 29), "2024-02-29"),
+    (date(1999, 12, 31), "1999-12-31"),
+    # datetime objects are written in UTC, to the second.
+    (datetime(2024, 5, 6, 7, 8, 9, tzinfo=UTC), "2024-05-06T07:08:09+00:00"),
+    (datetime(2024, 5, 6, 9, 8, 9, tzinfo=timezone(timedelta(hours=2))), "2024-05-06T07:08:09+00:00"),
+    (
+        datetime(2024, 5, 6, 1, 38, 9, tzinfo=timezone(timedelta(hours=-5, minutes=-30))),
+        "2024-05-06T07:08:09+00:00",
+    ),
+    # A naive datetime is taken as UTC (documented convention).
+    (datetime(2024, 5, 6, 7, 8, 9), "2024-05-06T07:08:09+00:00"),
+    # W3C strings: a date...
+    ("2024-05-06", "2024-05-06"),
+    (" 2024-05-06\n", "2024-05-06"),
+    # ... or a date-time with hh:mm, hh:mm:ss or hh:mm:ss.s, and a zone.
+    ("2024-05-06T07:08Z", "2024-05-06T07:08:00+00:00"),
+    ("2024-05-06T07:08:09Z", "2024-05-06T07:08:09+00:00"),
+    ("2024-05-06T07:08:09+00:00", "2024-05-06T07:08:09+00:00"),
+    ("2024-05-06T07:08:09-00:00", "2024-05-06T07:08:09+00:00"),
+    ("2024-05-06T07:08:09+02:00", "2024-05-06T05:08:09+00:00"),
+    ("2024-05-06T07:08:09-05:30", "2024-05-06T12:38:09+00:00"),
+    ("2024-05-06T07:08:09.25Z", "2024-05-06T07:08:09+00:00"),
+    ("2024-05-06T07:08:09.999+01:00", "2024-05-06T06:08:09+00:00"),
+    ("1997-07-16T19:20:30.45+01:00", "1997-07-16T18:20:30+00:00"),  # the W3C note's example
+    # Zone conversion moves the day (and year).
+    ("2024-05-06T23:30:00-01:00", "2024-05-07T00:30:00+00:00"),
+    ("2024-01-01T00:30:00+01:00", "2023-12-31T23:30:00+00:00"),
+    ("2024-05-06T07:08:09+14:00", "2024-05-05T17:08:09+00:00"),
+    # No zone: UTC, as for datetime objects.
+    ("2024-05-06T07:08:09", "2024-05-06T07:08:09+00:00"),
+]
+
+
+@pytest.mark.parametrize(("value", "expected"), LASTMOD_CASES, ids=[repr(c[0]) for c in LASTMOD_CASES])
+def test_p4_parse_lastmod(value: object, expected: str) -> None:
+    assert parse_lastmod(value, now=NOW) == expected
+
+
+BAD_LASTMODS = [
+    # Calendar dates that do not exist.
+    "2023-02-29",
+    "2024-02-30",
+    "2024-04-31",
+    "2024-13-01",
+    "2024-00-10",
+    "2024-05-00",
+    # Times that do not exist, and zones beyond +-24h.
+    "2024-05-06T24:00:00Z",
+    "2024-05-06T07:60:00Z",
+    "2024-05-06T07:08:61Z",
+    "2024-05-06T07:08:09+24:00",
+    # Not W3C Datetime as P4 uses it (YYYY-MM-DD or a full date-time).
+    "",
+    "   ",
+    "2024",
+    "2024-05",
+    "2024-5-6",
+    "20240506",
+    "06/05/2024",
+    "May 6, 2024",
+    "Mon, 06 May 2024 07:08:09 GMT",
+    "2024-05-06T07Z",
+    "2024-05-06T07:08:09 Z",
+    "2024-05-06Z",
+    "yesterday",
+    "2024-05-06T07:08:09+02",
+    # Year 1 at UTC+1 is still year 0 in UTC: no such year in a W3C date.
+    "0001-01-01T00:30:00+01:00",
+]
+
+
+@pytest.mark.parametrize("value", BAD_LASTMODS, ids=repr)
+def test_p4_parse_lastmod_rejects_bad_strings(value: str) -> None:
+    with pytest.raises(FactRejected) as info:
+        parse_lastmod(value, now=NOW)
+    assert info.value.reason == "bad_lastmod"
+    assert info.value.value == value
+
+
+@pytest.mark.parametrize(
+    "value",
+    [None, 20240506, 1715000000.0, b"2024-05-06", ["2024-05-06"], {"date": "2024-05-06"}, True],
+    ids=repr,
+)
+def test_p4_parse_lastmod_rejects_other_types(value: object) -> None:
+    with pytest.raises(FactRejected) as info:
+        parse_lastmod(value, now=NOW)
+    assert info.value.reason == "bad_lastmod"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2030-01-01",
+        "2024-06-03",
+        "2024-06-03T00:00:00Z",
+        date(2030, 1, 1),
+        datetime(2030, 1, 1, tzinfo=UTC),
+        datetime(2030, 1, 1),
+    ],
+    ids=repr,
+)
+def test_p4_parse_lastmod_rejects_the_future(value: object) -> None:
+    with pytest.raises(FactRejected) as info:
+        parse_lastmod(value, now=NOW)
+    assert info.value.reason == "lastmod_future"
+
+
+def test_p4_parse_lastmod_today_is_not_the_future() -> None:
+    assert parse_lastmod(date(2024, 6, 1), now=NOW) == "2024-06-01"
+    assert parse_lastmod("2024-06-01T12:00:00Z", now=NOW) == "2024-06-01T12:00:00+00:00"
+
+
+# --- parse_changefreq (P5) --------------------------------------------------------------
+
+P5_WORDS = ["always", "hourly", "daily", "weekly", "monthly", "yearly", "never"]
+
+
+@pytest.mark.parametrize("word", P5_WORDS)
+def test_p5_every_changefreq_word(word: str) -> None:
+    assert parse_changefreq(word) == word
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("DAILY", "daily"), ("Weekly", "weekly"), ("nEvEr", "never"), ("ALWAYS", "always")],
+)
+def test_p5_changefreq_is_case_insensitive(value: str, expected: str) -> None:
+    # The XSD enumeration is lower-case, so the written value must be too.
+    assert parse_changefreq(value) == expected
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["", "day", "dayly", "biweekly", "fortnightly", "quarterly", "daily,weekly", "1d", None, 1, ["daily"], b"daily"],
+    ids=repr,
+)
+def test_p5_changefreq_rejects_other_values(value: object) -> None:
+    with pytest.raises(FactRejected) as info:
+        parse_changefreq(value)
+    assert info.value.reason == "bad_changefreq"
+
+
+# --- parse_priority (P6) ----------------------------------------------------------------
+
+PRIORITY_CASES = [
+    (0, "0.0"),
+    (1, "1.0"),
+    (0.5, "0.5"),
+    (0.0, "0.0"),
+    (1.0, "1.0"),
+    (0.8, "0.8"),
+    (0.25, "0.25"),
+    ("0.3", "0.3"),
+    ("1", "1.0"),
+    ("0", "0.0"),
+    (" 0.6 ", "0.6"),
+    (Decimal("0.7"), "0.7"),
+    # Negative zero is zero: no "-0.0" in a file.
+    (-0.0, "0.0"),
+    ("-0", "0.0"),
+]
+
+
+@pytest.mark.parametrize(("value", "expected"), PRIORITY_CASES, ids=[repr(c[0]) for c in PRIORITY_CASES])
+def test_p6_parse_priority(value: object, expected: str) -> None:
+    text = parse_priority(value)
+    assert text == expected
+    # The text is a plain xsd:decimal (no exponent) within the P6 range.
+    assert "e" not in text.lower()
+    assert 0.0 <= float(text) <= 1.0
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        True,  # bool is an int in Python, but True is no priority
+        False,
+        math.nan,
+        "nan",
+        math.inf,
+        -math.inf,
+        "inf",
+        -0.1,
+        -1,
+        1.01,
+        2,
+        "1.5",
+        "high",
+        "",
+        None,
+        [0.5],
+        "0,5",
+    ],
+    ids=repr,
+)
+def test_p6_parse_priority_rejects(value: object) -> None:
+    with pytest.raises(FactRejected) as info:
+        parse_priority(value)
+    assert info.value.reason == "bad_priority"

@@ -1,0 +1,393 @@
+"""SqliteFactStore on real SQLite files: dedup, the merge rules, ordering, resume from the
+same file (JOBDIR), refusing foreign files, and flat memory however many URLs are recorded.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sqlite3
+import tracemalloc
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from scrapy_sitemapgen.facts import UrlFacts
+from scrapy_sitemapgen.store import SqliteFactStore, StoreError
+from scrapy_sitemapgen.urls import Origin
+
+SITE = Origin("https", "www.example.com", 443)
+LOC = "https://www.example.com/page"
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    return tmp_path / "store.sqlite"
+
+
+@pytest.fixture
+def store(path: Path) -> Iterator[SqliteFactStore]:
+    opened = SqliteFactStore(path)
+    yield opened
+    opened.close()
+
+
+def only_entry(store: SqliteFactStore, origin: Origin = SITE) -> UrlFacts:
+    entries = list(store.entries(origin))
+    assert len(entries) == 1, entries
+    return entries[0]
+
+
+# --- dedup ------------------------------------------------------------------------------
+
+
+def test_dedup_by_loc(store: SqliteFactStore) -> None:
+    for _ in range(3):
+        store.record(UrlFacts(LOC))
+    store.record(UrlFacts(LOC), from_item=True)
+    store.record(UrlFacts(LOC + "/other"))
+    assert len(store) == 2
+    assert [f.loc for f in store.entries(SITE)] == [LOC, LOC + "/other"]
+
+
+def test_locs_that_differ_are_different_urls(store: SqliteFactStore) -> None:
+    # The loc is the key as given: path case and query are part of the URL (RFC 3986 6.2.2).
+    locs = [LOC, LOC + "?a=1", LOC + "?a=2", "https://www.example.com/Page", LOC + "/"]
+    for loc in locs:
+        store.record(UrlFacts(loc))
+    assert len(store) == 5
+
+
+# --- merge rules ------------------------------------------------------------------------
+
+PAGE_LASTMODS = ["2024-01-01T00:00:00+00:00", "2024-03-01T08:00:00+00:00", "2024-02-01T00:00:00+00:00"]
+
+
+@pytest.mark.parametrize("order", list(itertools.permutations(PAGE_LASTMODS)), ids=str)
+def test_newest_page_lastmod_wins(store: SqliteFactStore, order: tuple[str, ...]) -> None:
+    for lastmod in order:
+        store.record(UrlFacts(LOC, lastmod=lastmod))
+    assert only_entry(store).lastmod == "2024-03-01T08:00:00+00:00"
+
+
+@pytest.mark.parametrize(
+    "order",
+    [("2024-03-01", "2024-02-28T23:00:00+00:00"), ("2024-02-28T23:00:00+00:00", "2024-03-01")],
+    ids=["date-first", "datetime-first"],
+)
+def test_newest_page_lastmod_wins_across_date_and_datetime(store: SqliteFactStore, order: tuple[str, str]) -> None:
+    # P4 allows both forms; 1 March (a date) is later than 28 February 23:00 UTC.
+    for lastmod in order:
+        store.record(UrlFacts(LOC, lastmod=lastmod))
+    assert only_entry(store).lastmod == "2024-03-01"
+
+
+def test_page_without_lastmod_keeps_the_known_one(store: SqliteFactStore) -> None:
+    store.record(UrlFacts(LOC, lastmod="2024-01-01"))
+    store.record(UrlFacts(LOC))
+    assert only_entry(store).lastmod == "2024-01-01"
+
+
+def test_no_lastmod_at_all(store: SqliteFactStore) -> None:
+    store.record(UrlFacts(LOC))
+    store.record(UrlFacts(LOC, changefreq="daily"), from_item=True)
+    assert only_entry(store) == UrlFacts(LOC, None, "daily", None)
+
+
+@pytest.mark.parametrize("item_first", [True, False], ids=["item-first", "page-first"])
+def test_item_lastmod_beats_page_lastmod(store: SqliteFactStore, item_first: bool) -> None:
+    # The spider knows better than the server's Last-Modified, even when the page's is newer.
+    page = UrlFacts(LOC, lastmod="2024-06-01T00:00:00+00:00")
+    item = UrlFacts(LOC, lastmod="2023-01-01")
+    records = [(item, True), (page, False)] if item_first else [(page, False), (item, True)]
+    for facts, from_item in records:
+        store.record(facts, from_item=from_item)
+    assert only_entry(store).lastmod == "2023-01-01"
+
+
+def test_item_lastmod_beats_page_lastmod_across_flushes(store: SqliteFactStore) -> None:
+    store.record(UrlFacts(LOC, lastmod="2023-01-01"), from_item=True)
+    store.flush()
+    store.record(UrlFacts(LOC, lastmod="2024-06-01"))
+    store.flush()
+    store.record(UrlFacts(LOC, lastmod="2024-07-01"))
+    assert only_entry(store).lastmod == "2023-01-01"
+
+
+def test_item_without_lastmod_keeps_the_page_lastmod(store: SqliteFactStore) -> None:
+    store.record(UrlFacts(LOC, lastmod="2024-01-01"))
+    store.record(UrlFacts(LOC, priority="0.8"), from_item=True)
+    assert only_entry(store) == UrlFacts(LOC, "2024-01-01", None, "0.8")
+
+
+def test_later_item_changefreq_and_priority_replace_earlier_ones(store: SqliteFactStore) -> None:
+    store.record(UrlFacts(LOC, changefreq="daily", priority="0.3"), from_item=True)
+    store.record(UrlFacts(LOC, changefreq="weekly", priority="0.9"), from_item=True)
+    entry = only_entry(store)
+    assert (entry.changefreq, entry.priority) == ("weekly", "0.9")
+
+
+def test_item_without_a_field_keeps_the_earlier_item_value(store: SqliteFactStore) -> None:
+    store.record(UrlFacts(LOC, changefreq="daily", priority="0.3"), from_item=True)
+    store.record(UrlFacts(LOC, priority="0.9"), from_item=True)
+    store.record(UrlFacts(LOC, changefreq="monthly"), from_item=True)
+    entry = only_entry(store)
+    assert (entry.changefreq, entry.priority) == ("monthly", "0.9")
+
+
+@pytest.mark.parametrize("flush_between", [False, True], ids=["same-batch", "separate-batches"])
+def test_page_record_does_not_erase_item_changefreq(store: SqliteFactStore, flush_between: bool) -> None:
+    store.record(UrlFacts(LOC, changefreq="daily", priority="0.7"), from_item=True)
+    if flush_between:
+        store.flush()
+    store.record(UrlFacts(LOC, lastmod="2024-01-01"))
+    assert only_entry(store) == UrlFacts(LOC, "2024-01-01", "daily", "0.7")
+
+
+# --- reading: origins and entries -------------------------------------------------------
+
+MIXED_LOCS = [
+    "https://b.example/",
+    "http://b.example/x",
+    "http://a.example:8080/",
+    "http://a.example/z",
+    "http://a.example/B",
+    "http://a.example/a?x=1",
+    "http://a.example/a/b",
+    "http://a.example/a-b",
+    "http://a.example/a",
+    "http://a.example/%C3%A9",
+    "http://[::1]:8080/",
+]
+
+
+def test_origins_sorted(store: SqliteFactStore) -> None:
+    for loc in MIXED_LOCS:
+        store.record(UrlFacts(loc))
+    assert store.origins() == [
+        Origin("http", "[::1]", 8080),  # "[" (0x5B) sorts before "a" (0x61)
+        Origin("http", "a.example", 80),
+        Origin("http", "a.example", 8080),
+        Origin("http", "b.example", 80),
+        Origin("https", "b.example", 443),
+    ]
+
+
+def test_entries_of_one_origin_in_code_point_order(store: SqliteFactStore) -> None:
+    for loc in MIXED_LOCS:
+        store.record(UrlFacts(loc))
+    # Code points: "%" 0x25 < "-" 0x2D < "/" 0x2F < "?" 0x3F < "B" 0x42 < "a" 0x61 < "z" 0x7A,
+    # and a prefix sorts before its extensions.
+    assert [f.loc for f in store.entries(Origin("http", "a.example", 80))] == [
+        "http://a.example/%C3%A9",
+        "http://a.example/B",
+        "http://a.example/a",
+        "http://a.example/a-b",
+        "http://a.example/a/b",
+        "http://a.example/a?x=1",
+        "http://a.example/z",
+    ]
+    assert [f.loc for f in store.entries(Origin("http", "a.example", 8080))] == ["http://a.example:8080/"]
+    assert [f.loc for f in store.entries(Origin("https", "b.example", 443))] == ["https://b.example/"]
+    assert list(store.entries(Origin("https", "a.example", 443))) == []
+
+
+def test_empty_store(store: SqliteFactStore) -> None:
+    assert len(store) == 0
+    assert store.origins() == []
+    assert list(store.entries(SITE)) == []
+
+
+# --- durability: batching and resume ----------------------------------------------------
+
+
+def test_records_are_visible_after_flush(path: Path) -> None:
+    writer = SqliteFactStore(path, batch_size=1000)
+    try:
+        for i in range(3):
+            writer.record(UrlFacts(f"{LOC}/{i}"))
+        writer.flush()
+        # Another connection (another reader of the file) sees the flushed records.
+        reader = SqliteFactStore(path)
+        try:
+            assert len(reader) == 3
+            assert [f.loc for f in reader.entries(SITE)] == [f"{LOC}/{i}" for i in range(3)]
+        finally:
+            reader.close()
+    finally:
+        writer.close()
+
+
+def test_len_and_entries_include_unflushed_records(path: Path) -> None:
+    store = SqliteFactStore(path, batch_size=1000)
+    try:
+        for i in range(3):
+            store.record(UrlFacts(f"{LOC}/{i}"))
+        assert len(store) == 3
+        store.record(UrlFacts(f"{LOC}/3"))
+        assert [f.loc for f in store.entries(SITE)] == [f"{LOC}/{i}" for i in range(4)]
+        store.record(UrlFacts("http://other.example/"))
+        assert store.origins() == [Origin("http", "other.example", 80), SITE]
+    finally:
+        store.close()
+
+
+def test_full_batches_are_written_without_flush(path: Path) -> None:
+    store = SqliteFactStore(path, batch_size=2)
+    try:
+        for i in range(5):
+            store.record(UrlFacts(f"{LOC}/{i}"))
+        reader = SqliteFactStore(path)
+        try:
+            assert len(reader) >= 4  # two full batches; the fifth may still be pending
+        finally:
+            reader.close()
+        assert len(store) == 5
+    finally:
+        store.close()
+
+
+def test_reopen_keeps_everything(path: Path) -> None:
+    # The JOBDIR case: the crawl pauses (close), later resumes on the same file.
+    first = SqliteFactStore(path, batch_size=1000)
+    first.record(UrlFacts(LOC, lastmod="2024-01-01"))
+    first.record(UrlFacts(LOC + "/item", changefreq="daily", priority="0.9"), from_item=True)
+    first.record(UrlFacts("http://other.example/x", lastmod="2024-02-02T02:02:02+00:00"))
+    first.close()  # nothing flushed explicitly: close must do it
+
+    second = SqliteFactStore(path)
+    try:
+        assert len(second) == 3
+        assert second.origins() == [Origin("http", "other.example", 80), SITE]
+        assert list(second.entries(SITE)) == [
+            UrlFacts(LOC, "2024-01-01"),
+            UrlFacts(LOC + "/item", None, "daily", "0.9"),
+        ]
+        # Facts recorded after the resume merge with those from before the pause.
+        second.record(UrlFacts(LOC + "/item", lastmod="2024-03-03"))
+        second.record(UrlFacts(LOC, lastmod="2023-12-31"))
+        assert list(second.entries(SITE)) == [
+            UrlFacts(LOC, "2024-01-01"),
+            UrlFacts(LOC + "/item", "2024-03-03", "daily", "0.9"),
+        ]
+    finally:
+        second.close()
+
+    third = SqliteFactStore(path)
+    try:
+        assert len(third) == 3
+        assert only_entry(third, Origin("http", "other.example", 80)).lastmod == "2024-02-02T02:02:02+00:00"
+    finally:
+        third.close()
+
+
+def test_creates_missing_folders(tmp_path: Path) -> None:
+    path = tmp_path / "job" / "sitemapgen" / "store.sqlite"
+    store = SqliteFactStore(path)
+    store.record(UrlFacts(LOC))
+    store.close()
+    assert path.is_file()
+
+
+def test_an_empty_file_becomes_a_store(path: Path) -> None:
+    path.write_bytes(b"")
+    store = SqliteFactStore(path)
+    try:
+        store.record(UrlFacts(LOC))
+        assert len(store) == 1
+    finally:
+        store.close()
+
+
+# --- foreign files ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"this is not an SQLite database\n" * 200, bytes(range(256)) * 16],
+    ids=["text", "binary"],
+)
+def test_garbage_file_is_a_store_error(path: Path, content: bytes) -> None:
+    path.write_bytes(content)
+    with pytest.raises(StoreError) as info:
+        SqliteFactStore(path)
+    assert str(path) in str(info.value)
+    assert path.read_bytes() == content  # left as it was
+
+
+@pytest.mark.parametrize("user_version", [0, 2, 7])
+def test_database_of_another_schema_is_a_store_error(path: Path, user_version: int) -> None:
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("CREATE TABLE things (name TEXT)")
+        db.execute("INSERT INTO things VALUES ('keep me')")
+        db.execute(f"PRAGMA user_version = {user_version}")
+    db.close()
+
+    with pytest.raises(StoreError) as info:
+        SqliteFactStore(path)
+    assert str(path) in str(info.value)
+
+    # Another program's database is not modified.
+    db = sqlite3.connect(path)
+    try:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == user_version
+        tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        assert tables == ["things"]
+        assert db.execute("SELECT name FROM things").fetchall() == [("keep me",)]
+    finally:
+        db.close()
+
+
+# --- memory -----------------------------------------------------------------------------
+
+URL_COUNT = 200_000
+# Holding the recorded URLs in Python would cost far more than this bound: 200,000 locs of
+# 44 characters are about 18 MB as str objects alone (a 49-byte str header plus the text),
+# before any tuple, dict or set around them. Writing through batches of 500 rows keeps only
+# one batch (a few hundred KB at most) alive. 2 MB leaves room for interpreter and sqlite3
+# module noise and still fails, by a factor of 9 or more, for any store that keeps one Python
+# object per URL. (tracemalloc sees Python allocations only; SQLite's own page cache is
+# bounded by its cache_size, not by the number of URLs.)
+PEAK_BOUND = 2 * 1024 * 1024
+
+
+def many_facts(count: int) -> Iterator[UrlFacts]:
+    for i in range(count):
+        yield UrlFacts(
+            f"https://www.example.com/catalog/item-{i:07d}",
+            lastmod="2024-05-06T07:08:09+00:00",
+            changefreq="weekly" if i % 2 else None,
+        )
+
+
+def test_memory_stays_flat_while_recording(path: Path) -> None:
+    store = SqliteFactStore(path)
+    try:
+        tracemalloc.start()
+        try:
+            for facts in many_facts(URL_COUNT):
+                store.record(facts)
+            store.flush()
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak < PEAK_BOUND, f"peak {peak:,} bytes while recording {URL_COUNT:,} URLs"
+        assert len(store) == URL_COUNT
+
+        # Reading them back streams too: one origin, in loc order.
+        tracemalloc.start()
+        try:
+            count = 0
+            previous = ""
+            for entry in store.entries(SITE):
+                assert entry.loc > previous
+                previous = entry.loc
+                count += 1
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert count == URL_COUNT
+        assert peak < PEAK_BOUND, f"peak {peak:,} bytes while reading {URL_COUNT:,} URLs"
+    finally:
+        store.close()

@@ -1,0 +1,603 @@
+"""The XML writer: escaping (P1), the urlset and index format (P2, P8, P14), the split at the
+protocol limits (P7, P8, G2) and the refusals that keep every file valid (P3, P12).
+
+Sizes are computed by hand from the document frame below, not read from the writer, and
+every document the writer produces here goes through ``assert_valid`` (tests/xsd).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import xml.etree.ElementTree as ET
+from xml.sax.saxutils import unescape
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+import pytest
+from lxml import etree
+
+from scrapy_sitemapgen.facts import UrlFacts
+from scrapy_sitemapgen.limits import MAX_URLS_PER_SITEMAP
+from scrapy_sitemapgen.writer import OriginOutput, WrittenFile, WriterOptions, escape, write_origin
+
+from .xmlcheck import NS, assert_valid
+
+GOLDEN = Path(__file__).parent / "golden"
+SITE = "https://www.example.com/"
+LASTMOD = "2024-05-06T07:08:09+00:00"
+
+# The frame of a urlset as P2/G5 and XML 1.0 describe it, written out by hand.
+URLSET_HEAD = (
+    b'<?xml version="1.0" encoding="UTF-8"?>\n'  # 39 bytes
+    b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'  # 61 bytes
+)
+URLSET_TAIL = b"</urlset>\n"  # 10 bytes
+URLSET_FRAME = len(URLSET_HEAD) + len(URLSET_TAIL)
+INDEX_HEAD = (
+    b'<?xml version="1.0" encoding="UTF-8"?>\n'  # 39 bytes
+    b'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'  # 67 bytes
+)
+INDEX_TAIL = b"</sitemapindex>\n"  # 16 bytes
+INDEX_FRAME = len(INDEX_HEAD) + len(INDEX_TAIL)
+
+
+def test_frame_sizes_as_counted_by_hand() -> None:
+    # Guards the arithmetic the boundary tests below rely on.
+    assert URLSET_FRAME == 39 + 61 + 10 == 110
+    assert INDEX_FRAME == 39 + 67 + 16 == 122
+    assert len(url_line(page(0))) == 10 + 31 + 13 == 54
+
+
+def page(i: int) -> str:
+    """A loc of fixed length: 24 + 7 = 31 characters."""
+    return f"{SITE}p/{i:05d}"
+
+
+def url_line(loc: str) -> bytes:
+    """``<url><loc>…</loc></url>`` and a newline: 23 bytes plus the (ASCII) loc."""
+    return f"<url><loc>{loc}</loc></url>\n".encode()
+
+
+def pages(count: int) -> Iterator[UrlFacts]:
+    return (UrlFacts(page(i)) for i in range(count))
+
+
+class KeptBytesIO(io.BytesIO):
+    """A sink whose bytes survive ``close()``, as a file's do."""
+
+    kept: bytes | None = None
+
+    def close(self) -> None:
+        if not self.closed:
+            self.kept = self.getvalue()
+        super().close()
+
+
+class MemorySinks(dict[str, KeptBytesIO]):
+    """``open_sink`` for tests: name -> sink, in opening order."""
+
+    def __call__(self, name: str) -> BinaryIO:
+        assert name not in self, f"{name} opened twice"
+        self[name] = KeptBytesIO()
+        return self[name]
+
+    def data(self, name: str) -> bytes:
+        """The bytes written to ``name``, uncompressed; the sink must have been closed."""
+        kept = self[name].kept
+        assert kept is not None, f"{name} was not closed"
+        return gzip.decompress(kept) if name.endswith(".gz") else kept
+
+    def raw(self, name: str) -> bytes:
+        kept = self[name].kept
+        assert kept is not None, f"{name} was not closed"
+        return kept
+
+
+class Skips:
+    """``on_skip`` for tests: records (reason, loc). Not a list subclass: an empty list is
+    falsy, and a callback must not be judged by its truth value."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+
+    def __call__(self, reason: str, loc: str) -> None:
+        self.calls.append((reason, loc))
+
+
+def write(
+    entries: object,
+    sinks: MemorySinks,
+    *,
+    scope: str = SITE,
+    base_url: str = SITE,
+    on_skip: Skips | None = None,
+    **options: object,
+) -> OriginOutput:
+    options.setdefault("gzip", False)
+    return write_origin(
+        entries,  # type: ignore[arg-type]
+        scope=scope,
+        base_url=base_url,
+        lastmod=LASTMOD,
+        open_sink=sinks,
+        options=WriterOptions(**options),  # type: ignore[arg-type]
+        on_skip=on_skip,
+    )
+
+
+def locs_of(document: bytes) -> list[str]:
+    root = etree.fromstring(document)
+    return [el.text for el in root.iter(f"{NS}loc")]
+
+
+def assert_all_valid(sinks: MemorySinks, output: OriginOutput) -> None:
+    """Every written file: closed, valid, and as big as the writer says (uncompressed)."""
+    files = [*output.sitemaps, *output.indexes]
+    assert sorted(f.name for f in files) == sorted(sinks)
+    for written in files:
+        data = assert_valid(sinks.data(written.name))
+        assert written.size == len(data), written.name
+
+
+# --- escaping (P1) ----------------------------------------------------------------------
+
+ESCAPE_CASES = [
+    ("plain text", "plain text"),
+    ("a&b", "a&amp;b"),
+    ("<tag>", "&lt;tag&gt;"),
+    ('say "hi"', "say &quot;hi&quot;"),
+    ("it's", "it&apos;s"),
+    ("&<>\"'", "&amp;&lt;&gt;&quot;&apos;"),
+    # Escaping raw text is not idempotent, and must not be: "&amp;" as text is 5 characters.
+    ("&amp;", "&amp;amp;"),
+    # XML 1.0 section 2.2 Char: C0 controls other than tab, LF and CR are forbidden.
+    ("a\x00b\x01c\x08d\x0be\x0cf\x1fg", "abcdefg"),
+    ("tab\tlf\ncr\r", "tab\tlf\ncr\r"),
+    # ... and so are surrogates, U+FFFE and U+FFFF.
+    ("a\ud800b\udfffc", "abc"),
+    ("a\ufffeb\uffffc", "abc"),
+    # DEL, C1 controls, non-ASCII and astral characters are allowed Chars: kept.
+    ("a\x7fb\x85c", "a\x7fb\x85c"),
+    ("café 日本 \U0001f600 \U0010fffd", "café 日本 \U0001f600 \U0010fffd"),
+    ("\ufffd", "\ufffd"),
+    # Removal happens before escaping: "&\x01amp;" must not turn into an entity.
+    ("&\x01amp;", "&amp;amp;"),
+    ("", ""),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), ESCAPE_CASES, ids=[repr(c[0]) for c in ESCAPE_CASES])
+def test_p1_escape(text: str, expected: str) -> None:
+    assert escape(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), ESCAPE_CASES, ids=[repr(c[0]) for c in ESCAPE_CASES])
+def test_p1_escaped_text_parses_back(text: str, expected: str) -> None:
+    element = ET.fromstring(f"<t>{escape(text)}</t>")
+    unescaped = unescape(expected, {"&quot;": '"', "&apos;": "'"})
+    # XML parsers normalise a bare CR to LF (XML 1.0 section 2.11).
+    assert (element.text or "") == unescaped.replace("\r", "\n")
+
+
+def test_p1_loc_with_ampersand_and_apostrophe(tmp_path: Path) -> None:
+    # normalize_loc keeps "&" (query separator) and "'" (a sub-delim in paths) as they are.
+    locs = [f"{SITE}it's/here?a=1&b=2", f"{SITE}search?q=rock&amp;roll"]
+    sinks = MemorySinks()
+    output = write([UrlFacts(loc) for loc in locs], sinks)
+    data = assert_valid(sinks.data("sitemap-1.xml"))
+    assert b"<loc>https://www.example.com/it&apos;s/here?a=1&amp;b=2</loc>" in data
+    assert b"<loc>https://www.example.com/search?q=rock&amp;amp;roll</loc>" in data
+    assert b"'" not in data.split(b"\n", 2)[2]  # only the XML declaration may use '
+    assert locs_of(data) == locs
+    assert [el.text for el in ET.fromstring(data).iter(f"{NS}loc")] == locs
+    assert output.url_count == 2
+
+
+@pytest.mark.parametrize("bad", ["\x01", "\x00", "\x0b", "\x1f", "\ufffe", "\uffff", "\ud800"], ids=repr)
+def test_p1_loc_with_forbidden_xml_char_is_skipped(bad: str) -> None:
+    # Not silently altered: removing a character from a URL names another page.
+    bad_loc = f"{SITE}a{bad}b"
+    skips = Skips()
+    sinks = MemorySinks()
+    output = write([UrlFacts(f"{SITE}a"), UrlFacts(bad_loc), UrlFacts(f"{SITE}c")], sinks, on_skip=skips)
+    assert skips.calls == [("bad_url", bad_loc)]
+    data = assert_valid(sinks.data("sitemap-1.xml"))
+    assert locs_of(data) == [f"{SITE}a", f"{SITE}c"]
+    assert output.url_count == 2
+
+
+# --- golden files (P2, P4-P6, P8) -------------------------------------------------------
+
+GOLDEN_ENTRIES = [
+    UrlFacts(SITE, "2024-05-01", "daily", "1.0"),
+    UrlFacts(f"{SITE}catalog?item=12&desc=vacation_hawaii", "2024-04-30T12:00:00+00:00", "weekly"),
+    UrlFacts(f"{SITE}caf%C3%A9", priority="0.3"),
+]
+
+
+def test_golden_files_are_valid() -> None:
+    assert_valid(GOLDEN / "urlset-3.xml")
+    assert_valid(GOLDEN / "index-3.xml")
+
+
+def test_golden_in_memory() -> None:
+    sinks = MemorySinks()
+    output = write(GOLDEN_ENTRIES, sinks)
+    assert list(sinks) == ["sitemap-1.xml", "sitemap.xml"]
+    assert sinks.data("sitemap-1.xml") == (GOLDEN / "urlset-3.xml").read_bytes()
+    assert sinks.data("sitemap.xml") == (GOLDEN / "index-3.xml").read_bytes()
+    assert output.sitemaps == [WrittenFile("sitemap-1.xml", 3, (GOLDEN / "urlset-3.xml").stat().st_size)]
+    assert output.indexes == [WrittenFile("sitemap.xml", 1, (GOLDEN / "index-3.xml").stat().st_size)]
+    assert_all_valid(sinks, output)
+
+
+def test_golden_on_disk(tmp_path: Path) -> None:
+    output = write_origin(
+        GOLDEN_ENTRIES,
+        scope=SITE,
+        base_url=SITE,
+        lastmod=LASTMOD,
+        open_sink=lambda name: (tmp_path / name).open("wb"),
+        options=WriterOptions(gzip=False),
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sitemap-1.xml", "sitemap.xml"]
+    assert (tmp_path / "sitemap-1.xml").read_bytes() == (GOLDEN / "urlset-3.xml").read_bytes()
+    assert (tmp_path / "sitemap.xml").read_bytes() == (GOLDEN / "index-3.xml").read_bytes()
+    for written in [*output.sitemaps, *output.indexes]:
+        path = tmp_path / written.name
+        assert written.size == len(assert_valid(path)) == path.stat().st_size
+
+
+# --- P12: one origin per set ------------------------------------------------------------
+
+
+def test_p12_entries_outside_the_scope_are_skipped() -> None:
+    outside = [
+        "http://www.example.com/a",  # other scheme
+        "https://www.example.com:8443/a",  # other port
+        "https://example.com/a",  # other host (G3: www and bare are different)
+        "https://shop.www.example.com/a",
+        "https://www.example.com.evil.example/a",  # the scope is a prefix up to the "/"
+    ]
+    inside = [SITE, f"{SITE}a", f"{SITE}b"]
+    skips = Skips()
+    sinks = MemorySinks()
+    entries = [UrlFacts(loc) for loc in [inside[0], *outside[:3], inside[1], *outside[3:], inside[2]]]
+    output = write(entries, sinks, on_skip=skips)
+    assert skips.calls == [("outside_origin", loc) for loc in outside]
+    assert locs_of(assert_valid(sinks.data("sitemap-1.xml"))) == inside
+    assert output.url_count == 3
+
+
+def test_p12_scope_with_port() -> None:
+    scope = "http://www.example.com:8080/"
+    skips = Skips()
+    sinks = MemorySinks()
+    entries = [UrlFacts(f"{scope}a"), UrlFacts("http://www.example.com/a"), UrlFacts("http://www.example.com:80/a")]
+    write(entries, sinks, scope=scope, base_url=scope, on_skip=skips)
+    assert [reason for reason, _ in skips.calls] == ["outside_origin", "outside_origin"]
+    assert locs_of(assert_valid(sinks.data("sitemap-1.xml"))) == [f"{scope}a"]
+    index = assert_valid(sinks.data("sitemap.xml"))
+    assert locs_of(index) == [f"{scope}sitemap-1.xml"]
+
+
+def test_skips_without_on_skip_callback() -> None:
+    sinks = MemorySinks()
+    output = write([UrlFacts("http://other.example/"), UrlFacts(f"{SITE}x\x01"), UrlFacts(f"{SITE}ok")], sinks)
+    assert output.url_count == 1
+    assert locs_of(assert_valid(sinks.data("sitemap-1.xml"))) == [f"{SITE}ok"]
+
+
+# --- P3: loc length ---------------------------------------------------------------------
+
+
+def test_p3_loc_of_2047_characters_is_written_2048_is_skipped() -> None:
+    fits = SITE + "a" * (2047 - len(SITE))
+    too_long = SITE + "b" * (2048 - len(SITE))
+    skips = Skips()
+    sinks = MemorySinks()
+    write([UrlFacts(fits), UrlFacts(too_long)], sinks, on_skip=skips)
+    assert skips.calls == [("url_too_long", too_long)]
+    assert locs_of(assert_valid(sinks.data("sitemap-1.xml"))) == [fits]
+
+
+# --- P7: URL count ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def fifty_thousand() -> bytes:
+    """The urlset of exactly 50,000 URLs, validated once for the tests that need it."""
+    sinks = MemorySinks()
+    output = write(pages(50_000), sinks)
+    assert [f.name for f in output.sitemaps] == ["sitemap-1.xml"]
+    data = sinks.data("sitemap-1.xml")
+    assert_valid(data)
+    return data
+
+
+def test_p7_default_limit_is_the_protocol_maximum() -> None:
+    assert WriterOptions().max_urls == MAX_URLS_PER_SITEMAP == 50_000
+
+
+def test_p7_exactly_50000_urls_is_one_urlset(fifty_thousand: bytes) -> None:
+    sinks = MemorySinks()
+    output = write(pages(50_000), sinks)
+    assert output.sitemaps == [WrittenFile("sitemap-1.xml", 50_000, URLSET_FRAME + 50_000 * 54)]
+    assert sinks.data("sitemap-1.xml") == fifty_thousand  # validated in the fixture
+    assert len(etree.fromstring(fifty_thousand)) == 50_000
+    index = assert_valid(sinks.data("sitemap.xml"))
+    assert locs_of(index) == [f"{SITE}sitemap-1.xml"]
+
+
+def test_p7_50001_urls_is_two_urlsets(fifty_thousand: bytes) -> None:
+    sinks = MemorySinks()
+    output = write(pages(50_001), sinks, compresslevel=1)
+    assert output.sitemaps == [
+        WrittenFile("sitemap-1.xml", 50_000, URLSET_FRAME + 50_000 * 54),
+        WrittenFile("sitemap-2.xml", 1, URLSET_FRAME + 54),
+    ]
+    assert sinks.data("sitemap-1.xml") == fifty_thousand  # the same first 50,000, validated
+    second = assert_valid(sinks.data("sitemap-2.xml"))
+    assert second == URLSET_HEAD + url_line(page(50_000)) + URLSET_TAIL
+    index = assert_valid(sinks.data("sitemap.xml"))
+    assert locs_of(index) == [f"{SITE}sitemap-1.xml", f"{SITE}sitemap-2.xml"]
+    assert output.url_count == 50_001
+
+
+@pytest.mark.parametrize(("count", "max_urls", "split"), [(5, 2, [2, 2, 1]), (4, 2, [2, 2]), (3, 5, [3]), (1, 1, [1])])
+def test_p7_smaller_url_limit(count: int, max_urls: int, split: list[int]) -> None:
+    sinks = MemorySinks()
+    output = write(pages(count), sinks, max_urls=max_urls)
+    assert [f.entries for f in output.sitemaps] == split
+    assert [f.name for f in output.sitemaps] == [f"sitemap-{n}.xml" for n in range(1, len(split) + 1)]
+    # Every URL once, in the given order, across the files.
+    written = [loc for f in output.sitemaps for loc in locs_of(sinks.data(f.name))]
+    assert written == [page(i) for i in range(count)]
+    assert_all_valid(sinks, output)
+
+
+# --- P7 / G2: uncompressed bytes --------------------------------------------------------
+
+PER_FILE = 100
+EXACT_LIMIT = URLSET_FRAME + PER_FILE * 54  # 110 + 5,400 = 5,510 bytes: 100 entries exactly
+
+
+def test_p7_file_exactly_at_the_byte_limit() -> None:
+    sinks = MemorySinks()
+    output = write(pages(PER_FILE), sinks, max_bytes=EXACT_LIMIT)
+    assert output.sitemaps == [WrittenFile("sitemap-1.xml", PER_FILE, EXACT_LIMIT)]
+    data = sinks.data("sitemap-1.xml")
+    assert len(data) == EXACT_LIMIT == 5_510
+    assert data == URLSET_HEAD + b"".join(url_line(page(i)) for i in range(PER_FILE)) + URLSET_TAIL
+    assert_all_valid(sinks, output)
+
+
+def test_p7_one_entry_past_the_byte_limit_starts_a_new_file() -> None:
+    sinks = MemorySinks()
+    output = write(pages(PER_FILE + 1), sinks, max_bytes=EXACT_LIMIT)
+    assert output.sitemaps == [
+        WrittenFile("sitemap-1.xml", PER_FILE, EXACT_LIMIT),
+        WrittenFile("sitemap-2.xml", 1, URLSET_FRAME + 54),
+    ]
+    assert len(sinks.data("sitemap-1.xml")) == EXACT_LIMIT
+    assert locs_of(sinks.data("sitemap-2.xml")) == [page(PER_FILE)]
+    assert_all_valid(sinks, output)
+
+
+def test_p7_one_byte_less_splits_one_entry_earlier() -> None:
+    sinks = MemorySinks()
+    output = write(pages(PER_FILE + 1), sinks, max_bytes=EXACT_LIMIT - 1)
+    assert output.sitemaps == [
+        WrittenFile("sitemap-1.xml", PER_FILE - 1, EXACT_LIMIT - 54),
+        WrittenFile("sitemap-2.xml", 2, URLSET_FRAME + 2 * 54),
+    ]
+    assert locs_of(sinks.data("sitemap-2.xml")) == [page(PER_FILE - 1), page(PER_FILE)]
+    for written in output.sitemaps:
+        assert written.size <= EXACT_LIMIT - 1
+    assert_all_valid(sinks, output)
+
+
+def test_p7_byte_limit_counts_utf8_bytes_and_escapes() -> None:
+    # "&" is written as "&amp;" (5 bytes): the limit applies to the bytes on disk.
+    loc = f"{SITE}?a=1&b=2&c=3"  # 36 characters, 44 bytes once escaped
+    line = f"<url><loc>{escape(loc)}</loc></url>\n".encode()
+    assert len(line) == 23 + 36 + 8
+    sinks = MemorySinks()
+    output = write([UrlFacts(loc)] * 3, sinks, max_bytes=URLSET_FRAME + 2 * len(line))
+    assert [f.entries for f in output.sitemaps] == [2, 1]
+    assert output.sitemaps[0].size == URLSET_FRAME + 2 * len(line)
+    assert_all_valid(sinks, output)
+
+
+def test_p7_entry_larger_than_the_byte_limit_is_skipped() -> None:
+    max_bytes = 300  # room for entries of 300 - 110 = 190 bytes: locs of up to 167 chars
+    fits = SITE + "f" * (167 - len(SITE))
+    too_large = SITE + "x" * (168 - len(SITE))
+    skips = Skips()
+    sinks = MemorySinks()
+    output = write([UrlFacts(too_large), UrlFacts(fits)], sinks, max_bytes=max_bytes, on_skip=skips)
+    assert skips.calls == [("entry_too_large", too_large)]
+    assert output.sitemaps == [WrittenFile("sitemap-1.xml", 1, max_bytes)]
+    assert locs_of(sinks.data("sitemap-1.xml")) == [fits]
+    assert_all_valid(sinks, output)
+
+
+# --- gzip -------------------------------------------------------------------------------
+
+
+def gzip_run(directory: Path, count: int = 500) -> OriginOutput:
+    directory.mkdir()
+    return write_origin(
+        pages(count),
+        scope=SITE,
+        base_url=SITE,
+        lastmod=LASTMOD,
+        open_sink=lambda name: (directory / name).open("wb"),
+        options=WriterOptions(max_urls=200),
+    )
+
+
+def test_gzip_is_the_default_and_deterministic(tmp_path: Path) -> None:
+    one = gzip_run(tmp_path / "one")
+    two = gzip_run(tmp_path / "two")
+    names = ["sitemap-1.xml.gz", "sitemap-2.xml.gz", "sitemap-3.xml.gz"]
+    assert [f.name for f in one.sitemaps] == names
+    # The index stays plain XML, the file robots.txt names (P15).
+    assert [f.name for f in one.indexes] == ["sitemap.xml"]
+    for name in [*names, "sitemap.xml"]:
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
+    assert one == two
+
+
+def test_gzip_header_has_no_time_and_no_file_name(tmp_path: Path) -> None:
+    gzip_run(tmp_path / "out")
+    raw = (tmp_path / "out" / "sitemap-1.xml.gz").read_bytes()
+    # RFC 1952 2.3: ID1 ID2 CM FLG MTIME(4) ...
+    assert raw[:3] == b"\x1f\x8b\x08"
+    assert raw[3] & 0x08 == 0, "FNAME set: the file name is stored in the archive"
+    assert raw[3] == 0
+    assert raw[4:8] == b"\x00\x00\x00\x00", "MTIME set: output differs from run to run"
+    assert b"sitemap" not in raw[:64]
+
+
+def test_gzip_decompresses_to_valid_xml_of_the_written_size(tmp_path: Path) -> None:
+    output = gzip_run(tmp_path / "out")
+    written = []
+    for f in output.sitemaps:
+        data = assert_valid(tmp_path / "out" / f.name)  # decompresses
+        assert f.size == len(data) == URLSET_FRAME + f.entries * 54
+        written.extend(locs_of(data))
+    assert written == [page(i) for i in range(500)]
+    index = assert_valid(tmp_path / "out" / "sitemap.xml")
+    assert locs_of(index) == [f"{SITE}{f.name}" for f in output.sitemaps]
+
+
+def test_gzip_in_memory_level_1() -> None:
+    sinks = MemorySinks()
+    output = write(pages(10), sinks, gzip=True, compresslevel=1)
+    assert list(sinks) == ["sitemap-1.xml.gz", "sitemap.xml"]
+    assert sinks.raw("sitemap-1.xml.gz")[:2] == b"\x1f\x8b"
+    assert sinks.data("sitemap-1.xml.gz") == URLSET_HEAD + b"".join(url_line(page(i)) for i in range(10)) + URLSET_TAIL
+    assert_all_valid(sinks, output)
+
+
+# --- the index (P8, P10) ----------------------------------------------------------------
+
+
+def index_entries(document: bytes) -> list[tuple[str, str]]:
+    root = etree.fromstring(document)
+    assert root.tag == f"{NS}sitemapindex"
+    return [(el.findtext(f"{NS}loc"), el.findtext(f"{NS}lastmod")) for el in root]
+
+
+def test_p8_index_lists_every_urlset_in_order() -> None:
+    sinks = MemorySinks()
+    output = write(pages(12), sinks, max_urls=1, gzip=True, compresslevel=1)
+    names = [f"sitemap-{n}.xml.gz" for n in range(1, 13)]
+    assert [f.name for f in output.sitemaps] == names
+    assert output.indexes == [WrittenFile("sitemap.xml", 12, output.indexes[0].size)]
+    index = assert_valid(sinks.data("sitemap.xml"))
+    # P10: <lastmod> is when the sitemap file changed: the time given, for every file.
+    assert index_entries(index) == [(SITE + name, LASTMOD) for name in names]
+    # Urlsets are written (and opened) before the index that lists them.
+    assert list(sinks) == [*names, "sitemap.xml"]
+    assert_all_valid(sinks, output)
+
+
+def test_p13_index_locs_use_the_base_url() -> None:
+    base = "https://cdn.example.net/sitemaps/www.example.com/"
+    sinks = MemorySinks()
+    output = write(pages(3), sinks, base_url=base, max_urls=2)
+    index = assert_valid(sinks.data("sitemap.xml"))
+    assert index_entries(index) == [(f"{base}sitemap-1.xml", LASTMOD), (f"{base}sitemap-2.xml", LASTMOD)]
+    # The urlsets still list the site's own URLs.
+    assert locs_of(sinks.data("sitemap-1.xml")) == [page(0), page(1)]
+    assert_all_valid(sinks, output)
+
+
+def test_p8_several_indexes_past_max_index_entries() -> None:
+    sinks = MemorySinks()
+    output = write(pages(7), sinks, max_urls=1, max_index_entries=3)
+    assert [(f.name, f.entries) for f in output.indexes] == [
+        ("sitemap.xml", 3),
+        ("sitemap-index-2.xml", 3),
+        ("sitemap-index-3.xml", 1),
+    ]
+    listed = []
+    for f in output.indexes:
+        entries = index_entries(assert_valid(sinks.data(f.name)))
+        assert all(lastmod == LASTMOD for _, lastmod in entries)
+        listed.extend(loc for loc, _ in entries)
+    assert listed == [f"{SITE}sitemap-{n}.xml" for n in range(1, 8)]
+    assert_all_valid(sinks, output)
+
+
+def test_p8_index_split_at_the_byte_limit() -> None:
+    # Index lines are 112 bytes for sitemap-1.xml .. sitemap-9.xml and 113 from sitemap-10.xml:
+    # 14 + len(loc) + 15 + 25 + 21, with loc = 24 + len("sitemap-N.xml").
+    # Within 4,096 bytes: 122 + 9 * 112 + 26 * 113 = 4,068; one more would be 4,181.
+    line = f"<sitemap><loc>{SITE}sitemap-1.xml</loc><lastmod>{LASTMOD}</lastmod></sitemap>\n"
+    assert len(line) == 112
+    sinks = MemorySinks()
+    output = write(pages(40), sinks, max_urls=1, max_bytes=4096)
+    assert [(f.name, f.entries, f.size) for f in output.indexes] == [
+        ("sitemap.xml", 35, 4068),
+        ("sitemap-index-2.xml", 5, INDEX_FRAME + 5 * 113),
+    ]
+    assert_all_valid(sinks, output)
+
+
+# --- nothing to write -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "entries",
+    [
+        [],
+        [UrlFacts("https://other.example/")],
+        [UrlFacts(f"{SITE}\x01")],
+        [UrlFacts(SITE + "a" * 2048)],
+    ],
+    ids=["none", "outside", "bad_url", "too_long"],
+)
+def test_p2_no_writable_entry_opens_no_file(entries: list[UrlFacts]) -> None:
+    # An empty <urlset> or <sitemapindex> is invalid (P2, P8: one or more entries).
+    sinks = MemorySinks()
+    output = write(entries, sinks)
+    assert dict(sinks) == {}
+    assert output.sitemaps == []
+    assert output.indexes == []
+    assert output.url_count == 0
+
+
+def test_no_writable_entry_creates_no_file_on_disk(tmp_path: Path) -> None:
+    write_origin(
+        [UrlFacts("http://other.example/")],
+        scope=SITE,
+        base_url=SITE,
+        lastmod=LASTMOD,
+        open_sink=lambda name: (tmp_path / name).open("wb"),
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_entries_are_streamed_from_an_iterator() -> None:
+    consumed = []
+
+    def source() -> Iterator[UrlFacts]:
+        for i in range(3):
+            consumed.append(i)
+            yield UrlFacts(page(i), lastmod="2024-01-0%d" % (i + 1))
+
+    sinks = MemorySinks()
+    output = write(source(), sinks)
+    assert consumed == [0, 1, 2]
+    data = assert_valid(sinks.data("sitemap-1.xml"))
+    assert [el.text for el in etree.fromstring(data).iter(f"{NS}lastmod")] == [
+        "2024-01-01",
+        "2024-01-02",
+        "2024-01-03",
+    ]
+    assert_all_valid(sinks, output)
