@@ -9,6 +9,7 @@ files that exist.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import logging
 import os
@@ -16,14 +17,19 @@ import re
 import shutil
 import tempfile
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
+from .facts import format_w3c
 from .urls import Origin, base_url_for
 from .writer import OriginOutput, WriterOptions, write_origin
 
 if TYPE_CHECKING:
-    from .settings import Config
+    from collections.abc import Iterable, Iterator
+
+    from .facts import UrlFacts
+    from .settings import Config, Rule
     from .stats import Reporter
     from .store import FactStore
 
@@ -35,7 +41,9 @@ logger = logging.getLogger(__name__)
 ROBOTS_NAME = "robots.txt"
 # Files this package owns in an origin folder: stale ones are removed after a publish; any
 # other file a user keeps there is left alone.
-_OWNED_RE = re.compile(r"^(?:sitemap(?:-\d+)?\.xml(?:\.gz)?|sitemap-index-\d+\.xml|robots\.txt)$")
+_OWNED_RE = re.compile(
+    r"^(?:sitemap(?:-news)?(?:-\d+)?\.xml(?:\.gz)?|sitemap-index-\d+\.xml|robots\.txt)$"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,9 +83,8 @@ def _prepare(target: Path, report: OriginReport) -> None:
 
 
 def _publish_order(report: OriginReport) -> list[str]:
-    names = [f.name for f in report.output.sitemaps]
-    names.append(ROBOTS_NAME)
-    names.extend(f.name for f in report.output.indexes)  # last: P10 readers start here
+    names = [f.name for f in report.output.files]  # the indexes last: P10 readers start there
+    names.insert(-len(report.output.indexes), ROBOTS_NAME)
     return names
 
 
@@ -91,11 +98,49 @@ def _publish(staged: Path, target: Path, report: OriginReport) -> None:
             stale.unlink()
 
 
-def write_sitemaps(store: FactStore, config: Config, now: str, reporter: Reporter) -> list[OriginReport]:
+def _first_match(rules: tuple[Rule, ...], loc: str) -> str | None:
+    return next((value for pattern, value in rules if pattern.search(loc)), None)
+
+
+def with_rules(entries: Iterable[UrlFacts], config: Config) -> Iterator[UrlFacts]:
+    """SITEMAPGEN_CHANGEFREQ / SITEMAPGEN_PRIORITY for entries that have no value of their
+    own (an item's value wins); first matching rule wins, no match writes nothing."""
+    if not config.changefreq_rules and not config.priority_rules:
+        yield from entries
+        return
+    for facts in entries:
+        changefreq = facts.changefreq or _first_match(config.changefreq_rules, facts.loc)
+        priority = facts.priority or _first_match(config.priority_rules, facts.loc)
+        if changefreq != facts.changefreq or priority != facts.priority:
+            facts = dataclasses.replace(facts, changefreq=changefreq, priority=priority)
+        yield facts
+
+
+def fresh_news(
+    entries: Iterable[UrlFacts], now: datetime, max_age: int, reporter: Reporter
+) -> Iterator[UrlFacts]:
+    """News entries published within ``max_age`` seconds of ``now`` (Google News wants the
+    last two days); older ones stay in the urlsets, out of the news sitemap."""
+    cutoff = now - timedelta(seconds=max_age)
+    for facts in entries:
+        assert facts.news is not None
+        published = datetime.fromisoformat(facts.news.publication_date)
+        if published.tzinfo is None:
+            published = published.replace(tzinfo=timezone.utc)
+        if published >= cutoff:
+            yield facts
+        else:
+            reporter.exclude("news_too_old", facts.loc)
+
+
+def write_sitemaps(
+    store: FactStore, config: Config, now: datetime, reporter: Reporter
+) -> list[OriginReport]:
     """Write every origin's set from ``store`` and publish it under ``config.output_dir``.
 
-    ``now`` is the W3C time written as each sitemap's index ``<lastmod>`` (P10). Raises on
-    any failure before the moves, leaving the published output untouched.
+    ``now`` is the time of this run: each sitemap's index ``<lastmod>`` (P10) and the
+    reference for news freshness. Raises on any failure before the moves, leaving the
+    published output untouched.
     """
     output_dir = config.output_dir.resolve()
     output_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -112,10 +157,11 @@ def write_sitemaps(store: FactStore, config: Config, now: str, reporter: Reporte
 
             base_url = base_url_for(config.base_url, origin)
             output = write_origin(
-                store.entries(origin),
+                with_rules(store.entries(origin), config),
+                news=fresh_news(store.news_entries(origin), now, config.news_max_age, reporter),
                 scope=origin.root,
                 base_url=base_url,
-                lastmod=now,
+                lastmod=format_w3c(now),
                 open_sink=open_sink,
                 options=options,
                 on_skip=lambda reason, loc: reporter.skip(reason, loc),

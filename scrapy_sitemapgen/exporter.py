@@ -17,7 +17,6 @@ from scrapy.utils.asyncio import run_in_thread
 
 from . import stats as keys
 from .delivery import write_sitemaps
-from .facts import format_w3c
 from .settings import Config
 from .stats import Reporter
 from .store import SqliteFactStore, StoreError
@@ -147,25 +146,29 @@ class SitemapExporter:
                 shutil.rmtree(self._temp_dir, ignore_errors=True)
 
     def _write(self, store: FactStore) -> None:
-        now = format_w3c(datetime.now(timezone.utc))
+        now = datetime.now(timezone.utc)
         self.stats.set_value(keys.URLS_STORED, len(store))
         self.reports = write_sitemaps(store, self.config, now, self.reporter)
         self.stats.set_value(keys.ORIGINS, len(self.reports))
         self.stats.set_value(keys.URLS_WRITTEN, sum(r.output.url_count for r in self.reports))
-        self.stats.set_value(keys.FILES_WRITTEN, sum(len(r.output.sitemaps) + len(r.output.indexes) for r in self.reports))
+        self.stats.set_value(keys.FILES_WRITTEN, sum(len(r.output.files) for r in self.reports))
         for report in self.reports:
             name = report.origin.name
             self.stats.set_value(keys.urls_written_for(name), report.output.url_count)
-            self.stats.set_value(
-                keys.files_written_for(name), len(report.output.sitemaps) + len(report.output.indexes)
-            )
+            self.stats.set_value(keys.files_written_for(name), len(report.output.files))
             logger.info(
-                "Sitemap: %(root)s: %(urls)d URLs in %(files)d sitemap file(s) under %(folder)s; "
-                "add to its robots.txt: %(robots)s",
+                "Sitemap: %(root)s: %(urls)d URLs in %(files)d sitemap file(s)%(news)s under "
+                "%(folder)s; add to its robots.txt: %(robots)s",
                 {
                     "root": report.origin.root,
                     "urls": report.output.url_count,
                     "files": len(report.output.sitemaps),
+                    "news": (
+                        f", {sum(f.entries for f in report.output.news)} news entries in "
+                        f"{len(report.output.news)} news sitemap(s)"
+                        if report.output.news
+                        else ""
+                    ),
                     "folder": report.folder,
                     "robots": report.robots_lines.strip().replace("\n", " | "),
                 },

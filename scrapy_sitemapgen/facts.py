@@ -8,19 +8,34 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
 
-from .limits import CHANGEFREQ_VALUES, PRIORITY_MAX, PRIORITY_MIN
+from .limits import (
+    CHANGEFREQ_VALUES,
+    PRIORITY_MAX,
+    PRIORITY_MIN,
+    VIDEO_DESCRIPTION_MAX,
+    VIDEO_DURATION_MAX,
+    VIDEO_DURATION_MIN,
+    VIDEO_TITLE_MAX,
+)
 
 __all__ = [
     "FUTURE_TOLERANCE",
+    "Alternate",
     "FactRejected",
+    "News",
     "UrlFacts",
+    "Video",
     "format_w3c",
     "lastmod_from_http",
+    "make_news",
+    "make_video",
     "parse_changefreq",
+    "parse_hreflang",
     "parse_lastmod",
     "parse_priority",
 ]
@@ -44,15 +59,64 @@ class FactRejected(ValueError):
         self.value = value
 
 
+# BCP 47 as Google's hreflang reads it: language (ISO 639), optional script, optional
+# region (ISO 3166-1 alpha-2 or UN M.49), or the special x-default.
+_HREFLANG_RE = re.compile(r"^(?:x-default|[A-Za-z]{2,3}(?:-[A-Za-z]{4})?(?:-(?:[A-Za-z]{2}|\d{3}))?)$")
+# Google News: an ISO 639 code, with zh-cn / zh-tw the only region forms.
+_NEWS_LANGUAGE_RE = re.compile(r"^(?:[a-z]{2,3}|zh-cn|zh-tw)$")
+_SPACE_RE = re.compile(r"\s+")
+
+#: Called with (reason, value) for a value dropped or shortened without losing the fact.
+OnIssue = Callable[[str, object], None]
+#: Turns a raw URL into a ``<loc>``-grade one, raising ``ValueError`` when it cannot.
+UrlNormalizer = Callable[[str], str]
+
+
+@dataclass(frozen=True, slots=True)
+class Video:
+    """A ``<video:video>`` (G7) with its required fields present; fields in writing order."""
+
+    thumbnail_loc: str
+    title: str
+    description: str
+    content_loc: str | None = None
+    player_loc: str | None = None
+    duration: int | None = None
+    publication_date: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Alternate:
+    """A language version of the page: ``<xhtml:link rel="alternate" hreflang href>``."""
+
+    hreflang: str
+    href: str
+
+
+@dataclass(frozen=True, slots=True)
+class News:
+    """A ``<news:news>`` entry (Google News sitemaps); all four fields are required."""
+
+    publication_name: str
+    publication_language: str
+    publication_date: str
+    title: str
+
+
 @dataclass(frozen=True, slots=True)
 class UrlFacts:
     """One ``<url>`` entry: ``loc`` normalised (see :func:`urls.normalize_loc`), the rest
-    already valid W3C / P5 / P6 text or ``None`` when unknown (the tag is then omitted)."""
+    already valid W3C / P5 / P6 text or ``None`` when unknown (the tag is then omitted).
+    Media and alternates are valid too, deduplicated and within the limits."""
 
     loc: str
     lastmod: str | None = None
     changefreq: str | None = None
     priority: str | None = None
+    images: tuple[str, ...] = ()
+    videos: tuple[Video, ...] = ()
+    alternates: tuple[Alternate, ...] = ()
+    news: News | None = None
 
 
 def format_w3c(moment: datetime) -> str:
@@ -149,3 +213,100 @@ def parse_priority(value: object) -> str:
         raise FactRejected("bad_priority", value)
     text = f"{number + 0.0:.3f}".rstrip("0")  # + 0.0 turns -0.0 into 0.0
     return text + "0" if text.endswith(".") else text
+
+
+def parse_hreflang(value: object) -> str:
+    """An hreflang value as written, if it is a language tag Google reads (or x-default)."""
+    if isinstance(value, str) and _HREFLANG_RE.match(value.strip()):
+        return value.strip()
+    raise FactRejected("bad_hreflang", value)
+
+
+def _text(value: object) -> str:
+    return _SPACE_RE.sub(" ", value).strip() if isinstance(value, str) else ""
+
+
+def _shorten(text: str, limit: int, reason: str, on_issue: OnIssue) -> str:
+    if len(text) <= limit:
+        return text
+    on_issue(reason, text)
+    return text[: limit - 1].rstrip() + "\u2026"
+
+
+def _optional_url(raw: object, normalize: UrlNormalizer, reason: str, on_issue: OnIssue) -> str | None:
+    if not isinstance(raw, str) or not raw.strip():
+        return None
+    try:
+        return normalize(raw)
+    except ValueError:
+        on_issue(reason, raw)
+        return None
+
+
+def make_video(
+    raw: Mapping[str, object],
+    normalize: UrlNormalizer,
+    on_issue: OnIssue,
+    now: datetime | None = None,
+) -> Video:
+    """A valid :class:`Video` from raw fields (page candidates or an item's dict).
+
+    Raises :class:`FactRejected` ``video_incomplete`` when a field Google requires is
+    missing or unusable (thumbnail, title, description, and a content or player URL).
+    Overlong title or description is shortened (with an ellipsis) rather than losing the
+    video; a bad optional duration or date is dropped. Both are reported via ``on_issue``.
+    """
+    thumbnail = _optional_url(raw.get("thumbnail_loc"), normalize, "video_bad_url", on_issue)
+    content = _optional_url(raw.get("content_loc"), normalize, "video_bad_url", on_issue)
+    player = _optional_url(raw.get("player_loc"), normalize, "video_bad_url", on_issue)
+    title = _text(raw.get("title"))
+    description = _text(raw.get("description"))
+    if not (thumbnail and title and description and (content or player)):
+        raise FactRejected("video_incomplete", content or player or title or dict(raw))
+    duration: int | None = None
+    raw_duration = raw.get("duration")
+    if raw_duration is not None and raw_duration != "":
+        try:
+            number = float(raw_duration)  # type: ignore[arg-type]
+            if isinstance(raw_duration, bool) or not math.isfinite(number):
+                raise ValueError
+            duration = round(number)
+            if not VIDEO_DURATION_MIN <= duration <= VIDEO_DURATION_MAX:
+                raise ValueError
+        except (TypeError, ValueError):
+            on_issue("video_bad_duration", raw_duration)
+            duration = None
+    published: str | None = None
+    raw_date = raw.get("publication_date")
+    if raw_date is not None and raw_date != "":
+        try:
+            published = parse_lastmod(raw_date, now)
+        except FactRejected:
+            on_issue("video_bad_publication_date", raw_date)
+    return Video(
+        thumbnail_loc=thumbnail,
+        title=_shorten(title, VIDEO_TITLE_MAX, "video_title_shortened", on_issue),
+        description=_shorten(
+            description, VIDEO_DESCRIPTION_MAX, "video_description_shortened", on_issue
+        ),
+        content_loc=content,
+        player_loc=player,
+        duration=duration,
+        publication_date=published,
+    )
+
+
+def make_news(raw: Mapping[str, object], now: datetime | None = None) -> News:
+    """A valid :class:`News` from an item's ``news`` mapping, or :class:`FactRejected`."""
+    name = _text(raw.get("publication_name"))
+    title = _text(raw.get("title"))
+    language = _text(raw.get("publication_language")).lower()
+    if not (name and title and language and raw.get("publication_date")):
+        raise FactRejected("news_incomplete", dict(raw))
+    if not _NEWS_LANGUAGE_RE.match(language):
+        raise FactRejected("news_bad_language", language)
+    try:
+        published = parse_lastmod(raw.get("publication_date"), now)
+    except FactRejected:
+        raise FactRejected("news_bad_date", raw.get("publication_date")) from None
+    return News(name, language, published, title)

@@ -37,3 +37,22 @@ PRIORITY_MAX: Final = 1.0
 #: shares the sitemap's scheme).
 URL_SCHEMES: Final = frozenset({"http", "https"})
 DEFAULT_PORTS: Final = {"http": 80, "https": 443}
+
+#: G7: the extension namespaces, declared on every ``<urlset>`` root (P14).
+IMAGE_NS: Final = "http://www.google.com/schemas/sitemap-image/1.1"
+VIDEO_NS: Final = "http://www.google.com/schemas/sitemap-video/1.1"
+NEWS_NS: Final = "http://www.google.com/schemas/sitemap-news/0.9"
+#: Language alternates: ``<xhtml:link rel="alternate" hreflang href>``.
+XHTML_NS: Final = "http://www.w3.org/1999/xhtml"
+
+#: Google's image extension: ``<image:image>`` entries per ``<url>``.
+MAX_IMAGES_PER_URL: Final = 1_000
+#: Google News: ``<news:news>`` entries per sitemap file.
+MAX_NEWS_PER_SITEMAP: Final = 1_000
+#: Google News: only articles published in the last two days belong in a news sitemap.
+NEWS_MAX_AGE_SECONDS: Final = 2 * 24 * 3600
+#: G7 video: field limits of ``<video:video>``.
+VIDEO_TITLE_MAX: Final = 100
+VIDEO_DESCRIPTION_MAX: Final = 2_048
+VIDEO_DURATION_MIN: Final = 1
+VIDEO_DURATION_MAX: Final = 28_800

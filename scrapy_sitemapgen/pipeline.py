@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 
 from .exporter import SitemapExporter
-from .facts import FactRejected, UrlFacts, parse_changefreq, parse_lastmod, parse_priority
+from .facts import (
+    FactRejected,
+    News,
+    UrlFacts,
+    Video,
+    make_news,
+    make_video,
+    parse_changefreq,
+    parse_lastmod,
+    parse_priority,
+)
+from .limits import MAX_IMAGES_PER_URL
 from .stats import ITEMS_RECORDED
 from .urls import UrlRejected, normalize_loc
 
@@ -15,9 +28,11 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
+    from .stats import Reporter
+
 __all__ = ["SitemapItemPipeline"]
 
-_PARSERS = (
+_SCALARS = (
     ("lastmod", parse_lastmod),
     ("changefreq", parse_changefreq),
     ("priority", parse_priority),
@@ -25,10 +40,10 @@ _PARSERS = (
 
 
 class SitemapItemPipeline:
-    """Reads ``loc``, ``lastmod``, ``changefreq`` and ``priority`` from any item that has a
-    ``loc``; validates each (P3-P6), drops a bad one with a warning and a count, and merges
-    the rest into that URL's entry (adding the URL if no response recorded it). The item
-    itself always passes through unchanged."""
+    """Reads the sitemap fields (``loc``, ``lastmod``, ``changefreq``, ``priority``,
+    ``images``, ``videos``, ``news``) from any item that has a ``loc``; validates each,
+    drops a bad one with a warning and a count, and merges the rest into that URL's entry
+    (adding the URL if no response recorded it). The item always passes through unchanged."""
 
     def __init__(self, exporter: SitemapExporter) -> None:
         self.exporter = exporter
@@ -46,20 +61,97 @@ class SitemapItemPipeline:
         if not raw_loc:
             return item
         reporter = exporter.reporter
+        policy = exporter.config.url_policy
         try:
-            loc = normalize_loc(str(raw_loc))
+            loc = policy.loc(str(raw_loc))
         except UrlRejected as exc:
             reporter.skip(f"item_{exc.reason}", str(raw_loc))
             return item
-        values: dict[str, str | None] = {}
-        for name, parse in _PARSERS:
-            raw = adapter.get(name)
+        refusal = policy.refusal(loc)
+        if refusal is not None:
+            reporter.exclude(refusal, loc)
+            return item
+        facts = _ItemFacts(loc, adapter, reporter)
+        if exporter.record(facts.build(), from_item=True):
+            exporter.stats.inc_value(ITEMS_RECORDED)
+        return item
+
+
+class _ItemFacts:
+    """Validation of one item's fields; every rejection is reported as ``item_<reason>``."""
+
+    def __init__(self, loc: str, adapter: ItemAdapter, reporter: Reporter) -> None:
+        self.loc = loc
+        self.adapter = adapter
+        self.reporter = reporter
+        self.now = datetime.now(timezone.utc)
+
+    def issue(self, reason: str, value: object) -> None:
+        self.reporter.skip(f"item_{reason}", self.loc, detail=value)
+
+    def build(self) -> UrlFacts:
+        values: dict[str, str] = {}
+        for name, parse in _SCALARS:
+            raw = self.adapter.get(name)
             if raw is None or raw == "":
                 continue
             try:
                 values[name] = parse(raw)
             except FactRejected as exc:
-                reporter.skip(f"item_{exc.reason}", loc, detail=raw)
-        if exporter.record(UrlFacts(loc, **values), from_item=True):
-            exporter.stats.inc_value(ITEMS_RECORDED)
-        return item
+                self.issue(exc.reason, raw)
+        return UrlFacts(
+            self.loc,
+            values.get("lastmod"),
+            values.get("changefreq"),
+            values.get("priority"),
+            images=self.images(),
+            videos=self.videos(),
+            news=self.news(),
+        )
+
+    def _list(self, name: str) -> list[Any]:
+        raw = self.adapter.get(name)
+        if raw is None:
+            return []
+        if isinstance(raw, (str, bytes, Mapping)) or not hasattr(raw, "__iter__"):
+            self.issue(f"bad_{name}", raw)
+            return []
+        return list(raw)
+
+    def images(self) -> tuple[str, ...]:
+        found: dict[str, None] = {}
+        for raw in self._list("images"):
+            try:
+                found[normalize_loc(raw)] = None
+            except (UrlRejected, AttributeError, TypeError):
+                self.issue("bad_image", raw)
+        if len(found) > MAX_IMAGES_PER_URL:
+            self.issue("images_over_limit", len(found))
+        return tuple(found)[:MAX_IMAGES_PER_URL]
+
+    def videos(self) -> tuple[Video, ...]:
+        videos = []
+        for raw in self._list("videos"):
+            if not isinstance(raw, Mapping):
+                self.issue("video_incomplete", raw)
+                continue
+            try:
+                videos.append(make_video(raw, normalize_loc, self.issue, self.now))
+            except FactRejected as exc:
+                self.issue(exc.reason, exc.value)
+        return tuple(videos)
+
+    def news(self) -> News | None:
+        raw = self.adapter.get("news")
+        if raw is None:
+            return None
+        if not isinstance(raw, Mapping):
+            raw = ItemAdapter(raw).asdict() if ItemAdapter.is_item(raw) else None
+        if raw is None:
+            self.issue("news_incomplete", self.adapter.get("news"))
+            return None
+        try:
+            return make_news(raw, self.now)
+        except FactRejected as exc:
+            self.issue(exc.reason, exc.value)
+            return None

@@ -6,6 +6,8 @@ what is allowed, instead of failing when the spider closes, after hours of crawl
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,14 +15,18 @@ from urllib.parse import urlsplit
 
 from w3lib.url import file_uri_to_path
 
+from .facts import FactRejected, parse_changefreq, parse_priority
 from .limits import (
     MAX_BYTES_PER_SITEMAP,
     MAX_URLS_PER_SITEMAP,
     MIN_BYTES_PER_SITEMAP,
+    NEWS_MAX_AGE_SECONDS,
 )
-from .urls import Origin, UrlRejected, base_url_for
+from .urls import Origin, UrlPolicy, UrlRejected, base_url_for, normalize_loc
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from scrapy.settings import BaseSettings
 
 __all__ = ["DEFAULTS", "Config", "is_enabled"]
@@ -35,7 +41,33 @@ DEFAULTS: dict[str, Any] = {
     "SITEMAPGEN_GZIP": True,
     "SITEMAPGEN_CONTENT_TYPES": ["text/html", "application/xhtml+xml"],
     "SITEMAPGEN_WRITE_ON_SHUTDOWN": False,
+    # What gets listed
+    "SITEMAPGEN_RESPECT_NOINDEX": True,
+    "SITEMAPGEN_RESPECT_CANONICAL": True,
+    "SITEMAPGEN_RESPECT_META_REFRESH": True,
+    "SITEMAPGEN_ROBOTS_USER_AGENTS": ["googlebot", "bingbot"],
+    "SITEMAPGEN_ALLOW": [],
+    "SITEMAPGEN_DENY": [],
+    "SITEMAPGEN_STRIP_PARAMS": [
+        "sessionid", "session_id", "sessid", "sid", "phpsessid", "jsessionid",
+        "aspsessionid", "cfid", "cftoken", "oscsid", "zenid",
+    ],
+    "SITEMAPGEN_HOST_ALIASES": {},
+    # Page facts
+    "SITEMAPGEN_IMAGES": True,
+    "SITEMAPGEN_IMAGE_ALLOW": [],
+    "SITEMAPGEN_IMAGE_DENY": [],
+    "SITEMAPGEN_VIDEOS": True,
+    "SITEMAPGEN_ALTERNATES": True,
+    "SITEMAPGEN_NEWS_MAX_AGE": NEWS_MAX_AGE_SECONDS,
+    "SITEMAPGEN_LASTMOD_SOURCES": ["header", "page"],
+    "SITEMAPGEN_CHANGEFREQ": [],
+    "SITEMAPGEN_PRIORITY": [],
 }
+
+#: The lastmod sources SITEMAPGEN_LASTMOD_SOURCES may name, in no particular order.
+LASTMOD_SOURCES = ("header", "page", "crawl_time")
+Rule = tuple["re.Pattern[str]", str]
 
 _SAMPLE_ORIGIN = Origin("https", "www.example.com", 443)
 
@@ -70,6 +102,85 @@ def _int(settings: BaseSettings, name: str, low: int, high: int, why: str) -> in
     if value is None or not low <= value <= high:
         raise ValueError(f"{name}={raw!r} is invalid: it must be an integer from {low:,} to {high:,} ({why}).")
     return value
+
+
+def _sequence(settings: BaseSettings, name: str) -> list[Any]:
+    """A list setting; a string is JSON (from ``-s``) or a comma-separated list."""
+    raw = _get(settings, name)
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            raw = [part.strip() for part in raw.split(",") if part.strip()]
+    if not isinstance(raw, (list, tuple)):
+        raise ValueError(f"{name}={raw!r} is invalid: it must be a list.")
+    return list(raw)
+
+
+def _strings(settings: BaseSettings, name: str, what: str) -> list[str]:
+    values = _sequence(settings, name)
+    if not all(isinstance(v, str) and v.strip() for v in values):
+        raise ValueError(f"{name}={values!r} is invalid: it must be a list of {what}.")
+    return [v.strip() for v in values]
+
+
+def _compile(name: str, pattern: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"{name} holds {pattern!r}, which is no regular expression: {exc}.") from None
+
+
+def _patterns(settings: BaseSettings, name: str) -> tuple[re.Pattern[str], ...]:
+    return tuple(_compile(name, p) for p in _strings(settings, name, "regular expressions"))
+
+
+def _rules(settings: BaseSettings, name: str, parse: Callable[[object], str], allowed: str) -> tuple[Rule, ...]:
+    rules = []
+    for rule in _sequence(settings, name):
+        if not isinstance(rule, (list, tuple)) or len(rule) != 2 or not isinstance(rule[0], str):
+            raise ValueError(
+                f"{name} holds {rule!r}, which is not a (regular expression, value) pair."
+            )
+        try:
+            value = parse(rule[1])
+        except FactRejected:
+            raise ValueError(f"{name} holds {rule!r}: its value must be {allowed}.") from None
+        rules.append((_compile(name, rule[0]), value))
+    return tuple(rules)
+
+
+def _host(name: str, value: object) -> str:
+    try:
+        return normalize_loc(f"http://{value}/").split("/")[2] if isinstance(value, str) else ""
+    except UrlRejected:
+        return ""
+
+
+def _host_aliases(settings: BaseSettings) -> dict[str, str]:
+    name = "SITEMAPGEN_HOST_ALIASES"
+    raw = settings.getdict(name, DEFAULTS[name]) if settings.get(name) is not None else {}
+    aliases = {}
+    for alias, host in raw.items():
+        key, value = _host(name, alias), _host(name, host)
+        if not key or not value or ":" in key.strip("[]") or ":" in value.strip("[]"):
+            raise ValueError(
+                f"{name} maps {alias!r} to {host!r}: both must be host names without a port, "
+                f"e.g. {{'example.com': 'www.example.com'}}."
+            )
+        aliases[key] = value
+    return aliases
+
+
+def _lastmod_sources(settings: BaseSettings) -> tuple[str, ...]:
+    name = "SITEMAPGEN_LASTMOD_SOURCES"
+    sources = [s.lower() for s in _strings(settings, name, "source names")]
+    if any(s not in LASTMOD_SOURCES for s in sources) or len(set(sources)) != len(sources):
+        raise ValueError(
+            f"{name}={sources!r} is invalid: it must list, without repeats, some of "
+            f"{', '.join(LASTMOD_SOURCES)} in order of precedence."
+        )
+    return tuple(sources)
 
 
 def _output_dir(uri: str) -> Path:
@@ -112,6 +223,19 @@ class Config:
     content_types: frozenset[str]
     write_on_shutdown: bool
     jobdir: Path | None
+    url_policy: UrlPolicy
+    respect_noindex: bool
+    respect_canonical: bool
+    respect_meta_refresh: bool
+    robots_user_agents: frozenset[str]
+    images: bool
+    image_policy: UrlPolicy
+    videos: bool
+    alternates: bool
+    news_max_age: int
+    lastmod_sources: tuple[str, ...]
+    changefreq_rules: tuple[Rule, ...]
+    priority_rules: tuple[Rule, ...]
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Config:
@@ -145,4 +269,36 @@ class Config:
             content_types=frozenset(t.strip().lower() for t in content_types),
             write_on_shutdown=_bool(settings, "SITEMAPGEN_WRITE_ON_SHUTDOWN"),
             jobdir=Path(jobdir) if jobdir else None,
+            url_policy=UrlPolicy(
+                strip_params=frozenset(
+                    p.lower() for p in _strings(settings, "SITEMAPGEN_STRIP_PARAMS", "parameter names")
+                ),
+                host_aliases=_host_aliases(settings),
+                allow=_patterns(settings, "SITEMAPGEN_ALLOW"),
+                deny=_patterns(settings, "SITEMAPGEN_DENY"),
+            ),
+            respect_noindex=_bool(settings, "SITEMAPGEN_RESPECT_NOINDEX"),
+            respect_canonical=_bool(settings, "SITEMAPGEN_RESPECT_CANONICAL"),
+            respect_meta_refresh=_bool(settings, "SITEMAPGEN_RESPECT_META_REFRESH"),
+            robots_user_agents=frozenset(
+                ua.lower() for ua in _strings(settings, "SITEMAPGEN_ROBOTS_USER_AGENTS", "user agent names")
+            ),
+            images=_bool(settings, "SITEMAPGEN_IMAGES"),
+            image_policy=UrlPolicy(
+                allow=_patterns(settings, "SITEMAPGEN_IMAGE_ALLOW"),
+                deny=_patterns(settings, "SITEMAPGEN_IMAGE_DENY"),
+            ),
+            videos=_bool(settings, "SITEMAPGEN_VIDEOS"),
+            alternates=_bool(settings, "SITEMAPGEN_ALTERNATES"),
+            news_max_age=_int(
+                settings, "SITEMAPGEN_NEWS_MAX_AGE", 60, 365 * 24 * 3600, "seconds; Google News: 2 days"
+            ),
+            lastmod_sources=_lastmod_sources(settings),
+            changefreq_rules=_rules(
+                settings, "SITEMAPGEN_CHANGEFREQ", parse_changefreq,
+                "one of always, hourly, daily, weekly, monthly, yearly, never (P5)",
+            ),
+            priority_rules=_rules(
+                settings, "SITEMAPGEN_PRIORITY", parse_priority, "a number from 0.0 to 1.0 (P6)"
+            ),
         )

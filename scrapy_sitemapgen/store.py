@@ -7,17 +7,19 @@ several machines implements the same few methods.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
-from .facts import UrlFacts
+from .facts import Alternate, News, UrlFacts, Video
+from .limits import MAX_IMAGES_PER_URL
 from .urls import Origin, origin_of
 
 __all__ = ["FactStore", "SqliteFactStore", "StoreError"]
 
-_SCHEMA_VERSION = 1
+_SCHEMA_VERSION = 2
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS urls (
     scheme TEXT NOT NULL,
@@ -28,25 +30,79 @@ CREATE TABLE IF NOT EXISTS urls (
     item_lastmod TEXT,
     changefreq TEXT,
     priority TEXT,
+    page_extra TEXT,
+    item_extra TEXT,
+    news TEXT,
     PRIMARY KEY (scheme, host, port, loc)
 ) WITHOUT ROWID
 """
 # Merge rules, the same whatever order the facts arrive in: the newest lastmod of each
 # source wins, an item's lastmod beats the page's (read at output), and an item's
-# changefreq/priority replace earlier ones. SQLite's two-argument max() is NULL if either
-# side is, hence the COALESCE.
+# changefreq/priority replace earlier ones. Media are kept per source (the newest page
+# record's, the newest item's) and combined at output. SQLite's two-argument max() is NULL
+# if either side is, hence the COALESCE.
 _UPSERT = """
-INSERT INTO urls (scheme, host, port, loc, page_lastmod, item_lastmod, changefreq, priority)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+INSERT INTO urls (scheme, host, port, loc, page_lastmod, item_lastmod, changefreq, priority,
+                  page_extra, item_extra, news)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT DO UPDATE SET
     page_lastmod = COALESCE(MAX(page_lastmod, excluded.page_lastmod),
                             page_lastmod, excluded.page_lastmod),
     item_lastmod = COALESCE(MAX(item_lastmod, excluded.item_lastmod),
                             item_lastmod, excluded.item_lastmod),
     changefreq = COALESCE(excluded.changefreq, changefreq),
-    priority = COALESCE(excluded.priority, priority)
+    priority = COALESCE(excluded.priority, priority),
+    page_extra = COALESCE(excluded.page_extra, page_extra),
+    item_extra = COALESCE(excluded.item_extra, item_extra),
+    news = COALESCE(excluded.news, news)
 """
-_Row = tuple[str, str, int, str, "str | None", "str | None", "str | None", "str | None"]
+_SELECT = (
+    "SELECT loc, COALESCE(item_lastmod, page_lastmod), changefreq, priority,"
+    " page_extra, item_extra, news FROM urls"
+)
+_Row = tuple[Any, ...]
+
+
+def _dump_extra(facts: UrlFacts) -> str | None:
+    """Images, videos and alternates as compact JSON; None when there are none."""
+    if not (facts.images or facts.videos or facts.alternates):
+        return None
+    extra: dict[str, Any] = {}
+    if facts.images:
+        extra["i"] = facts.images
+    if facts.videos:
+        extra["v"] = [
+            [v.thumbnail_loc, v.title, v.description, v.content_loc, v.player_loc,
+             v.duration, v.publication_date]
+            for v in facts.videos
+        ]
+    if facts.alternates:
+        extra["a"] = [[a.hreflang, a.href] for a in facts.alternates]
+    return json.dumps(extra, ensure_ascii=False, separators=(",", ":"))
+
+
+def _load_extra(text: str | None) -> dict[str, Any]:
+    return json.loads(text) if text else {}
+
+
+def _merge(loc: str, lastmod: str | None, changefreq: str | None, priority: str | None,
+           page_extra: str | None, item_extra: str | None, news: str | None) -> UrlFacts:
+    page, item = _load_extra(page_extra), _load_extra(item_extra)
+    images = tuple(dict.fromkeys([*page.get("i", ()), *item.get("i", ())]))[:MAX_IMAGES_PER_URL]
+    videos: dict[tuple[str | None, str | None], Video] = {}
+    for fields in [*page.get("v", ()), *item.get("v", ())]:
+        video = Video(*fields)
+        videos.setdefault((video.content_loc, video.player_loc), video)
+    return UrlFacts(
+        loc,
+        lastmod,
+        changefreq,
+        priority,
+        images=images,
+        videos=tuple(videos.values()),
+        alternates=tuple(Alternate(h, href) for h, href in page.get("a", ())),
+        news=News(*json.loads(news)) if news else None,
+    )
 
 
 class StoreError(RuntimeError):
@@ -67,6 +123,9 @@ class FactStore(Protocol):
 
     def entries(self, origin: Origin) -> Iterator[UrlFacts]:
         """The merged entries of one origin in ``loc`` order (code-point order)."""
+
+    def news_entries(self, origin: Origin) -> Iterator[UrlFacts]:
+        """The entries of one origin that carry news facts, in ``loc`` order."""
 
     def __len__(self) -> int:
         """Distinct URLs recorded."""
@@ -91,10 +150,10 @@ class SqliteFactStore:
             raise StoreError(f"cannot open the sitemap store {self.path}: {exc}") from exc
         try:
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            tables = self._db.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'"
-            ).fetchall()
-            if tables and version != _SCHEMA_VERSION:
+            tables = {
+                name for (name,) in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+            if tables and (version != _SCHEMA_VERSION or tables != {"urls"}):
                 self._db.close()
                 raise StoreError(
                     f"{self.path} is not a scrapy-sitemapgen store of schema "
@@ -121,6 +180,15 @@ class SqliteFactStore:
                 facts.lastmod if from_item else None,
                 facts.changefreq,
                 facts.priority,
+                None if from_item else _dump_extra(facts),
+                _dump_extra(facts) if from_item else None,
+                json.dumps(
+                    [facts.news.publication_name, facts.news.publication_language,
+                     facts.news.publication_date, facts.news.title],
+                    ensure_ascii=False,
+                )
+                if facts.news
+                else None,
             )
         )
         if len(self._pending) >= self.batch_size:
@@ -143,12 +211,21 @@ class SqliteFactStore:
     def entries(self, origin: Origin) -> Iterator[UrlFacts]:
         self.flush()
         cursor = self._db.execute(
-            "SELECT loc, COALESCE(item_lastmod, page_lastmod), changefreq, priority FROM urls"
-            " WHERE scheme = ? AND host = ? AND port = ? ORDER BY loc",
+            f"{_SELECT} WHERE scheme = ? AND host = ? AND port = ? ORDER BY loc",
             (origin.scheme, origin.host, origin.port),
         )
-        for loc, lastmod, changefreq, priority in cursor:
-            yield UrlFacts(loc, lastmod, changefreq, priority)
+        for row in cursor:
+            yield _merge(*row)
+
+    def news_entries(self, origin: Origin) -> Iterator[UrlFacts]:
+        self.flush()
+        cursor = self._db.execute(
+            f"{_SELECT} WHERE scheme = ? AND host = ? AND port = ? AND news IS NOT NULL"
+            " ORDER BY loc",
+            (origin.scheme, origin.host, origin.port),
+        )
+        for row in cursor:
+            yield _merge(*row)
 
     def __len__(self) -> int:
         self.flush()

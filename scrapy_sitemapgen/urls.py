@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
-from urllib.parse import urlsplit, urlunsplit
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from w3lib.url import safe_url_string
 
 from .limits import DEFAULT_PORTS, MAX_LOC_LENGTH, URL_SCHEMES
 
-__all__ = ["Origin", "UrlRejected", "base_url_for", "normalize_loc", "origin_of"]
+__all__ = ["Origin", "UrlPolicy", "UrlRejected", "base_url_for", "normalize_loc", "origin_of"]
 
 # A registered name after IDNA (w3lib does the punycode), or an IPv4/IPv6 literal.
 _HOST_RE = re.compile(r"^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\])$")
@@ -25,6 +26,8 @@ _STRAY_PERCENT_RE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 # Escapes are upper-cased as RFC 3986 6.2.2.1 normalises them: /caf%c3%a9 and /caf%C3%A9
 # are one entry.
 _ESCAPE_RE = re.compile(r"%[0-9A-Fa-f]{2}")
+# A ";name=value" path parameter (jsessionid's usual place), up to the next ; / or end.
+_PATH_PARAM_RE = re.compile(r";([^;/=]*)(?:=[^;/]*)?")
 # Longest folder name we produce: well under the 255-byte name limit of common file systems.
 _MAX_NAME = 120
 
@@ -142,3 +145,52 @@ def base_url_for(template: str, origin: Origin) -> str:
     }
     folder = normalize_loc(filled)
     return folder if folder.endswith("/") else f"{folder}/"
+
+
+@dataclass(frozen=True, slots=True)
+class UrlPolicy:
+    """The site-wide URL rules of a crawl, applied to every ``<loc>`` and every URL a page
+    is compared with (canonical, refresh target, alternates), so the comparisons see the
+    URL the sitemap would list.
+
+    ``strip_params`` are lower-case query (and ``;name=`` path) parameter names to remove,
+    session ids by default (G4); ``host_aliases`` map a host spelling to the one the site
+    uses (G3); ``allow``/``deny`` are regular expressions searched in the final loc.
+    """
+
+    strip_params: frozenset[str] = frozenset()
+    host_aliases: Mapping[str, str] = field(default_factory=dict)
+    allow: tuple[re.Pattern[str], ...] = ()
+    deny: tuple[re.Pattern[str], ...] = ()
+
+    def loc(self, url: str, encoding: str = "utf-8") -> str:
+        """:func:`normalize_loc`, then session parameters stripped and the host aliased."""
+        loc = normalize_loc(url, encoding)
+        if not self.strip_params and not self.host_aliases:
+            return loc
+        scheme, netloc, path, query, _ = urlsplit(loc)
+        if self.strip_params:
+            path = _PATH_PARAM_RE.sub(
+                lambda m: "" if unquote(m.group(1)).lower() in self.strip_params else m.group(),
+                path,
+            )
+            query = "&".join(
+                pair
+                for pair in query.split("&")
+                if pair and unquote(pair.split("=", 1)[0]).lower() not in self.strip_params
+            )
+        if self.host_aliases:
+            split = netloc.index("]") + 1 if netloc.startswith("[") else netloc.find(":")
+            host, port = (netloc[:split], netloc[split:]) if split > 0 else (netloc, "")
+            alias = self.host_aliases.get(host)
+            if alias is not None:
+                netloc = alias + port
+        return urlunsplit((scheme, netloc, path, query, ""))
+
+    def refusal(self, loc: str) -> str | None:
+        """``"denied"`` or ``"not_allowed"`` when the patterns keep ``loc`` out, else None."""
+        if any(pattern.search(loc) for pattern in self.deny):
+            return "denied"
+        if self.allow and not any(pattern.search(loc) for pattern in self.allow):
+            return "not_allowed"
+        return None

@@ -13,13 +13,18 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from .facts import UrlFacts
+from .facts import UrlFacts, Video
 from .limits import (
+    IMAGE_NS,
     MAX_BYTES_PER_SITEMAP,
     MAX_LOC_LENGTH,
+    MAX_NEWS_PER_SITEMAP,
     MAX_SITEMAPS_PER_INDEX,
     MAX_URLS_PER_SITEMAP,
+    NEWS_NS,
     SITEMAP_NS,
+    VIDEO_NS,
+    XHTML_NS,
 )
 
 __all__ = [
@@ -29,6 +34,7 @@ __all__ = [
     "WriterOptions",
     "escape",
     "index_name",
+    "news_name",
     "urlset_name",
     "write_origin",
 ]
@@ -40,7 +46,12 @@ OnSkip = Callable[[str, str], None]
 INDEX_NAME = "sitemap.xml"
 
 _XML_DECL = b'<?xml version="1.0" encoding="UTF-8"?>\n'
-_URLSET_OPEN = _XML_DECL + f'<urlset xmlns="{SITEMAP_NS}">\n'.encode()
+# Every extension namespace is declared on every urlset (P14, G7): the writer streams and
+# cannot know in advance whether a later entry has images or videos.
+_URLSET_OPEN = _XML_DECL + (
+    f'<urlset xmlns="{SITEMAP_NS}" xmlns:image="{IMAGE_NS}" xmlns:video="{VIDEO_NS}"'
+    f' xmlns:news="{NEWS_NS}" xmlns:xhtml="{XHTML_NS}">\n'
+).encode()
 _URLSET_CLOSE = b"</urlset>\n"
 _INDEX_OPEN = _XML_DECL + f'<sitemapindex xmlns="{SITEMAP_NS}">\n'.encode()
 _INDEX_CLOSE = b"</sitemapindex>\n"
@@ -69,6 +80,11 @@ def escape(text: str) -> str:
 def urlset_name(number: int, gzipped: bool) -> str:
     """``sitemap-1.xml.gz``: urlsets are numbered from 1 in URL order."""
     return f"sitemap-{number}.xml{'.gz' if gzipped else ''}"
+
+
+def news_name(number: int, gzipped: bool) -> str:
+    """``sitemap-news-1.xml.gz``: Google News sitemaps, kept apart from the urlsets."""
+    return f"sitemap-news-{number}.xml{'.gz' if gzipped else ''}"
 
 
 def index_name(number: int) -> str:
@@ -101,7 +117,13 @@ class OriginOutput:
     """What :func:`write_origin` wrote for one origin, in writing order."""
 
     sitemaps: list[WrittenFile] = field(default_factory=list)
+    news: list[WrittenFile] = field(default_factory=list)
     indexes: list[WrittenFile] = field(default_factory=list)
+
+    @property
+    def files(self) -> list[WrittenFile]:
+        """Every file, in the order they may be published: the index last."""
+        return [*self.sitemaps, *self.news, *self.indexes]
 
     @property
     def url_count(self) -> int:
@@ -172,6 +194,24 @@ def _split(
         yield current.finish(tail)
 
 
+def _video(video: Video) -> str:
+    parts = [
+        f"<video:video><video:thumbnail_loc>{escape(video.thumbnail_loc)}</video:thumbnail_loc>"
+        f"<video:title>{escape(video.title)}</video:title>"
+        f"<video:description>{escape(video.description)}</video:description>"
+    ]
+    if video.content_loc:
+        parts.append(f"<video:content_loc>{escape(video.content_loc)}</video:content_loc>")
+    if video.player_loc:
+        parts.append(f"<video:player_loc>{escape(video.player_loc)}</video:player_loc>")
+    if video.duration is not None:
+        parts.append(f"<video:duration>{video.duration}</video:duration>")
+    if video.publication_date:
+        parts.append(f"<video:publication_date>{video.publication_date}</video:publication_date>")
+    parts.append("</video:video>")
+    return "".join(parts)
+
+
 def _url_chunk(facts: UrlFacts) -> bytes:
     parts = [f"<url><loc>{escape(facts.loc)}</loc>"]
     if facts.lastmod:
@@ -180,12 +220,36 @@ def _url_chunk(facts: UrlFacts) -> bytes:
         parts.append(f"<changefreq>{facts.changefreq}</changefreq>")
     if facts.priority:
         parts.append(f"<priority>{facts.priority}</priority>")
+    for alternate in facts.alternates:
+        parts.append(
+            f'<xhtml:link rel="alternate" hreflang="{escape(alternate.hreflang)}"'
+            f' href="{escape(alternate.href)}"/>'
+        )
+    for image in facts.images:
+        parts.append(f"<image:image><image:loc>{escape(image)}</image:loc></image:image>")
+    parts.extend(_video(video) for video in facts.videos)
     parts.append("</url>\n")
     return "".join(parts).encode()
 
 
+def _news_chunk(facts: UrlFacts) -> bytes:
+    news = facts.news
+    assert news is not None
+    return (
+        f"<url><loc>{escape(facts.loc)}</loc><news:news><news:publication>"
+        f"<news:name>{escape(news.publication_name)}</news:name>"
+        f"<news:language>{news.publication_language}</news:language></news:publication>"
+        f"<news:publication_date>{news.publication_date}</news:publication_date>"
+        f"<news:title>{escape(news.title)}</news:title></news:news></url>\n"
+    ).encode()
+
+
 def _checked_chunks(
-    entries: Iterable[UrlFacts], scope: str, max_bytes: int, on_skip: OnSkip
+    entries: Iterable[UrlFacts],
+    scope: str,
+    max_bytes: int,
+    on_skip: OnSkip,
+    render: Callable[[UrlFacts], bytes] = _url_chunk,
 ) -> Iterator[bytes]:
     """Render entries, refusing any that would make the file invalid (never alter a loc)."""
     room = max_bytes - len(_URLSET_OPEN) - len(_URLSET_CLOSE)
@@ -198,7 +262,7 @@ def _checked_chunks(
         elif _FORBIDDEN_RE.search(loc):
             on_skip("bad_url", loc)
         else:
-            chunk = _url_chunk(facts)
+            chunk = render(facts)
             if len(chunk) > room:
                 on_skip("entry_too_large", loc)
             else:
@@ -214,14 +278,17 @@ def write_origin(
     open_sink: OpenSink,
     options: WriterOptions | None = None,
     on_skip: OnSkip | None = None,
+    news: Iterable[UrlFacts] = (),
 ) -> OriginOutput:
-    """Write one origin's urlsets, then the index(es) listing them.
+    """Write one origin's urlsets, its news sitemaps, then the index(es) listing them all.
 
     ``entries`` must come in the order they should appear (the store gives URL order), all
     of one origin: ``scope`` is that origin's root, and an entry outside it is skipped (P12).
     ``base_url`` is the folder URL the files will be published under (ends with ``/``);
     ``lastmod`` is the W3C time written for every sitemap in the index (P10). Nothing is
     opened for an origin with no writable entry: an empty urlset or index is schema-invalid.
+    ``news`` are the entries for Google News sitemaps (already filtered by age): written
+    into ``sitemap-news-N`` files of at most 1,000 entries, listed in the same index.
     """
     options = options or WriterOptions()
     skip: OnSkip = on_skip if on_skip is not None else (lambda reason, loc: None)
@@ -238,12 +305,24 @@ def write_origin(
             options=options,
         )
     )
+    output.news.extend(
+        _split(
+            _checked_chunks(news, scope, options.max_bytes, skip, _news_chunk),
+            head=_URLSET_OPEN,
+            tail=_URLSET_CLOSE,
+            max_entries=min(options.max_urls, MAX_NEWS_PER_SITEMAP),
+            max_bytes=options.max_bytes,
+            name_for=lambda n: news_name(n, options.gzip),
+            open_sink=open_sink,
+            options=options,
+        )
+    )
     base = escape(base_url)
     output.indexes.extend(
         _split(
             (
                 f"<sitemap><loc>{base}{f.name}</loc><lastmod>{lastmod}</lastmod></sitemap>\n".encode()
-                for f in output.sitemaps
+                for f in [*output.sitemaps, *output.news]
             ),
             head=_INDEX_OPEN,
             tail=_INDEX_CLOSE,

@@ -36,3 +36,55 @@ def read_urls(out: Path) -> dict[str, dict[str, dict[str, str | None]]]:
 
 def lastmods(out: Path) -> dict[str, dict[str, str | None]]:
     return {o: {loc: f["lastmod"] for loc, f in urls.items()} for o, urls in read_urls(out).items()}
+
+
+IMAGE = "{http://www.google.com/schemas/sitemap-image/1.1}"
+VIDEO = "{http://www.google.com/schemas/sitemap-video/1.1}"
+NEWS = "{http://www.google.com/schemas/sitemap-news/0.9}"
+XHTML = "{http://www.w3.org/1999/xhtml}"
+
+
+def _entry(url: ElementTree.Element) -> dict[str, object]:
+    entry: dict[str, object] = {
+        tag: url.findtext(f"{NS}{tag}") for tag in ("lastmod", "changefreq", "priority")
+    }
+    entry["images"] = [i.findtext(f"{IMAGE}loc") for i in url.iter(f"{IMAGE}image")]
+    entry["videos"] = [
+        {child.tag.removeprefix(VIDEO): child.text for child in video}
+        for video in url.iter(f"{VIDEO}video")
+    ]
+    entry["alternates"] = [
+        (link.get("hreflang"), link.get("href")) for link in url.iter(f"{XHTML}link")
+    ]
+    news = url.find(f"{NEWS}news")
+    entry["news"] = (
+        None
+        if news is None
+        else {
+            "name": news.findtext(f"{NEWS}publication/{NEWS}name"),
+            "language": news.findtext(f"{NEWS}publication/{NEWS}language"),
+            "publication_date": news.findtext(f"{NEWS}publication_date"),
+            "title": news.findtext(f"{NEWS}title"),
+        }
+    )
+    return entry
+
+
+def read_entries(out: Path, origin: str, kind: str = "sitemap-") -> dict[str, dict[str, object]]:
+    """{loc: every fact of its <url>} for the files of one origin whose names start with
+    ``kind`` (``sitemap-news-`` for the news sitemaps), following the index; each file
+    schema-validated, and the index must list exactly the files on disk."""
+    folder = out / origin
+    index = ElementTree.fromstring(assert_valid(folder / "sitemap.xml"))
+    listed = [loc.text.rsplit("/", 1)[1] for loc in index.iter(f"{NS}loc")]
+    on_disk = sorted(p.name for p in folder.iterdir() if p.name.startswith("sitemap-"))
+    assert sorted(listed) == on_disk
+    entries: dict[str, dict[str, object]] = {}
+    for name in listed:
+        if not name.startswith(kind) or (kind == "sitemap-" and name.startswith("sitemap-news-")):
+            continue
+        for url in ElementTree.fromstring(assert_valid(folder / name)).iter(f"{NS}url"):
+            loc = url.findtext(f"{NS}loc")
+            assert loc not in entries, f"{loc} listed twice"
+            entries[loc] = _entry(url)
+    return entries

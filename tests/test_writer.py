@@ -31,7 +31,12 @@ LASTMOD = "2024-05-06T07:08:09+00:00"
 # The frame of a urlset as P2/G5 and XML 1.0 describe it, written out by hand.
 URLSET_HEAD = (
     b'<?xml version="1.0" encoding="UTF-8"?>\n'  # 39 bytes
-    b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'  # 61 bytes
+    # P2/G5 namespace, then every G7 extension namespace and xhtml for hreflang (P14)
+    b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'  # 59 bytes
+    b' xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"'  # 62 bytes
+    b' xmlns:video="http://www.google.com/schemas/sitemap-video/1.1"'  # 62 bytes
+    b' xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"'  # 60 bytes
+    b' xmlns:xhtml="http://www.w3.org/1999/xhtml">\n'  # 45 bytes
 )
 URLSET_TAIL = b"</urlset>\n"  # 10 bytes
 URLSET_FRAME = len(URLSET_HEAD) + len(URLSET_TAIL)
@@ -45,7 +50,7 @@ INDEX_FRAME = len(INDEX_HEAD) + len(INDEX_TAIL)
 
 def test_frame_sizes_as_counted_by_hand() -> None:
     # Guards the arithmetic the boundary tests below rely on.
-    assert URLSET_FRAME == 39 + 61 + 10 == 110
+    assert URLSET_FRAME == 39 + 59 + 62 + 62 + 60 + 45 + 10 == 337
     assert INDEX_FRAME == 39 + 67 + 16 == 122
     assert len(url_line(page(0))) == 10 + 31 + 13 == 54
 
@@ -361,7 +366,7 @@ def test_p7_smaller_url_limit(count: int, max_urls: int, split: list[int]) -> No
 # --- P7 / G2: uncompressed bytes --------------------------------------------------------
 
 PER_FILE = 100
-EXACT_LIMIT = URLSET_FRAME + PER_FILE * 54  # 110 + 5,400 = 5,510 bytes: 100 entries exactly
+EXACT_LIMIT = URLSET_FRAME + PER_FILE * 54  # 337 + 5,400 = 5,737 bytes: 100 entries exactly
 
 
 def test_p7_file_exactly_at_the_byte_limit() -> None:
@@ -369,7 +374,7 @@ def test_p7_file_exactly_at_the_byte_limit() -> None:
     output = write(pages(PER_FILE), sinks, max_bytes=EXACT_LIMIT)
     assert output.sitemaps == [WrittenFile("sitemap-1.xml", PER_FILE, EXACT_LIMIT)]
     data = sinks.data("sitemap-1.xml")
-    assert len(data) == EXACT_LIMIT == 5_510
+    assert len(data) == EXACT_LIMIT == 337 + 100 * 54 == 5_737
     assert data == URLSET_HEAD + b"".join(url_line(page(i)) for i in range(PER_FILE)) + URLSET_TAIL
     assert_all_valid(sinks, output)
 
@@ -412,7 +417,7 @@ def test_p7_byte_limit_counts_utf8_bytes_and_escapes() -> None:
 
 
 def test_p7_entry_larger_than_the_byte_limit_is_skipped() -> None:
-    max_bytes = 300  # room for entries of 300 - 110 = 190 bytes: locs of up to 167 chars
+    max_bytes = 527  # room for entries of 527 - 337 = 190 bytes: locs of up to 167 chars
     fits = SITE + "f" * (167 - len(SITE))
     too_large = SITE + "x" * (168 - len(SITE))
     skips = Skips()

@@ -1,0 +1,797 @@
+"""What a page's HTML and headers declare: JSON-LD, robots directives, canonical and refresh
+targets, images, videos, hreflang alternates and modification dates.
+
+Pure readers over the parsel selector Scrapy already cached for the response, so the page is
+parsed once and shared with the spider. No Scrapy imports, so the offline tools can reuse
+them. They only *read*: URLs come back as ``urljoin(base, value.strip())`` and text and
+dates come back raw, because the caller runs every URL through :func:`urls.normalize_loc`
+and every date through :func:`facts.parse_lastmod`, and counts what those reject. The pages
+are written by strangers, so nothing here raises on broken markup, bad JSON or odd values.
+A value that cannot be read is left out.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+from collections.abc import Collection, Iterator
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin, urlsplit
+
+if TYPE_CHECKING:
+    from parsel import Selector
+
+__all__ = [
+    "alternates",
+    "canonical_urls",
+    "image_urls",
+    "iso8601_duration",
+    "json_ld",
+    "page_dates",
+    "parse_link_header",
+    "parse_srcset",
+    "refresh_url",
+    "robots_directives",
+    "videos",
+]
+
+# HTML compares keywords (rel, http-equiv, type, ...) ASCII case-insensitively. str.lower()
+# would also fold non-ASCII letters, so U+212A KELVIN SIGN would read as "k".
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+# HTML's "ASCII whitespace" (no NBSP, no vertical tab): what separates rel tokens and
+# srcset candidates.
+_HTML_SPACE_RE = re.compile(r"[\t\n\f\r ]+")
+
+_LD_MEDIA_TYPE = "application/ld+json"
+
+# URLs that name no fetchable resource: inline data, script, in-memory objects.
+_UNFETCHABLE_SCHEMES = frozenset({"data", "javascript", "blob", "about"})
+
+# Robots directives that carry a value after a colon, which must not be read as a
+# user-agent prefix ("max-snippet: 20" is not a rule for a crawler named max-snippet).
+_VALUED_DIRECTIVES = frozenset(
+    {"unavailable_after", "max-snippet", "max-image-preview", "max-video-preview"}
+)
+_DIRECTIVE_NAME_RE = re.compile(r"[a-z][a-z0-9_-]*\Z")
+# "<user agent>: <rest>" at the start of an X-Robots-Tag list item. Crawler names hold no
+# spaces, so the "25-Jun-10 15:00:00" half of a comma-split date never matches.
+_UA_PREFIX_RE = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.-]*)[\t ]*:(.*)\Z", re.DOTALL)
+
+# RFC 9110 5.6.2 token characters: a Link header parameter name.
+_TOKEN_RE = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_OWS_RE = re.compile(r"[\t ]*")
+_LINK_GAP_RE = re.compile(r"[\t ,]*")
+# RFC 9110 5.6.4 quoted-string body, after the opening quote; an unterminated one runs to
+# the end of the value.
+_QUOTED_RE = re.compile(r'([^"\\]*(?:\\.[^"\\]*)*)"?', re.DOTALL)
+_QUOTED_PAIR_RE = re.compile(r"\\(.)", re.DOTALL)
+# An unquoted parameter value: RFC 8288 says token, servers send more (spaces, slashes).
+_BARE_VALUE_RE = re.compile(r"[^;,]*")
+
+# HTML "parse a srcset attribute": the pieces of the candidate tokenizer.
+_SRCSET_GAP_RE = re.compile(r"[\t\n\f\r ,]*")
+_SRCSET_SPACE_RE = re.compile(r"[\t\n\f\r ]*")
+_SRCSET_URL_RE = re.compile(r"[^\t\n\f\r ]+")
+# One descriptor: runs to whitespace or a comma, except inside parentheses.
+_SRCSET_DESCRIPTOR_RE = re.compile(r"(?:[^\t\n\f\r ,(]+|\([^)]*\)?)+")
+_HTML_INTEGER_RE = re.compile(r"[0-9]+\Z")
+_HTML_FLOAT_RE = re.compile(r"-?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z")
+
+# Meta refresh content: the time, and the optional "url =" before the URL (HTML standard,
+# shared declarative refresh steps); group 1 is set only when the "=" is there.
+_DIGITS_RE = re.compile(r"[0-9]*")
+_REFRESH_URL_PREFIX_RE = re.compile(r"[Uu](?:[Rr](?:[Ll][\t\n\f\r ]*(=)?)?)?")
+
+# PnDTnHnMnS. Components are capped at 18 digits: no video lasts 10^18 days, and the cap
+# keeps int() clear of Python's 4,300-digit conversion limit.
+_DURATION_RE = re.compile(
+    r"P(?:(\d{1,18})D)?"
+    r"(?:T(?=\d)(?:(\d{1,18})H)?(?:(\d{1,18})M)?(?:(\d{1,18})(?:[.,](\d+))?S)?)?\Z",
+    re.IGNORECASE,
+)
+
+# File extensions that make an og:video URL the media file itself rather than a player page.
+_VIDEO_FILE_EXTENSIONS = (
+    ".mp4", ".webm", ".ogv", ".ogg", ".mov", ".m4v", ".mkv",
+    ".avi", ".wmv", ".flv", ".mpg", ".mpeg", ".m3u8", ".mpd",
+)  # fmt: skip
+
+
+# --- JSON-LD ------------------------------------------------------------------------------
+
+
+def json_ld(selector: Selector) -> tuple[list[Any], int]:
+    """The parsed JSON-LD blocks of the page, in document order, and how many were not JSON.
+
+    Takes every ``<script type="application/ld+json">``, with the type matched
+    ASCII-case-insensitively and media type parameters ignored. The JSON may be wrapped in
+    whitespace, an HTML comment or a CDATA section, which old templates add to hide it from
+    pre-HTML5 parsers. An empty block counts as invalid. Each block comes back as parsed,
+    whatever its shape (object, list, even a bare number). The count lets the caller report
+    pages whose structured data search engines will ignore.
+    """
+    blocks: list[Any] = []
+    invalid = 0
+    for node in selector.xpath("//script[@type]"):
+        media_type = node.attrib.get("type", "").split(";", 1)[0]
+        if media_type.strip().translate(_ASCII_LOWER) != _LD_MEDIA_TYPE:
+            continue
+        text = _unwrap_script("".join(node.xpath("text()").getall()))
+        try:
+            blocks.append(json.loads(text))
+        except (ValueError, RecursionError):  # RecursionError: "[[[[..." nested too deep
+            invalid += 1
+    return blocks, invalid
+
+
+def _unwrap_script(text: str) -> str:
+    text = text.strip()
+    for opening, closing in (("<!--", "-->"), ("<![CDATA[", "]]>")):
+        if text.startswith(opening):
+            text = text[len(opening) :]
+        if text.endswith(closing):
+            text = text[: -len(closing)]
+        text = text.strip()
+    return text
+
+
+def _ld_objects(ld: list[Any]) -> Iterator[dict[str, Any]]:
+    """Every JSON object in ``ld`` at any depth (``@graph``, lists, property values), in
+    document order. Iterative: a block nested nearly to the recursion limit still parsed."""
+    stack: list[Any] = [ld]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            yield value
+            stack.extend(reversed(list(value.values())))
+        elif isinstance(value, list):
+            stack.extend(reversed(value))
+
+
+def _has_type(obj: dict[str, Any], name: str) -> bool:
+    """Whether ``@type`` (a string or a list) names ``name``, bare or as a
+    ``schema:``/``https://schema.org/`` IRI."""
+    types = obj.get("@type")
+    for value in types if isinstance(types, list) else [types]:
+        if isinstance(value, str) and re.split(r"[/:#]", value.strip())[-1] == name:
+            return True
+    return False
+
+
+def _ld_text(value: Any) -> str | None:
+    """A string property: a string, a ``{"@value": ...}`` value object, or the first such item
+    of a list; whitespace collapsed."""
+    items = value if isinstance(value, list) else [value]
+    for item in items:
+        if isinstance(item, dict):
+            item = item.get("@value")
+        if isinstance(item, str):
+            text = _collapse(item)
+            if text:
+                return text
+    return None
+
+
+def _ld_url(value: Any, base: str) -> str | None:
+    """A URL property: a string, a ``{"url": ...}`` object (ImageObject), or the first usable
+    item of a list."""
+    items = value if isinstance(value, list) else [value]
+    for item in items:
+        if isinstance(item, dict):
+            item = item.get("url")
+        if isinstance(item, str):
+            url = _media_url(base, item)
+            if url is not None:
+                return url
+    return None
+
+
+# --- robots -------------------------------------------------------------------------------
+
+
+def robots_directives(
+    selector: Selector, x_robots_tag: list[str], user_agents: Collection[str]
+) -> frozenset[str]:
+    """The lower-case robots directives that apply to a generic crawler or to one of the
+    named ``user_agents`` (lower-case names such as ``{"googlebot"}``).
+
+    Reads ``<meta name="robots">``, ``<meta name="<ua>">`` for each named agent (names
+    matched case-insensitively) and every ``X-Robots-Tag`` value. A header value is a comma
+    list; an item prefixed ``<ua>:`` applies, with the items after it, only when that agent
+    is named. ``unavailable_after``, ``max-snippet``, ``max-image-preview`` and
+    ``max-video-preview`` carry values after a colon and are no prefixes. For a valued
+    directive only the name is kept. ``none`` is returned as written, not expanded. Items
+    that are not directive names (such as the second half of a date split at its comma) are
+    dropped.
+    """
+    named = {agent.translate(_ASCII_LOWER) for agent in user_agents}
+    directives: set[str] = set()
+    for node in selector.xpath("//meta[@name][@content]"):
+        name = node.attrib["name"].strip().translate(_ASCII_LOWER)
+        if name == "robots" or name in named:
+            for item in node.attrib["content"].split(","):
+                directive = _directive_name(item)
+                if directive is not None:
+                    directives.add(directive)
+    for value in x_robots_tag:
+        agent: str | None = None  # None: the items so far apply to every crawler
+        for item in value.split(","):
+            prefix = _user_agent_prefix(item)
+            if prefix is not None:
+                agent, item = prefix
+            if agent is not None and agent not in named:
+                continue
+            directive = _directive_name(item)
+            if directive is not None:
+                directives.add(directive)
+    return frozenset(directives)
+
+
+def _directive_name(item: str) -> str | None:
+    name = item.split(":", 1)[0].strip().translate(_ASCII_LOWER)
+    return name if _DIRECTIVE_NAME_RE.match(name) else None
+
+
+def _user_agent_prefix(item: str) -> tuple[str, str] | None:
+    """``(agent, rest)`` when ``item`` starts with a user-agent prefix. A known valued
+    directive is no prefix; neither is a name followed by something that is no directive
+    (``max-foo: 5``), which is more likely an unknown valued directive."""
+    match = _UA_PREFIX_RE.match(item.strip()) if ":" in item else None
+    if match is None:
+        return None
+    agent = match.group(1).translate(_ASCII_LOWER)
+    rest = match.group(2)
+    if agent in _VALUED_DIRECTIVES:
+        return None
+    if rest.strip() and _directive_name(rest) is None:
+        return None
+    return agent, rest
+
+
+# --- links: canonical, alternates, Link headers ------------------------------------------
+
+
+def parse_link_header(values: list[str]) -> list[tuple[str, dict[str, str]]]:
+    """RFC 8288 ``Link`` header values as ``[(uri_reference, {param: value})]``.
+
+    Parameter names are lower-cased, quoted values unquoted (RFC 9110 quoted-pairs
+    undone), and a parameter without a value maps to ``""``. When a parameter repeats, the
+    first one wins, as RFC 8288 3.3 requires for ``rel``. A value may hold several links
+    separated by commas; commas inside ``<...>`` and quoted strings do not split. A
+    link-value that does not start with ``<uri>`` is skipped up to the next comma, and so is
+    a malformed parameter up to the next ``;`` or ``,``, so one typo loses as little as
+    possible.
+    """
+    links: list[tuple[str, dict[str, str]]] = []
+    for value in values:
+        _parse_link_value(value, links)
+    return links
+
+
+def _parse_link_value(text: str, links: list[tuple[str, dict[str, str]]]) -> None:
+    end = len(text)
+    pos = 0
+    while True:
+        pos = _match_end(_LINK_GAP_RE, text, pos)
+        if pos >= end:
+            return
+        if text[pos] != "<":
+            pos = _skip_to(text, pos, ",")
+            continue
+        close = text.find(">", pos + 1)
+        if close < 0:
+            return  # an unterminated target swallows the rest of the value
+        uri = text[pos + 1 : close].strip()
+        pos = close + 1
+        params: dict[str, str] = {}
+        while True:
+            pos = _match_end(_OWS_RE, text, pos)
+            if pos >= end or text[pos] == ",":
+                break
+            if text[pos] != ";":
+                pos = _skip_to(text, pos, ";,")
+                continue
+            pos = _match_end(_OWS_RE, text, pos + 1)
+            name = _TOKEN_RE.match(text, pos)
+            if name is None:
+                pos = _skip_to(text, pos, ";,")
+                continue
+            pos = _match_end(_OWS_RE, text, name.end())
+            param_value = ""
+            if pos < end and text[pos] == "=":
+                pos = _match_end(_OWS_RE, text, pos + 1)
+                if pos < end and text[pos] == '"':
+                    quoted = _QUOTED_RE.match(text, pos + 1)
+                    assert quoted is not None  # the pattern matches the empty string
+                    param_value = _QUOTED_PAIR_RE.sub(r"\1", quoted.group(1))
+                    pos = quoted.end()
+                else:
+                    bare = _BARE_VALUE_RE.match(text, pos)
+                    assert bare is not None  # the pattern matches the empty string
+                    param_value = bare.group().strip()
+                    pos = bare.end()
+            params.setdefault(name.group().translate(_ASCII_LOWER), param_value)
+        links.append((uri, params))
+
+
+def _match_end(pattern: re.Pattern[str], text: str, pos: int) -> int:
+    match = pattern.match(text, pos)
+    return pos if match is None else match.end()
+
+
+def _skip_to(text: str, pos: int, stops: str) -> int:
+    """The position of the next ``stops`` character at or after ``pos`` that is outside
+    quotes and ``<...>``, or the end. Always moves past ``pos`` unless ``pos`` is a stop."""
+    end = len(text)
+    while pos < end:
+        char = text[pos]
+        if char in stops:
+            return pos
+        if char == '"':
+            quoted = _QUOTED_RE.match(text, pos + 1)
+            pos = pos + 1 if quoted is None else max(quoted.end(), pos + 1)
+        elif char == "<":
+            close = text.find(">", pos + 1)
+            pos = end if close < 0 else close + 1
+        else:
+            pos += 1
+    return end
+
+
+def _header_links(link_headers: list[str], rel: str) -> Iterator[tuple[str, dict[str, str]]]:
+    """Header links with ``rel`` among their relation types whose context is this page.
+    An ``anchor`` parameter moves the context to another resource (RFC 8288 3.2)."""
+    for uri, params in parse_link_header(link_headers):
+        if params.get("anchor", "").strip():
+            continue
+        if rel in _rel_tokens(params.get("rel", "")):
+            yield uri, params
+
+
+def _rel_tokens(value: str) -> set[str]:
+    return set(_HTML_SPACE_RE.split(value.translate(_ASCII_LOWER)))
+
+
+def _page_links(selector: Selector, rel: str) -> Iterator[dict[str, str]]:
+    """Attributes of each ``<link>`` with ``rel`` among its (case-insensitive) rel tokens."""
+    for node in selector.xpath("//link[@rel]"):
+        attrib = node.attrib
+        if rel in _rel_tokens(attrib["rel"]):
+            yield attrib
+
+
+def canonical_urls(selector: Selector, link_headers: list[str], base: str) -> list[str]:
+    """Every canonical URL the page declares: the hrefs of ``<link rel="canonical">`` in
+    document order, then the ``rel=canonical`` targets of ``Link`` headers.
+
+    All are returned, duplicates included, so the caller can tell one consistent canonical
+    from conflicting ones (which search engines then ignore). Empty hrefs are dropped.
+    Header targets are resolved against ``base`` like the rest; RFC 8288 would resolve them
+    against the response URL, which only differs when the page has a ``<base href>``.
+    """
+    found: list[str] = []
+    for attrib in _page_links(selector, "canonical"):
+        url = _absolute(base, attrib.get("href", ""))
+        if url is not None:
+            found.append(url)
+    for uri, _params in _header_links(link_headers, "canonical"):
+        url = _absolute(base, uri)
+        if url is not None:
+            found.append(url)
+    return found
+
+
+def alternates(selector: Selector, link_headers: list[str], base: str) -> list[tuple[str, str]]:
+    """``(hreflang, absolute href)`` pairs for the page's language versions (G6).
+
+    Sources are ``<link rel="alternate" hreflang href>`` (rel token matched
+    case-insensitively), then ``Link`` headers with ``rel="alternate"`` and a ``hreflang``
+    parameter. First occurrence wins for duplicates. ``hreflang`` is stripped but otherwise
+    returned as written (``x-default``, ``en-GB``), since validating it is the caller's job.
+    Pairs with an empty hreflang or href are dropped.
+    """
+    pairs: list[tuple[str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    raw = [
+        (attrib.get("hreflang", ""), attrib.get("href", ""))
+        for attrib in _page_links(selector, "alternate")
+    ]
+    raw += [
+        (params["hreflang"], uri)
+        for uri, params in _header_links(link_headers, "alternate")
+        if "hreflang" in params
+    ]
+    for hreflang, href in raw:
+        lang = hreflang.strip()
+        url = _absolute(base, href)
+        if lang and url is not None and (lang, url) not in seen:
+            seen.add((lang, url))
+            pairs.append((lang, url))
+    return pairs
+
+
+# --- meta refresh -------------------------------------------------------------------------
+
+
+def refresh_url(selector: Selector, base: str) -> str | None:
+    """The absolute target of ``<meta http-equiv="refresh" content="5; url=/x">``, or
+    ``None`` when the page has no refresh or only a plain reload.
+
+    Parses ``content`` with the HTML standard's "shared declarative refresh steps", so it
+    accepts what browsers accept (``0;url=x``, ``0; URL='x'``, ``0, url=x``, ``0;x``,
+    ``.5;x``). As in a browser, the first refresh that parses is the one that counts; an
+    unparsable one is passed over.
+    """
+    for node in selector.xpath("//meta[@http-equiv][@content]"):
+        if node.attrib["http-equiv"].strip().translate(_ASCII_LOWER) != "refresh":
+            continue
+        target = _refresh_target(node.attrib["content"])
+        if target is None:
+            continue
+        if not target:
+            return None  # a reload of the page itself
+        try:
+            return urljoin(base, target)
+        except ValueError:
+            continue  # the URL parser fails: the browser ignores this refresh
+    return None
+
+
+def _refresh_target(content: str) -> str | None:
+    """The raw URL of a refresh ``content``: ``""`` for a reload, ``None`` when invalid."""
+    text = content.lstrip("\t\n\f\r ")
+    time_end = _match_end(_DIGITS_RE, text, 0)
+    if time_end == 0 and not text.startswith("."):
+        return None
+    rest = text[time_end:].lstrip("0123456789.")
+    if rest and rest[0] not in ";,\t\n\f\r ":
+        return None
+    rest = rest.lstrip("\t\n\f\r ")
+    if rest[:1] in (";", ","):
+        rest = rest[1:]
+    rest = rest.lstrip("\t\n\f\r ")
+    url = rest
+    prefix = _REFRESH_URL_PREFIX_RE.match(rest)
+    if prefix is None or not prefix.group():
+        url = _strip_quotes(rest)  # no "url=": straight to "skip quotes"
+    elif prefix.group(1):
+        url = _strip_quotes(rest[prefix.end() :].lstrip("\t\n\f\r "))
+    # else "u", "ur" or "url" without "=": the whole remainder is the URL (the spec's
+    # jump to "parse").
+    return url.strip()
+
+
+def _strip_quotes(text: str) -> str:
+    if text[:1] in ("'", '"'):
+        quote, text = text[0], text[1:]
+        text = text.split(quote, 1)[0]
+    return text
+
+
+# --- images -------------------------------------------------------------------------------
+
+
+def parse_srcset(value: str) -> list[str]:
+    """The URLs of a ``srcset`` attribute, parsed as the HTML standard's "parse a srcset
+    attribute" does.
+
+    A URL runs to the next whitespace, and trailing commas end it, so image-CDN URLs with
+    commas (``/w_100,h_100/x.jpg``) stay whole. Descriptors (``1x``, ``300w``, ``1.5x``)
+    are skipped. Like the browser, a candidate with invalid descriptors (``2x 3x``,
+    ``0w``) is dropped, because no browser would load its image.
+    """
+    urls: list[str] = []
+    end = len(value)
+    pos = 0
+    while True:
+        pos = _match_end(_SRCSET_GAP_RE, value, pos)
+        if pos >= end:
+            return urls
+        url_match = _SRCSET_URL_RE.match(value, pos)
+        assert url_match is not None  # value[pos] is not whitespace
+        url, pos = url_match.group(), url_match.end()
+        descriptors: list[str] = []
+        if url.endswith(","):
+            url = url.rstrip(",")
+        else:
+            while True:
+                pos = _match_end(_SRCSET_SPACE_RE, value, pos)
+                if pos >= end:
+                    break
+                if value[pos] == ",":
+                    pos += 1
+                    break
+                descriptor = _SRCSET_DESCRIPTOR_RE.match(value, pos)
+                assert descriptor is not None  # value[pos] is neither whitespace nor a comma
+                descriptors.append(descriptor.group())
+                pos = descriptor.end()
+        if _valid_descriptors(descriptors):
+            urls.append(url)
+
+
+def _valid_descriptors(descriptors: list[str]) -> bool:
+    """The HTML standard's srcset descriptor parser: at most one of ``<n>w`` and ``<f>x``,
+    ``<n>h`` (future-compat) only beside ``w``, integers positive, densities non-negative."""
+    width = density = height = False
+    for descriptor in descriptors:
+        number, kind = descriptor[:-1], descriptor[-1]
+        if kind in ("w", "h"):
+            if not _HTML_INTEGER_RE.match(number) or not number.strip("0"):
+                return False
+            if density or (width if kind == "w" else height):
+                return False
+            if kind == "w":
+                width = True
+            else:
+                height = True
+        elif kind == "x":
+            if width or density or height or not _HTML_FLOAT_RE.match(number):
+                return False
+            if float(number) < 0:
+                return False
+            density = True
+        else:
+            return False
+    return width or not height
+
+
+def image_urls(selector: Selector, base: str) -> list[str]:
+    """Absolute URLs of the page's images, in document order, each once (first wins).
+
+    Reads ``<img src>``, the ``<img srcset>`` candidates, the ``srcset`` candidates of
+    ``<source>`` inside ``<picture>``, and the ``content`` of ``og:image``, ``og:image:url``
+    and ``og:image:secure_url`` metas. Empty values and ``data:``, ``javascript:``,
+    ``blob:`` and ``about:`` URLs are skipped, since none of them is an image a crawler can
+    fetch. No cap is applied; the caller applies the 1,000-per-URL limit.
+    """
+    found: list[str] = []
+    seen: set[str] = set()
+
+    def add(raw: str) -> None:
+        url = _media_url(base, raw)
+        if url is not None and url not in seen:
+            seen.add(url)
+            found.append(url)
+
+    # libxml2 does not know <source> as a void element, so a run of <source> tags nests:
+    # hence the descendant axis under <picture>.
+    for node in selector.xpath("//img | //picture//source | //meta[@property][@content]"):
+        attrib = node.attrib
+        tag = node.root.tag
+        if tag == "meta":
+            prop = attrib["property"].strip().translate(_ASCII_LOWER)
+            if prop in ("og:image", "og:image:url", "og:image:secure_url"):
+                add(attrib["content"])
+            continue
+        if tag == "img" and "src" in attrib:
+            add(attrib["src"])
+        for url in parse_srcset(attrib.get("srcset", "")):
+            add(url)
+    return found
+
+
+# --- videos -------------------------------------------------------------------------------
+
+
+def videos(selector: Selector, ld: list[Any], base: str) -> list[dict[str, str]]:
+    """Video candidates with the raw fields the page gives for each.
+
+    Keys are among ``thumbnail_loc``, ``title``, ``description``, ``content_loc``,
+    ``player_loc``, ``duration`` (whole seconds as a decimal string) and
+    ``publication_date``. A field the page does not give is absent: nothing is invented,
+    and the caller decides which candidates meet G7. Sources, in this order:
+
+    1. JSON-LD ``VideoObject`` objects at any depth of ``ld``: ``contentUrl``,
+       ``embedUrl``, ``thumbnailUrl`` (a string, a list or an ImageObject), ``name``,
+       ``description``, ``duration`` (ISO 8601) and ``uploadDate``.
+    2. Open Graph: the first of ``og:video``, ``og:video:url`` and ``og:video:secure_url``
+       is the ``content_loc`` when ``og:video:type`` is ``video/*`` or the URL path ends
+       in a video file extension, and the ``player_loc`` otherwise. Alongside it come
+       ``og:image`` (or ``og:image:url``/``og:image:secure_url``), ``og:title``,
+       ``og:description`` and ``og:video:duration`` (seconds).
+    3. Each ``<video>`` whose ``src`` or first ``<source src>`` is usable, with ``poster``
+       as the thumbnail and ``title`` or ``aria-label`` as the title. Title and description
+       fall back to ``og:title``/``og:description``, never to the ``<title>`` text, which
+       names the page rather than the video.
+
+    A candidate whose content or player URL equals a content or player URL of an earlier
+    one describes the same video and is dropped, and so is a VideoObject with no usable
+    field at all. Text is whitespace-collapsed; empty values and
+    ``data:``/``javascript:``/``blob:``/``about:`` URLs are omitted.
+    """
+    og = _open_graph(selector)
+    candidates = [_ld_video(obj, base) for obj in _ld_objects(ld) if _has_type(obj, "VideoObject")]
+    og_video = _og_video(og, base)
+    if og_video is not None:
+        candidates.append(og_video)
+    candidates += _element_videos(selector, og, base)
+
+    kept: list[dict[str, str]] = []
+    seen: set[str] = set()
+    for candidate in candidates:
+        locs = {candidate[key] for key in ("content_loc", "player_loc") if key in candidate}
+        if candidate and not locs & seen:
+            kept.append(candidate)
+        seen |= locs
+    return kept
+
+
+def _ld_video(obj: dict[str, Any], base: str) -> dict[str, str]:
+    fields = {
+        "content_loc": _ld_url(obj.get("contentUrl"), base),
+        "player_loc": _ld_url(obj.get("embedUrl"), base),
+        "thumbnail_loc": _ld_url(obj.get("thumbnailUrl"), base),
+        "title": _ld_text(obj.get("name")),
+        "description": _ld_text(obj.get("description")),
+        "publication_date": _ld_text(obj.get("uploadDate")),
+    }
+    duration = obj.get("duration")
+    if isinstance(duration, str):
+        seconds = iso8601_duration(duration)
+        if seconds is not None:
+            fields["duration"] = str(seconds)
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+def _open_graph(selector: Selector) -> dict[str, list[str]]:
+    """``<meta property content>`` values by lower-case property, in document order."""
+    og: dict[str, list[str]] = {}
+    for node in selector.xpath("//meta[@property][@content]"):
+        prop = node.attrib["property"].strip().translate(_ASCII_LOWER)
+        og.setdefault(prop, []).append(node.attrib["content"])
+    return og
+
+
+def _og_url(og: dict[str, list[str]], base: str, *props: str) -> str | None:
+    for prop in props:
+        for raw in og.get(prop, ()):
+            url = _media_url(base, raw)
+            if url is not None:
+                return url
+    return None
+
+
+def _og_text(og: dict[str, list[str]], prop: str) -> str | None:
+    for raw in og.get(prop, ()):
+        text = _collapse(raw)
+        if text:
+            return text
+    return None
+
+
+def _og_video(og: dict[str, list[str]], base: str) -> dict[str, str] | None:
+    url = _og_url(og, base, "og:video", "og:video:url", "og:video:secure_url")
+    if url is None:
+        return None
+    media_type = (_og_text(og, "og:video:type") or "").translate(_ASCII_LOWER)
+    try:
+        path = urlsplit(url).path.translate(_ASCII_LOWER)
+    except ValueError:
+        path = ""
+    is_file = media_type.startswith("video/") or path.endswith(_VIDEO_FILE_EXTENSIONS)
+    fields = {
+        "content_loc" if is_file else "player_loc": url,
+        "thumbnail_loc": _og_url(og, base, "og:image", "og:image:url", "og:image:secure_url"),
+        "title": _og_text(og, "og:title"),
+        "description": _og_text(og, "og:description"),
+    }
+    duration = _og_text(og, "og:video:duration")
+    if duration is not None and _HTML_INTEGER_RE.match(duration):
+        fields["duration"] = duration.lstrip("0") or "0"
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+def _element_videos(
+    selector: Selector, og: dict[str, list[str]], base: str
+) -> Iterator[dict[str, str]]:
+    for node in selector.xpath("//video"):
+        sources = [node.attrib.get("src", ""), *node.xpath(".//source/@src").getall()]
+        content = next(
+            (url for url in (_media_url(base, raw) for raw in sources) if url is not None), None
+        )
+        if content is None:
+            continue  # filled in by script: nothing on the page identifies the video
+        fields = {
+            "content_loc": content,
+            "thumbnail_loc": _media_url(base, node.attrib.get("poster", "")),
+            "title": _collapse(node.attrib.get("title", ""))
+            or _collapse(node.attrib.get("aria-label", ""))
+            or _og_text(og, "og:title"),
+            "description": _og_text(og, "og:description"),
+        }
+        yield {key: value for key, value in fields.items() if value}
+
+
+def iso8601_duration(value: str) -> int | None:
+    """Whole seconds of an ISO 8601 duration ``PnDTnHnMnS``, or ``None`` when ``value`` is
+    not one.
+
+    Fractional seconds (``.`` or ``,``) are rounded half to even, like Python's
+    :func:`round`: ``PT0.5S`` is 0 and ``PT1.5S`` is 2. Years, months and weeks are
+    rejected because they have no fixed length in seconds. At least one component must be
+    present (``P`` and ``PT`` are not durations), and a ``T`` must be followed by one.
+    """
+    match = _DURATION_RE.match(value.strip())
+    if match is None:
+        return None
+    days, hours, minutes, seconds, fraction = match.groups()
+    if days is hours is minutes is seconds is None:
+        return None
+    total = int(days or 0) * 86_400 + int(hours or 0) * 3_600 + int(minutes or 0) * 60
+    total += int(seconds or 0)
+    if fraction:
+        # Exact half-to-even on the digits: no float, so no 0.49999... surprises.
+        digits = fraction.rstrip("0")
+        if digits > "5" or (digits == "5" and total % 2 == 1):
+            total += 1
+    return total
+
+
+# --- dates --------------------------------------------------------------------------------
+
+
+def page_dates(selector: Selector, ld: list[Any]) -> list[str]:
+    """The raw modification dates the page declares, most trusted first.
+
+    The order is ``article:modified_time``, then ``og:updated_time``, then the first
+    JSON-LD ``dateModified`` at any depth, then microdata ``dateModified`` in document
+    order (``<meta itemprop content>``, and ``<time itemprop>`` with its ``datetime``, or
+    its text when it has none, as microdata defines a time's value). The caller takes the
+    first one :func:`facts.parse_lastmod` accepts. Strings are stripped, and empty ones and
+    repeats are dropped.
+    """
+    og = _open_graph(selector)
+    raw: list[str] = [*og.get("article:modified_time", ()), *og.get("og:updated_time", ())]
+    for obj in _ld_objects(ld):
+        modified = obj.get("dateModified")
+        if isinstance(modified, str) and modified.strip():
+            raw.append(modified)
+            break
+    for node in selector.xpath("//meta[@itemprop] | //time[@itemprop]"):
+        if "dateModified" not in _HTML_SPACE_RE.split(node.attrib["itemprop"]):
+            continue
+        if node.root.tag == "meta":
+            raw.append(node.attrib.get("content", ""))
+        elif "datetime" in node.attrib:
+            raw.append(node.attrib["datetime"])
+        else:
+            raw.append(node.xpath("string()").get(""))
+    dates: dict[str, None] = {}  # ordered and deduplicated
+    for value in raw:
+        if value.strip():
+            dates.setdefault(value.strip())
+    return list(dates)
+
+
+# --- shared -------------------------------------------------------------------------------
+
+
+def _absolute(base: str, value: str) -> str | None:
+    """``urljoin(base, value.strip())``, or ``None`` for an empty value or one the URL
+    parser rejects (such as an unclosed IPv6 bracket)."""
+    value = value.strip()
+    if not value:
+        return None
+    try:
+        return urljoin(base, value)
+    except ValueError:
+        return None
+
+
+def _media_url(base: str, value: str) -> str | None:
+    """:func:`_absolute`, minus URLs of no fetchable resource. The scheme is checked after
+    joining, because the URL parser drops tabs and newlines, so ``da\\tta:`` means
+    ``data:``."""
+    url = _absolute(base, value)
+    if url is None:
+        return None
+    try:
+        scheme = urlsplit(url).scheme
+    except ValueError:
+        return None
+    return None if scheme.translate(_ASCII_LOWER) in _UNFETCHABLE_SCHEMES else url
+
+
+def _collapse(text: str) -> str:
+    return " ".join(text.split())
