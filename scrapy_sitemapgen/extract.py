@@ -10,6 +10,7 @@ with the spider), and a switched-off feature costs nothing.
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from parsel import Selector
@@ -63,13 +64,20 @@ class _Page:
         self.reporter = reporter
         self.loc = loc
         self.html = isinstance(response, HtmlResponse)
-        self.selector: Selector = _NO_HTML
-        self.base = response.url
-        if isinstance(response, HtmlResponse):
-            self.selector = response.selector
-            self.base = get_base_url(response)
         self.links = _header_values(response, b"Link")
         self._ld: list[Any] | None = None
+
+    @cached_property
+    def selector(self) -> Selector:
+        """Scrapy's cached selector: built on first use here or in the spider, never twice."""
+        response = self.response
+        return response.selector if isinstance(response, HtmlResponse) else _NO_HTML
+
+    @cached_property
+    def base(self) -> str:
+        """What relative URLs resolve against: ``<base href>`` or the page URL."""
+        response = self.response
+        return get_base_url(response) if isinstance(response, HtmlResponse) else response.url
 
     @property
     def ld(self) -> list[Any]:
