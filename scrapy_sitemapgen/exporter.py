@@ -16,19 +16,23 @@ from scrapy.exceptions import CloseSpider, NotConfigured
 from scrapy.utils.asyncio import run_in_thread
 
 from . import stats as keys
-from .delivery import write_sitemaps
+from .build import stage_origin
+from .delivery import publish_local, publish_remote, staging_for
+from .manifest import PublishState
 from .settings import Config
 from .stats import Reporter
 from .store import SqliteFactStore, StoreError
+from .urls import origin_folder
 
 if TYPE_CHECKING:
     from scrapy import Spider
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
-    from .delivery import OriginReport
+    from .build import OriginSet
     from .facts import UrlFacts
     from .store import FactStore
+    from .urls import Origin
 
 __all__ = ["SitemapExporter"]
 
@@ -52,7 +56,8 @@ class SitemapExporter:
         self.store: FactStore | None = None
         self._temp_dir: Path | None = None
         self._record_failed = False
-        self.reports: list[OriginReport] = []
+        #: What the last write staged and delivered, per origin (for tests and tools).
+        self.sets: list[OriginSet] = []
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -80,7 +85,9 @@ class SitemapExporter:
 
     def spider_opened(self) -> None:
         jobdir = self.config.jobdir
-        if jobdir is not None:
+        if self.config.store_path is not None:
+            path = self.config.store_path
+        elif jobdir is not None:
             path = jobdir / "sitemapgen" / _STORE_FILE
         else:
             self._temp_dir = Path(tempfile.mkdtemp(prefix="sitemapgen-"))
@@ -90,9 +97,10 @@ class SitemapExporter:
         except StoreError:
             logger.error("Sitemap: cannot open the store; closing the spider", exc_info=True)
             raise CloseSpider("sitemapgen_store_unavailable") from None
-        if jobdir is not None and len(self.store):
+        if self._temp_dir is None and len(self.store):
             logger.info(
-                "Sitemap: resuming with %(count)d URLs recorded before the pause (%(path)s)",
+                "Sitemap: the store %(path)s already holds %(count)d URLs (a resumed crawl, "
+                "or SITEMAPGEN_STORE kept from an earlier one)",
                 {"count": len(self.store), "path": path},
             )
 
@@ -121,7 +129,7 @@ class SitemapExporter:
                     "%(out)s were left as they are; %(kept)s",
                     {
                         "reason": reason,
-                        "out": self.config.output_dir,
+                        "out": self.config.uri,
                         "kept": (
                             "the recorded URLs stay in JOBDIR for the resumed crawl"
                             if self.config.jobdir
@@ -130,12 +138,13 @@ class SitemapExporter:
                     },
                 )
                 return
-            await run_in_thread(self._write, store)
+            self.stats.set_value(keys.URLS_STORED, await run_in_thread(len, store))
+            self.sets = await publish(store, self.config, self.reporter, self.crawler)
         except Exception:  # Scrapy would swallow it; make the failure visible and counted.
             self.stats.inc_value(keys.OUTPUT_FAILED)
             logger.error(
                 "Sitemap: writing to %(out)s failed; the files published before are unchanged",
-                {"out": self.config.output_dir},
+                {"out": self.config.uri},
                 exc_info=True,
                 extra={"spider": spider},
             )
@@ -145,33 +154,77 @@ class SitemapExporter:
             if self._temp_dir is not None:
                 shutil.rmtree(self._temp_dir, ignore_errors=True)
 
-    def _write(self, store: FactStore) -> None:
-        now = datetime.now(timezone.utc)
-        self.stats.set_value(keys.URLS_STORED, len(store))
-        self.reports = write_sitemaps(store, self.config, now, self.reporter)
-        self.stats.set_value(keys.ORIGINS, len(self.reports))
-        self.stats.set_value(keys.URLS_WRITTEN, sum(r.output.url_count for r in self.reports))
-        self.stats.set_value(keys.FILES_WRITTEN, sum(len(r.output.files) for r in self.reports))
-        for report in self.reports:
-            name = report.origin.name
-            self.stats.set_value(keys.urls_written_for(name), report.output.url_count)
-            self.stats.set_value(keys.files_written_for(name), len(report.output.files))
-            logger.info(
-                "Sitemap: %(root)s: %(urls)d URLs in %(files)d sitemap file(s)%(news)s under "
-                "%(folder)s; add to its robots.txt: %(robots)s",
-                {
-                    "root": report.origin.root,
-                    "urls": report.output.url_count,
-                    "files": len(report.output.sitemaps),
-                    "news": (
-                        f", {sum(f.entries for f in report.output.news)} news entries in "
-                        f"{len(report.output.news)} news sitemap(s)"
-                        if report.output.news
-                        else ""
-                    ),
-                    "folder": report.folder,
-                    "robots": report.robots_lines.strip().replace("\n", " | "),
-                },
-            )
-        if not self.reports:
-            logger.info("Sitemap: no page was recorded, so no sitemap was written")
+
+def _stage(
+    store: FactStore, config: Config, reporter: Reporter, state: PublishState, staged: list[Path]
+) -> list[OriginSet]:
+    now = datetime.now(timezone.utc)
+    sets = []
+    for origin in store.origins():
+        staging = staging_for(config, origin_folder(config.uri, origin))
+        staged.append(staging)
+        origin_set = stage_origin(store, origin, config, now, state, reporter, staging)
+        if origin_set is not None:
+            sets.append(origin_set)
+    return sets
+
+
+async def publish(
+    store: FactStore, config: Config, reporter: Reporter, crawler: Crawler | None
+) -> list[OriginSet]:
+    """Stage every origin's set from ``store``, deliver it, remember what was published,
+    and log and count the result. Staging runs in a thread: a million URLs take seconds.
+    ``crawler`` builds the feed storages of a remote output (None: local output only)."""
+    staged: list[Path] = []
+    state = await run_in_thread(PublishState, config.state_path)
+    try:
+        sets = await run_in_thread(_stage, store, config, reporter, state, staged)
+        if config.local:
+            await run_in_thread(publish_local, sets)
+            delivered = {s.origin for s in sets}
+        else:
+            if crawler is None:
+                raise ValueError(f"delivering to {config.uri} needs a crawler for its feed storage")
+            delivered = set(await publish_remote(sets, crawler, reporter))
+        for origin_set in sets:
+            if origin_set.origin in delivered:
+                state.commit(config.uri, origin_set.origin.name, origin_set.records)
+        _report(sets, delivered, reporter)
+        return sets
+    finally:
+        state.close()
+        for staging in staged:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def _report(sets: list[OriginSet], delivered: set[Origin], reporter: Reporter) -> None:
+    stats = reporter.stats
+    stats.set_value(keys.ORIGINS, len(sets))
+    stats.set_value(keys.URLS_WRITTEN, sum(s.output.url_count for s in sets))
+    stats.set_value(keys.FILES_WRITTEN, sum(len(s.output.files) for s in sets))
+    for origin_set in sets:
+        output = origin_set.output
+        name = origin_set.origin.name
+        stats.set_value(keys.urls_written_for(name), output.url_count or sum(f.entries for f in output.texts))
+        stats.set_value(keys.files_written_for(name), len(output.files))
+        changed = origin_set.changed
+        logger.info(
+            "Sitemap: %(root)s: %(urls)d URLs (%(added)+d, -%(removed)d since the previous run) "
+            "in %(files)d sitemap file(s)%(news)s%(texts)s at %(folder)s%(failed)s; changed: "
+            "%(changed)s; add to its robots.txt: %(robots)s",
+            {
+                "root": origin_set.origin.root,
+                "urls": output.url_count or sum(f.entries for f in output.texts),
+                "added": origin_set.added,
+                "removed": origin_set.removed,
+                "files": len(output.sitemaps),
+                "news": f", {len(output.news)} news sitemap(s)" if output.news else "",
+                "texts": f", {len(output.texts)} text sitemap(s)" if output.texts else "",
+                "folder": origin_set.folder,
+                "failed": "" if origin_set.origin in delivered else " (DELIVERY INCOMPLETE)",
+                "changed": ", ".join(changed) if changed else "nothing",
+                "robots": origin_set.robots_lines.strip().replace("\n", " | "),
+            },
+        )
+    if not sets:
+        logger.info("Sitemap: no page was recorded, so no sitemap was written")

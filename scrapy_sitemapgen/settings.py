@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from scrapy.utils.project import data_path
 from w3lib.url import file_uri_to_path
 
 from .facts import FactRejected, parse_changefreq, parse_priority
@@ -22,7 +23,7 @@ from .limits import (
     MIN_BYTES_PER_SITEMAP,
     NEWS_MAX_AGE_SECONDS,
 )
-from .urls import Origin, UrlPolicy, UrlRejected, base_url_for, normalize_loc
+from .urls import Origin, UrlPolicy, UrlRejected, base_url_for, normalize_loc, origin_folder
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -41,6 +42,10 @@ DEFAULTS: dict[str, Any] = {
     "SITEMAPGEN_GZIP": True,
     "SITEMAPGEN_CONTENT_TYPES": ["text/html", "application/xhtml+xml"],
     "SITEMAPGEN_WRITE_ON_SHUTDOWN": False,
+    "SITEMAPGEN_FORMATS": ["xml"],
+    "SITEMAPGEN_ROBOTS_TXT": "",
+    "SITEMAPGEN_STATE": "",
+    "SITEMAPGEN_STORE": "",
     # What gets listed
     "SITEMAPGEN_RESPECT_NOINDEX": True,
     "SITEMAPGEN_RESPECT_CANONICAL": True,
@@ -65,6 +70,10 @@ DEFAULTS: dict[str, Any] = {
     "SITEMAPGEN_PRIORITY": [],
 }
 
+#: The formats SITEMAPGEN_FORMATS may name: XML urlsets (with index) and text sitemaps (P11).
+FORMATS = ("xml", "txt")
+#: The state file of a local output, kept in the output folder (beside the origin folders).
+LOCAL_STATE_NAME = ".sitemapgen-state.sqlite3"
 #: The lastmod sources SITEMAPGEN_LASTMOD_SOURCES may name, in no particular order.
 LASTMOD_SOURCES = ("header", "page", "crawl_time")
 Rule = tuple["re.Pattern[str]", str]
@@ -150,9 +159,13 @@ def _rules(settings: BaseSettings, name: str, parse: Callable[[object], str], al
     return tuple(rules)
 
 
-def _host(name: str, value: object) -> str:
+def _host(value: object) -> str:
+    """A bare host name, lower-case and in punycode; "" when ``value`` is anything else
+    (a URL, a path, a port: an alias applies to one host on every scheme and port)."""
+    if not isinstance(value, str) or not value.strip() or any(c in value for c in ":/@?#[]\\"):
+        return ""
     try:
-        return normalize_loc(f"http://{value}/").split("/")[2] if isinstance(value, str) else ""
+        return normalize_loc(f"http://{value.strip()}/").split("/")[2]
     except UrlRejected:
         return ""
 
@@ -162,8 +175,8 @@ def _host_aliases(settings: BaseSettings) -> dict[str, str]:
     raw = settings.getdict(name, DEFAULTS[name]) if settings.get(name) is not None else {}
     aliases = {}
     for alias, host in raw.items():
-        key, value = _host(name, alias), _host(name, host)
-        if not key or not value or ":" in key.strip("[]") or ":" in value.strip("[]"):
+        key, value = _host(alias), _host(host)
+        if not key or not value:
             raise ValueError(
                 f"{name} maps {alias!r} to {host!r}: both must be host names without a port, "
                 f"e.g. {{'example.com': 'www.example.com'}}."
@@ -183,16 +196,57 @@ def _lastmod_sources(settings: BaseSettings) -> tuple[str, ...]:
     return tuple(sources)
 
 
-def _output_dir(uri: str) -> Path:
+def _scheme(uri: str) -> str:
     scheme = urlsplit(uri).scheme
-    if scheme == "file":
-        return Path(file_uri_to_path(uri))
-    if scheme and len(scheme) > 1:  # "C:\\..." is a Windows drive, not a scheme
+    return "" if len(scheme) == 1 else scheme  # "C:\\..." is a Windows drive, not a scheme
+
+
+def _local_path(uri: str) -> Path:
+    return Path(file_uri_to_path(uri)) if _scheme(uri) == "file" else Path(uri)
+
+
+def _check_uri(settings: BaseSettings, uri: str) -> bool:
+    """Check SITEMAPGEN_URI against FEED_STORAGES, the way FEEDS keys are; True if local."""
+    name = "SITEMAPGEN_URI"
+    scheme = _scheme(uri)
+    storages = {k: v for k, v in settings.getwithbase("FEED_STORAGES").items() if v is not None}
+    if (scheme or "file") not in storages and scheme:
         raise ValueError(
-            f"SITEMAPGEN_URI={uri!r} is invalid: only a local folder path or a file:// URI is "
-            f"supported (got scheme {scheme!r})."
+            f"{name}={uri!r} is invalid: no feed storage handles the scheme {scheme!r} "
+            f"(FEED_STORAGES has {', '.join(sorted(k for k in storages if k))})."
         )
-    return Path(uri)
+    try:
+        origin_folder(uri, _SAMPLE_ORIGIN)
+    except (KeyError, ValueError, TypeError) as exc:
+        raise ValueError(
+            f"{name}={uri!r} is invalid ({type(exc).__name__}: {exc}): the only placeholders "
+            f"are %(scheme)s, %(host)s, %(port)s and %(origin)s (write a literal % as %%)."
+        ) from None
+    default_file = storages.get("file") == "scrapy.extensions.feedexport.FileFeedStorage"
+    # A local path is written in place, atomically; a user's own "file" storage is honoured.
+    return scheme in ("", "file") and default_file
+
+
+def _store_path(settings: BaseSettings) -> Path | None:
+    name = "SITEMAPGEN_STORE"
+    raw = _get(settings, name)
+    if not isinstance(raw, (str, Path)):
+        raise ValueError(f"{name}={raw!r} is invalid: it must be the path of an SQLite file.")
+    text = str(raw).strip()
+    if _scheme(text) not in ("", "file"):
+        raise ValueError(
+            f"{name}={raw!r} is invalid: only an SQLite file path (or a file:// URI) is "
+            f"supported (got scheme {_scheme(text)!r})."
+        )
+    return _local_path(text) if text else None
+
+
+def _formats(settings: BaseSettings) -> frozenset[str]:
+    name = "SITEMAPGEN_FORMATS"
+    formats = [f.lower() for f in _strings(settings, name, "format names")]
+    if not formats or any(f not in FORMATS for f in formats):
+        raise ValueError(f"{name}={formats!r} is invalid: it must list one or both of xml, txt.")
+    return frozenset(formats)
 
 
 def _check_base_url(template: str) -> str:
@@ -215,7 +269,16 @@ class Config:
     """The checked settings; built once per component in ``from_crawler``."""
 
     enabled: bool
-    output_dir: Path
+    #: SITEMAPGEN_URI as given: a folder path or a URI any FEED_STORAGES scheme handles.
+    uri: str
+    #: Written in place with atomic renames (a local path with Scrapy's FileFeedStorage).
+    local: bool
+    #: The local folder of ``uri`` (its placeholders unfilled); None for remote outputs.
+    output_dir: Path | None
+    #: The SQLite file that remembers what was published (hashes, lastmods, URLs).
+    state_path: Path
+    formats: frozenset[str]
+    robots_txt: str
     base_url: str
     max_urls: int
     max_bytes: int
@@ -223,6 +286,8 @@ class Config:
     content_types: frozenset[str]
     write_on_shutdown: bool
     jobdir: Path | None
+    #: SITEMAPGEN_STORE: an SQLite file kept after the crawl; None: JOBDIR's or a temporary one.
+    store_path: Path | None
     url_policy: UrlPolicy
     respect_noindex: bool
     respect_canonical: bool
@@ -248,14 +313,39 @@ class Config:
             )
         uri = _get(settings, "SITEMAPGEN_URI")
         if not isinstance(uri, (str, Path)) or not str(uri).strip():
-            raise ValueError(f"SITEMAPGEN_URI={uri!r} is invalid: it must be a folder path or file:// URI.")
+            raise ValueError(
+                f"SITEMAPGEN_URI={uri!r} is invalid: it must be a folder path or a URI that "
+                f"FEEDS would accept."
+            )
+        uri = str(uri).strip()
+        local = _check_uri(settings, uri)
+        output_dir = _local_path(uri) if local else None
+        state = _get(settings, "SITEMAPGEN_STATE")
+        if not isinstance(state, (str, Path)):
+            raise ValueError(f"SITEMAPGEN_STATE={state!r} is invalid: it must be a file path.")
+        if str(state).strip():
+            state_path = Path(str(state).strip())
+        elif output_dir is not None and "%(" not in str(output_dir):
+            state_path = output_dir / LOCAL_STATE_NAME
+        else:
+            state_path = Path(data_path("sitemapgen-state.sqlite3"))
+        robots_txt = _get(settings, "SITEMAPGEN_ROBOTS_TXT")
+        if not isinstance(robots_txt, (str, Path)):
+            raise ValueError(
+                f"SITEMAPGEN_ROBOTS_TXT={robots_txt!r} is invalid: it must be a file path."
+            )
         base_url = _get(settings, "SITEMAPGEN_BASE_URL")
         if not isinstance(base_url, str):
             raise ValueError(f"SITEMAPGEN_BASE_URL={base_url!r} is invalid: it must be a string.")
         jobdir = settings.get("JOBDIR")
         return cls(
             enabled=enabled,
-            output_dir=_output_dir(str(uri)),
+            uri=uri,
+            local=local,
+            output_dir=output_dir,
+            state_path=state_path,
+            formats=_formats(settings),
+            robots_txt=str(robots_txt).strip(),
             base_url=_check_base_url(base_url.strip()),
             max_urls=_int(settings, "SITEMAPGEN_MAX_URLS", 1, MAX_URLS_PER_SITEMAP, "P7"),
             max_bytes=_int(
@@ -269,6 +359,7 @@ class Config:
             content_types=frozenset(t.strip().lower() for t in content_types),
             write_on_shutdown=_bool(settings, "SITEMAPGEN_WRITE_ON_SHUTDOWN"),
             jobdir=Path(jobdir) if jobdir else None,
+            store_path=_store_path(settings),
             url_policy=UrlPolicy(
                 strip_params=frozenset(
                     p.lower() for p in _strings(settings, "SITEMAPGEN_STRIP_PARAMS", "parameter names")

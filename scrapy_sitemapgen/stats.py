@@ -34,6 +34,15 @@ def skipped(reason: str) -> str:
     return f"{PREFIX}/skipped/{reason}"
 
 
+def delivery_failed(storage: str) -> str:
+    """A file a feed storage could not store (FeedExporter counts feedexport/failed_count)."""
+    return f"{PREFIX}/delivery/failed/{storage}"
+
+
+def delivery_stored(storage: str) -> str:
+    return f"{PREFIX}/delivery/stored/{storage}"
+
+
 def urls_written_for(origin_name: str) -> str:
     return f"{URLS_WRITTEN}/{origin_name}"
 

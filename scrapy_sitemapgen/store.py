@@ -63,10 +63,11 @@ _SELECT = (
 _Row = tuple[Any, ...]
 
 
-def _dump_extra(facts: UrlFacts) -> str | None:
-    """Images, videos and alternates as compact JSON; None when there are none."""
+def _dump_extra(facts: UrlFacts) -> str:
+    """Images, videos and alternates as compact JSON; "" when there are none (not NULL, so
+    a newer page record without media does replace an older one's)."""
     if not (facts.images or facts.videos or facts.alternates):
-        return None
+        return ""
     extra: dict[str, Any] = {}
     if facts.images:
         extra["i"] = facts.images

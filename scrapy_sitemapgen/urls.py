@@ -17,7 +17,16 @@ from w3lib.url import safe_url_string
 
 from .limits import DEFAULT_PORTS, MAX_LOC_LENGTH, URL_SCHEMES
 
-__all__ = ["Origin", "UrlPolicy", "UrlRejected", "base_url_for", "normalize_loc", "origin_of"]
+__all__ = [
+    "Origin",
+    "UrlPolicy",
+    "UrlRejected",
+    "base_url_for",
+    "fill_origin",
+    "normalize_loc",
+    "origin_folder",
+    "origin_of",
+]
 
 # A registered name after IDNA (w3lib does the punycode), or an IPv4/IPv6 literal.
 _HOST_RE = re.compile(r"^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\])$")
@@ -131,19 +140,32 @@ def origin_of(loc: str) -> Origin:
     return Origin(parts.scheme, host, port)
 
 
+def fill_origin(template: str, origin: Origin) -> str:
+    """Fill the ``%(scheme)s``, ``%(host)s``, ``%(port)s`` and ``%(origin)s`` placeholders
+    (printf style, as Scrapy's FEEDS URIs); raises ``KeyError``/``ValueError`` on others."""
+    return template % {
+        "scheme": origin.scheme,
+        "host": origin.host,
+        "port": origin.port,
+        "origin": origin.name,
+    }
+
+
+def origin_folder(template: str, origin: Origin) -> str:
+    """Where one origin's files go: the filled template when it has placeholders, else
+    the origin's own folder (its :attr:`Origin.name`) inside the template."""
+    if "%(" in template:
+        return fill_origin(template, origin)
+    return f"{template.rstrip('/')}/{origin.name}"
+
+
 def base_url_for(template: str, origin: Origin) -> str:
     """The folder URL an origin's files are published under (P13 when on another host),
     normalised like a ``<loc>`` since it becomes the start of the index's ``<loc>`` values.
     Raises :class:`UrlRejected` when the filled template is no valid URL."""
     if not template:
         return origin.root
-    filled = template % {
-        "scheme": origin.scheme,
-        "host": origin.host,
-        "port": origin.port,
-        "origin": origin.name,
-    }
-    folder = normalize_loc(filled)
+    folder = normalize_loc(fill_origin(template, origin))
     return folder if folder.endswith("/") else f"{folder}/"
 
 

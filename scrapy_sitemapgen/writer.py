@@ -8,6 +8,7 @@ tests) and the same code serves the crawl, the offline build and the benchmarks.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -35,8 +36,10 @@ __all__ = [
     "escape",
     "index_name",
     "news_name",
+    "text_name",
     "urlset_name",
     "write_origin",
+    "write_text",
 ]
 
 OpenSink = Callable[[str], BinaryIO]
@@ -82,6 +85,11 @@ def urlset_name(number: int, gzipped: bool) -> str:
     return f"sitemap-{number}.xml{'.gz' if gzipped else ''}"
 
 
+def text_name(number: int, gzipped: bool) -> str:
+    """``sitemap-1.txt.gz``: plain-text sitemaps (P11), one URL per line."""
+    return f"sitemap-{number}.txt{'.gz' if gzipped else ''}"
+
+
 def news_name(number: int, gzipped: bool) -> str:
     """``sitemap-news-1.xml.gz``: Google News sitemaps, kept apart from the urlsets."""
     return f"sitemap-news-{number}.xml{'.gz' if gzipped else ''}"
@@ -105,11 +113,13 @@ class WriterOptions:
 
 @dataclass(frozen=True, slots=True)
 class WrittenFile:
-    """One file of the set. ``size`` is the uncompressed byte count the limits apply to."""
+    """One file of the set. ``size`` is the uncompressed byte count the limits apply to;
+    ``sha256`` is the hash of those uncompressed bytes, what "this file changed" means."""
 
     name: str
     entries: int
     size: int
+    sha256: str = field(default="", compare=False)
 
 
 @dataclass(slots=True)
@@ -118,12 +128,13 @@ class OriginOutput:
 
     sitemaps: list[WrittenFile] = field(default_factory=list)
     news: list[WrittenFile] = field(default_factory=list)
+    texts: list[WrittenFile] = field(default_factory=list)
     indexes: list[WrittenFile] = field(default_factory=list)
 
     @property
     def files(self) -> list[WrittenFile]:
         """Every file, in the order they may be published: the index last."""
-        return [*self.sitemaps, *self.news, *self.indexes]
+        return [*self.sitemaps, *self.news, *self.texts, *self.indexes]
 
     @property
     def url_count(self) -> int:
@@ -133,7 +144,7 @@ class OriginOutput:
 class _SplitFile:
     """One output file being written: counts the uncompressed bytes exactly as written."""
 
-    __slots__ = ("_gz", "_raw", "entries", "name", "size")
+    __slots__ = ("_gz", "_hash", "_raw", "entries", "name", "size")
 
     def __init__(self, name: str, sink: BinaryIO, options: WriterOptions, head: bytes) -> None:
         self.name = name
@@ -147,10 +158,12 @@ class _SplitFile:
         )
         self.entries = 0
         self.size = 0
+        self._hash = hashlib.sha256()
         self._write(head)
 
     def _write(self, data: bytes) -> None:
         (self._gz or self._raw).write(data)
+        self._hash.update(data)
         self.size += len(data)
 
     def add(self, chunk: bytes) -> None:
@@ -162,7 +175,7 @@ class _SplitFile:
         if self._gz is not None:
             self._gz.close()
         self._raw.close()
-        return WrittenFile(self.name, self.entries, self.size)
+        return WrittenFile(self.name, self.entries, self.size, self._hash.hexdigest())
 
 
 def _split(
@@ -274,7 +287,7 @@ def write_origin(
     *,
     scope: str,
     base_url: str,
-    lastmod: str,
+    lastmod: str | Callable[[WrittenFile], str],
     open_sink: OpenSink,
     options: WriterOptions | None = None,
     on_skip: OnSkip | None = None,
@@ -285,7 +298,8 @@ def write_origin(
     ``entries`` must come in the order they should appear (the store gives URL order), all
     of one origin: ``scope`` is that origin's root, and an entry outside it is skipped (P12).
     ``base_url`` is the folder URL the files will be published under (ends with ``/``);
-    ``lastmod`` is the W3C time written for every sitemap in the index (P10). Nothing is
+    ``lastmod`` is the W3C time written for every sitemap in the index (P10), or a function
+    giving it per file (to keep the previous time of a file whose content is unchanged). Nothing is
     opened for an origin with no writable entry: an empty urlset or index is schema-invalid.
     ``news`` are the entries for Google News sitemaps (already filtered by age): written
     into ``sitemap-news-N`` files of at most 1,000 entries, listed in the same index.
@@ -318,10 +332,11 @@ def write_origin(
         )
     )
     base = escape(base_url)
+    lastmod_of = lastmod if callable(lastmod) else (lambda written: lastmod)
     output.indexes.extend(
         _split(
             (
-                f"<sitemap><loc>{base}{f.name}</loc><lastmod>{lastmod}</lastmod></sitemap>\n".encode()
+                f"<sitemap><loc>{base}{f.name}</loc><lastmod>{lastmod_of(f)}</lastmod></sitemap>\n".encode()
                 for f in [*output.sitemaps, *output.news]
             ),
             head=_INDEX_OPEN,
@@ -334,3 +349,33 @@ def write_origin(
         )
     )
     return output
+
+
+def _text_line(facts: UrlFacts) -> bytes:
+    return f"{facts.loc}\n".encode()
+
+
+def write_text(
+    entries: Iterable[UrlFacts],
+    *,
+    scope: str,
+    open_sink: OpenSink,
+    options: WriterOptions | None = None,
+    on_skip: OnSkip | None = None,
+) -> list[WrittenFile]:
+    """Plain-text sitemaps (P11): one URL per line, UTF-8, nothing else, split at the same
+    limits as the urlsets. Listed in no index: text sitemaps are submitted on their own."""
+    options = options or WriterOptions()
+    skip: OnSkip = on_skip if on_skip is not None else (lambda reason, loc: None)
+    return list(
+        _split(
+            _checked_chunks(entries, scope, options.max_bytes, skip, _text_line),
+            head=b"",
+            tail=b"",
+            max_entries=options.max_urls,
+            max_bytes=options.max_bytes,
+            name_for=lambda n: text_name(n, options.gzip),
+            open_sink=open_sink,
+            options=options,
+        )
+    )

@@ -28,10 +28,12 @@ async def test_crawl_writes_one_valid_set_per_origin(site, crawl, tmp_path: Path
     crawler = await crawl(start_url=site.a.url("/"))
     out = tmp_path / "out"
     a, b = site.a.origin.name, site.b.origin.name
-    # P8, P15: per origin one index, its urlset(s) and the robots.txt lines; nothing else.
+    # P8, P15: per origin one index, its urlset(s), the robots.txt lines and the manifest;
+    # beside them the state that makes the next run incremental; nothing else.
     assert files(out) == {
-        f"{a}/sitemap.xml", f"{a}/sitemap-1.xml.gz", f"{a}/robots.txt",
-        f"{b}/sitemap.xml", f"{b}/sitemap-1.xml.gz", f"{b}/robots.txt",
+        f"{a}/sitemap.xml", f"{a}/sitemap-1.xml.gz", f"{a}/robots.txt", f"{a}/manifest.json",
+        f"{b}/sitemap.xml", f"{b}/sitemap-1.xml.gz", f"{b}/robots.txt", f"{b}/manifest.json",
+        ".sitemapgen-state.sqlite3",
     }
     # Exact URL sets and lastmods (P3, P4): redirect under its final URL; 404, 500, PDF,
     # JSON and dont_sitemap pages absent; broken or missing Last-Modified -> no lastmod.
@@ -134,7 +136,7 @@ async def test_split_at_max_urls_in_url_order(site, crawl, tmp_path: Path) -> No
     await crawl({"SITEMAPGEN_MAX_URLS": 3, "SITEMAPGEN_GZIP": False}, start_url=site.a.url("/"))
     out = tmp_path / "out" / site.a.origin.name
     assert sorted(p.name for p in out.iterdir()) == [
-        "robots.txt", "sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml", "sitemap.xml"
+        "manifest.json", "robots.txt", "sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml", "sitemap.xml"
     ]
     expected = sorted(site.expected()[site.a.origin.name])
     from xml.etree import ElementTree

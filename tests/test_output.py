@@ -42,7 +42,7 @@ async def test_failed_write_leaves_previous_set_and_other_outputs(site, crawl, t
     assert stats["finish_reason"] == "finished"
     assert len(feed.read_text().splitlines()) == stats["item_scraped_count"] == 17  # feed intact
     assert json.loads(feed.read_text().splitlines()[0])
-    assert not list(tmp_path.glob(".out.tmp-*"))  # the staging folder is cleaned up
+    assert not list(tmp_path.rglob("*.tmp-*"))  # the staging folders are cleaned up
     assert a in {p.name for p in out.iterdir()}
 
 
@@ -55,6 +55,6 @@ async def test_rewrite_replaces_and_prunes_own_files_only(site, crawl, tmp_path:
     (out / a / "notes.txt").write_text("mine")
     await crawl(start_url=site.a.url("/"))
     assert sorted(p.name for p in (out / a).iterdir()) == [
-        "notes.txt", "robots.txt", "sitemap-1.xml.gz", "sitemap.xml"
+        "manifest.json", "notes.txt", "robots.txt", "sitemap-1.xml.gz", "sitemap.xml"
     ]
     assert read_urls(out)[a].keys() == site.expected()[a].keys()

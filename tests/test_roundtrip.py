@@ -40,7 +40,7 @@ async def test_scrapy_sitemap_parser_reads_every_file(site, crawl, tmp_path: Pat
         robots = (out / origin / "robots.txt").read_bytes()
         base = f"http://{origin.split('_')[1]}:{origin.rsplit('_', 1)[1]}/"
         assert list(sitemap_urls_from_robots(robots, base_url=base)) == [f"{base}sitemap.xml"]
-    assert len(files(out)) == 6
+    assert len(files(out)) == 9  # 2 x (index, urlset, robots.txt, manifest) + the state
 
 
 @deferred_f_from_coro_f

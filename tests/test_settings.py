@@ -113,12 +113,30 @@ def test_booleans_accepted(value: Any, expected: bool) -> None:
 
 
 @pytest.mark.parametrize(
-    "value",
-    ["s3://bucket/x", "gs://bucket/sitemaps", "ftp://example.com/sitemaps", "https://example.com/sitemaps"],
+    "value", ["s3://bucket/x", "gs://bucket/sitemaps/%(host)s", "ftp://example.com/sitemaps"]
 )
+def test_uri_with_a_feed_storage_scheme_is_remote(value: str) -> None:
+    # What FEEDS accepts, SITEMAPGEN_URI accepts: delivered through Scrapy's feed storages.
+    loaded = config(SITEMAPGEN_URI=value)
+    assert loaded.uri == value
+    assert loaded.local is False
+    assert loaded.output_dir is None
+
+
+@pytest.mark.parametrize("value", ["https://example.com/sitemaps", "sftp://host/x"])
 def test_uri_with_unsupported_scheme(value: str) -> None:
-    # Remote storages are not supported yet: refused at start-up, not after the crawl.
-    assert_rejected("SITEMAPGEN_URI", value, "file://", "folder")
+    # No feed storage for the scheme: refused at start-up, not after the crawl.
+    assert_rejected("SITEMAPGEN_URI", value, "FEED_STORAGES", value.split(":")[0])
+
+
+def test_uri_with_an_unknown_placeholder() -> None:
+    assert_rejected("SITEMAPGEN_URI", "out/%(hostname)s", re.escape("%(host)s"), re.escape("%(origin)s"))
+
+
+def test_local_uri_keeps_state_beside_the_output(tmp_path: Path) -> None:
+    loaded = config(SITEMAPGEN_URI=str(tmp_path / "out"))
+    assert loaded.local is True
+    assert loaded.state_path == tmp_path / "out" / ".sitemapgen-state.sqlite3"
 
 
 @pytest.mark.parametrize("value", ["", "   "])
@@ -273,3 +291,319 @@ def test_jobdir_is_read(tmp_path: Path) -> None:
 @pytest.mark.parametrize("value", [None, ""])
 def test_no_jobdir(value: Any) -> None:
     assert config(JOBDIR=value).jobdir is None
+
+
+# --- the page-fact and URL-policy settings: defaults ------------------------------------
+
+
+def rejected_message(name: str, value: Any, shown: str, *allowed: str) -> str:
+    """Like ``assert_rejected`` for list and dict settings, where the message shows the bad
+    element (``shown``) rather than the whole value."""
+    with pytest.raises(ValueError) as info:
+        config(**{name: value})
+    message = str(info.value)
+    assert name in message, message
+    assert shown in message, f"{shown!r} not in {message!r}"
+    for pattern in allowed:
+        assert re.search(pattern, message), f"{pattern!r} not in {message!r}"
+    return message
+
+
+def test_page_fact_defaults() -> None:
+    cfg = config()
+    assert cfg.respect_noindex is True
+    assert cfg.respect_canonical is True
+    assert cfg.respect_meta_refresh is True
+    assert cfg.robots_user_agents == frozenset({"googlebot", "bingbot"})
+    assert (cfg.images, cfg.videos, cfg.alternates) == (True, True, True)
+    assert cfg.image_policy.allow == () and cfg.image_policy.deny == ()
+    # Google News: articles of the last two days.
+    assert cfg.news_max_age == 2 * 24 * 60 * 60 == 172_800
+    # P4: lastmod from the server or the page, never invented from the crawl time.
+    assert cfg.lastmod_sources == ("header", "page")
+    assert "crawl_time" not in cfg.lastmod_sources
+    assert cfg.changefreq_rules == ()
+    assert cfg.priority_rules == ()
+
+
+def test_g3_g4_url_policy_defaults() -> None:
+    policy = config().url_policy
+    # G4: the usual session id names of PHP, Java, ASP, ColdFusion, osCommerce, Zen Cart.
+    assert policy.strip_params == frozenset(
+        {
+            "sessionid", "session_id", "sessid", "sid", "phpsessid", "jsessionid",
+            "aspsessionid", "cfid", "cftoken", "oscsid", "zenid",
+        }
+    )
+    assert dict(policy.host_aliases) == {}
+    assert policy.allow == () and policy.deny == ()
+    # G4 with the defaults, end to end through the policy.
+    assert policy.loc("https://www.example.com/p;jsessionid=1A?PHPSESSID=2&page=3") == (
+        "https://www.example.com/p?page=3"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "attribute"),
+    [
+        ("SITEMAPGEN_RESPECT_NOINDEX", "respect_noindex"),
+        ("SITEMAPGEN_RESPECT_CANONICAL", "respect_canonical"),
+        ("SITEMAPGEN_RESPECT_META_REFRESH", "respect_meta_refresh"),
+        ("SITEMAPGEN_IMAGES", "images"),
+        ("SITEMAPGEN_VIDEOS", "videos"),
+        ("SITEMAPGEN_ALTERNATES", "alternates"),
+    ],
+)
+def test_page_fact_switches(name: str, attribute: str) -> None:
+    assert getattr(config(**{name: "False"}), attribute) is False
+    assert getattr(config(**{name: 0}), attribute) is False
+    assert_rejected(name, "sometimes", "True", "False")
+
+
+# --- SITEMAPGEN_CHANGEFREQ / SITEMAPGEN_PRIORITY (P5, P6) -------------------------------
+
+
+def rules(cfg_rules: tuple[tuple[re.Pattern[str], str], ...]) -> list[tuple[str, str]]:
+    return [(pattern.pattern, value) for pattern, value in cfg_rules]
+
+
+def test_p5_p6_rules_accepted_in_order() -> None:
+    cfg = config(
+        SITEMAPGEN_CHANGEFREQ=[(r"^https://www\.example\.com/news/", "Hourly"), ("/archive/", "never")],
+        SITEMAPGEN_PRIORITY=[["/blog/", 0.8], ("/", "0.3"), (r"\.html$", 1)],
+    )
+    assert rules(cfg.changefreq_rules) == [(r"^https://www\.example\.com/news/", "hourly"), ("/archive/", "never")]
+    assert rules(cfg.priority_rules) == [("/blog/", "0.8"), ("/", "0.3"), (r"\.html$", "1.0")]
+
+
+def test_p6_rules_from_the_command_line_as_json() -> None:
+    # scrapy crawl x -s SITEMAPGEN_PRIORITY='[["/blog/", 0.8]]'
+    cfg = config(
+        SITEMAPGEN_PRIORITY='[["/blog/", 0.8]]',
+        SITEMAPGEN_CHANGEFREQ='[["/news/", "daily"], ["/", "monthly"]]',
+    )
+    assert rules(cfg.priority_rules) == [("/blog/", "0.8")]
+    assert rules(cfg.changefreq_rules) == [("/news/", "daily"), ("/", "monthly")]
+
+
+@pytest.mark.parametrize("name", ["SITEMAPGEN_CHANGEFREQ", "SITEMAPGEN_PRIORITY"])
+@pytest.mark.parametrize(
+    ("rule", "shown"),
+    [
+        ("/blog/", "'/blog/'"),  # a bare pattern
+        (("/blog/",), "('/blog/',)"),
+        (("/blog/", "daily", "extra"), "('/blog/', 'daily', 'extra')"),
+        ((5, "daily"), "(5, 'daily')"),  # the pattern must be a string
+    ],
+    ids=["bare", "one", "three", "int-pattern"],
+)
+def test_rules_must_be_pairs(name: str, rule: Any, shown: str) -> None:
+    rejected_message(name, [rule], shown, "pair", "regular expression")
+
+
+@pytest.mark.parametrize("name", ["SITEMAPGEN_CHANGEFREQ", "SITEMAPGEN_PRIORITY"])
+def test_rules_must_be_a_list(name: str) -> None:
+    rejected_message(name, {"/blog/": "daily"}, "{'/blog/': 'daily'}", "list|pair")
+
+
+@pytest.mark.parametrize(("name", "value"), [("SITEMAPGEN_CHANGEFREQ", "daily"), ("SITEMAPGEN_PRIORITY", 0.5)])
+@pytest.mark.parametrize("pattern", ["(", "[a-", "*.html", "a{2,1}"])
+def test_rules_bad_regex(name: str, value: Any, pattern: str) -> None:
+    rejected_message(name, [(pattern, value)], repr(pattern), "regular expression")
+
+
+@pytest.mark.parametrize("value", ["sometimes", "biweekly", "", 7, None])
+def test_p5_changefreq_rule_bad_value(value: Any) -> None:
+    rejected_message(
+        "SITEMAPGEN_CHANGEFREQ",
+        [("/blog/", value)],
+        repr(value),
+        "always", "hourly", "daily", "weekly", "monthly", "yearly", "never",
+    )
+
+
+@pytest.mark.parametrize("value", [1.5, -0.1, "high", True, None, "nan"])
+def test_p6_priority_rule_bad_value(value: Any) -> None:
+    rejected_message("SITEMAPGEN_PRIORITY", [("/blog/", value)], repr(value), r"0\.0", r"1\.0")
+
+
+# --- SITEMAPGEN_ALLOW / DENY / IMAGE_ALLOW / IMAGE_DENY ---------------------------------
+
+PATTERN_SETTINGS = ["SITEMAPGEN_ALLOW", "SITEMAPGEN_DENY", "SITEMAPGEN_IMAGE_ALLOW", "SITEMAPGEN_IMAGE_DENY"]
+
+
+@pytest.mark.parametrize("name", PATTERN_SETTINGS)
+@pytest.mark.parametrize("pattern", ["(", "[unclosed", "*.jpg", "(?P<x>a)(?P<x>b)"])
+def test_bad_pattern(name: str, pattern: str) -> None:
+    rejected_message(name, ["/ok/", pattern], repr(pattern), "regular expression")
+
+
+@pytest.mark.parametrize("name", PATTERN_SETTINGS)
+@pytest.mark.parametrize("value", [[5], [""], [None]], ids=repr)
+def test_pattern_must_be_a_string(name: str, value: Any) -> None:
+    rejected_message(name, value, repr(value), "regular expression")
+
+
+def test_patterns_go_to_the_right_policy() -> None:
+    cfg = config(
+        SITEMAPGEN_ALLOW=["/blog/"],
+        SITEMAPGEN_DENY=[r"\?print=1"],
+        SITEMAPGEN_IMAGE_ALLOW='["^https://cdn\\\\.example\\\\.net/"]',  # JSON from -s
+        SITEMAPGEN_IMAGE_DENY="/thumbs/,/icons/",  # comma-separated from -s
+    )
+    assert [p.pattern for p in cfg.url_policy.allow] == ["/blog/"]
+    assert [p.pattern for p in cfg.url_policy.deny] == [r"\?print=1"]
+    assert [p.pattern for p in cfg.image_policy.allow] == [r"^https://cdn\.example\.net/"]
+    assert [p.pattern for p in cfg.image_policy.deny] == ["/thumbs/", "/icons/"]
+    assert cfg.url_policy.refusal("https://www.example.com/blog/a?print=1") == "denied"
+    assert cfg.image_policy.refusal("https://cdn.example.net/icons/x.png") == "denied"
+    assert cfg.image_policy.refusal("https://img.example.org/x.png") == "not_allowed"
+
+
+# --- SITEMAPGEN_HOST_ALIASES (G3) -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ({"example.com": "www.example.com"}, {"example.com": "www.example.com"}),
+        ({"Example.COM": "WWW.Example.com"}, {"example.com": "www.example.com"}),
+        # IDN hosts in punycode (RFC 3492), as in every loc: bücher -> xn--bcher-kva.
+        ({"bücher.example": "www.bücher.example"}, {"xn--bcher-kva.example": "www.xn--bcher-kva.example"}),
+        # -s SITEMAPGEN_HOST_ALIASES='{"example.com": "www.example.com"}'
+        ('{"example.com": "www.example.com"}', {"example.com": "www.example.com"}),
+    ],
+)
+def test_g3_host_aliases_accepted(value: Any, expected: dict[str, str]) -> None:
+    assert dict(config(SITEMAPGEN_HOST_ALIASES=value).url_policy.host_aliases) == expected
+
+
+def test_g3_idn_alias_applies_to_locs() -> None:
+    policy = config(SITEMAPGEN_HOST_ALIASES={"bücher.example": "www.bücher.example"}).url_policy
+    assert policy.loc("http://BÜCHER.example/a") == "http://www.xn--bcher-kva.example/a"
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ({"example.com": "www.example.com:8080"}, "'www.example.com:8080'"),  # a port
+        ({"example.com:8080": "www.example.com"}, "'example.com:8080'"),
+        # Even the default port: the alias would otherwise apply to every port and scheme.
+        ({"example.com:80": "www.example.com"}, "'example.com:80'"),
+        ({"exa mple.com": "www.example.com"}, "'exa mple.com'"),  # a space
+        ({"example.com": "www.exa mple.com"}, "'www.exa mple.com'"),
+        ({"example.com": ""}, "''"),
+        ({"example.com": 5}, "5"),
+        # A URL or a path is no host name: refused rather than read as host "https".
+        ({"https://example.com": "www.example.com"}, "'https://example.com'"),
+        ({"example.com": "https://www.example.com/"}, "'https://www.example.com/'"),
+        ({"example.com/shop": "www.example.com"}, "'example.com/shop'"),
+    ],
+    ids=[
+        "port-target", "port-alias", "default-port-alias", "space-alias", "space-target",
+        "empty", "int", "url-alias", "url-target", "path",
+    ],
+)
+def test_g3_bad_host_aliases(value: dict[str, Any], shown: str) -> None:
+    rejected_message("SITEMAPGEN_HOST_ALIASES", value, shown, "host name", "port")
+
+
+# --- SITEMAPGEN_LASTMOD_SOURCES (P4) ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (["page"], ("page",)),
+        (["page", "header"], ("page", "header")),
+        # crawl_time only when named, and in the position given.
+        (["header", "crawl_time"], ("header", "crawl_time")),
+        (["crawl_time"], ("crawl_time",)),
+        ("page,header", ("page", "header")),  # -s on the command line
+        ('["header", "page", "crawl_time"]', ("header", "page", "crawl_time")),
+        (["Header"], ("header",)),
+    ],
+)
+def test_p4_lastmod_sources_accepted(value: Any, expected: tuple[str, ...]) -> None:
+    assert config(SITEMAPGEN_LASTMOD_SOURCES=value).lastmod_sources == expected
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        ["header", "etag"],  # unknown
+        ["date"],  # the Date header is no modification time
+        ["header", "header"],  # repeated
+        ["page", "header", "page"],
+    ],
+    ids=repr,
+)
+def test_p4_bad_lastmod_sources(value: list[str]) -> None:
+    assert_rejected("SITEMAPGEN_LASTMOD_SOURCES", value, "header", "page", "crawl_time", "repeat")
+
+
+# --- SITEMAPGEN_NEWS_MAX_AGE ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [59, 0, -1, 31_536_001, "two days", "", True, 3600.5])
+def test_news_max_age_out_of_range(value: Any) -> None:
+    # From one minute to one year (365 * 86,400 = 31,536,000 seconds).
+    assert_rejected("SITEMAPGEN_NEWS_MAX_AGE", value, r"\b60\b", r"31,?536,?000")
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [(60, 60), (172_800, 172_800), (31_536_000, 31_536_000), ("3600", 3600)]
+)
+def test_news_max_age_accepted(value: Any, expected: int) -> None:
+    assert config(SITEMAPGEN_NEWS_MAX_AGE=value).news_max_age == expected
+
+
+# --- SITEMAPGEN_ROBOTS_USER_AGENTS ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (["Googlebot", "BingBot", "Googlebot-News"], {"googlebot", "bingbot", "googlebot-news"}),
+        ("Googlebot, YandexBot", {"googlebot", "yandexbot"}),
+        ([], set()),
+    ],
+)
+def test_robots_user_agents_lower_cased(value: Any, expected: set[str]) -> None:
+    # Robots meta names and X-Robots-Tag user agents are case-insensitive.
+    assert config(SITEMAPGEN_ROBOTS_USER_AGENTS=value).robots_user_agents == frozenset(expected)
+
+
+@pytest.mark.parametrize("value", [[""], [5], {"googlebot": 1}], ids=repr)
+def test_bad_robots_user_agents(value: Any) -> None:
+    rejected_message("SITEMAPGEN_ROBOTS_USER_AGENTS", value, repr(value), "list")
+
+
+# --- SITEMAPGEN_STRIP_PARAMS (G4) -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (["SID", "JSESSIONID", "utm_source"], {"sid", "jsessionid", "utm_source"}),
+        ("sid, ref", {"sid", "ref"}),
+        ([], set()),
+    ],
+)
+def test_g4_strip_params(value: Any, expected: set[str]) -> None:
+    assert config(SITEMAPGEN_STRIP_PARAMS=value).url_policy.strip_params == frozenset(expected)
+
+
+def test_g4_empty_strip_params_keeps_every_parameter() -> None:
+    policy = config(SITEMAPGEN_STRIP_PARAMS=[]).url_policy
+    assert policy.loc("https://www.example.com/p?sid=1&PHPSESSID=2") == "https://www.example.com/p?sid=1&PHPSESSID=2"
+
+
+def test_g4_strip_params_given_in_upper_case_still_strip() -> None:
+    policy = config(SITEMAPGEN_STRIP_PARAMS=["SessionID"]).url_policy
+    assert policy.loc("https://www.example.com/p?sessionid=1&SESSIONID=2&q=3") == "https://www.example.com/p?q=3"
+
+
+@pytest.mark.parametrize("value", [[""], [5], {"sid": True}], ids=repr)
+def test_g4_bad_strip_params(value: Any) -> None:
+    rejected_message("SITEMAPGEN_STRIP_PARAMS", value, repr(value), "list")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_sitemapgen.facts import UrlFacts
+from scrapy_sitemapgen.facts import Alternate, News, UrlFacts, Video
 from scrapy_sitemapgen.store import SqliteFactStore, StoreError
 from scrapy_sitemapgen.urls import Origin
 
@@ -391,3 +391,202 @@ def test_memory_stays_flat_while_recording(path: Path) -> None:
         assert peak < PEAK_BOUND, f"peak {peak:,} bytes while reading {URL_COUNT:,} URLs"
     finally:
         store.close()
+
+
+# --- media, alternates and news (G7) ----------------------------------------------------
+
+CDN = "https://cdn.example.net"
+FULL_VIDEO = Video(
+    thumbnail_loc=f"{CDN}/thumbs/1.jpg",
+    title="Grilling steaks & fish <live> at Joe's",
+    description="Caf\u00e9 d\u00e9mo \u2014 \u65e5\u672c \U0001f600",  # non-ASCII survives the JSON
+    content_loc=f"{CDN}/video/1.mp4",
+    player_loc="https://www.example.com/player?v=1&autoplay=0",
+    duration=600,
+    publication_date="2024-04-30T10:00:00+00:00",
+)
+PLAYER_ONLY = Video(f"{CDN}/thumbs/2.jpg", "Second", "Only the required fields", player_loc=f"{CDN}/embed/2")
+ALTERNATES = (
+    Alternate("en", LOC),
+    Alternate("de-CH", "https://www.example.com/de-ch/page"),
+    Alternate("x-default", LOC),
+)
+NEWS = News("The Example Times", "en", "2024-05-06T07:00:00+00:00", "Companies A & B in merger talks")
+
+
+def test_g7_media_survive_close_and_reopen(path: Path) -> None:
+    first = SqliteFactStore(path)
+    first.record(
+        UrlFacts(
+            LOC,
+            "2024-05-01",
+            images=(f"{CDN}/a.jpg", f"{CDN}/b.jpg?w=1&h=2"),
+            videos=(FULL_VIDEO, PLAYER_ONLY),
+            alternates=ALTERNATES,
+        )
+    )
+    first.record(UrlFacts(LOC, changefreq="daily", news=NEWS), from_item=True)
+    first.close()
+
+    second = SqliteFactStore(path)
+    try:
+        assert list(second.entries(SITE)) == [
+            UrlFacts(
+                LOC,
+                "2024-05-01",
+                "daily",
+                None,
+                images=(f"{CDN}/a.jpg", f"{CDN}/b.jpg?w=1&h=2"),
+                videos=(FULL_VIDEO, PLAYER_ONLY),
+                alternates=ALTERNATES,
+                news=NEWS,
+            )
+        ]
+    finally:
+        second.close()
+
+
+def test_item_media_survive_close_and_reopen(path: Path) -> None:
+    first = SqliteFactStore(path)
+    first.record(UrlFacts(LOC, images=(f"{CDN}/i.jpg",), videos=(PLAYER_ONLY,)), from_item=True)
+    first.close()
+    second = SqliteFactStore(path)
+    try:
+        assert only_entry(second) == UrlFacts(LOC, images=(f"{CDN}/i.jpg",), videos=(PLAYER_ONLY,))
+    finally:
+        second.close()
+
+
+@pytest.mark.parametrize("flush_between", [False, True], ids=["same-batch", "separate-batches"])
+def test_newest_page_record_replaces_page_media(store: SqliteFactStore, flush_between: bool) -> None:
+    # README: a page's images, videos and alternates come from its newest response.
+    old_images = (f"{CDN}/old-1.jpg", f"{CDN}/old-2.jpg")
+    store.record(UrlFacts(LOC, images=old_images, videos=(FULL_VIDEO,), alternates=ALTERNATES))
+    if flush_between:
+        store.flush()
+    store.record(UrlFacts(LOC, images=(f"{CDN}/new.jpg",)))
+    entry = only_entry(store)
+    assert entry.images == (f"{CDN}/new.jpg",)
+    assert entry.videos == ()
+    assert entry.alternates == ()
+
+
+@pytest.mark.parametrize("flush_between", [False, True], ids=["same-batch", "separate-batches"])
+def test_newest_page_record_without_media_clears_page_media(store: SqliteFactStore, flush_between: bool) -> None:
+    # The page was fetched again and no longer shows the image, the video or the alternates:
+    # its newest response says it has none, so none are listed (README merge rules).
+    store.record(UrlFacts(LOC, images=(f"{CDN}/gone.jpg",), videos=(FULL_VIDEO,), alternates=ALTERNATES))
+    if flush_between:
+        store.flush()
+    store.record(UrlFacts(LOC, lastmod="2024-06-01"))
+    assert only_entry(store) == UrlFacts(LOC, "2024-06-01")
+
+
+@pytest.mark.parametrize("item_first", [False, True], ids=["page-first", "item-first"])
+def test_item_images_follow_page_images_without_duplicates(store: SqliteFactStore, item_first: bool) -> None:
+    page = UrlFacts(LOC, images=(f"{CDN}/p1.jpg", f"{CDN}/shared.jpg", f"{CDN}/p2.jpg"))
+    item = UrlFacts(LOC, images=(f"{CDN}/i1.jpg", f"{CDN}/shared.jpg", f"{CDN}/i2.jpg"))
+    records = [(item, True), (page, False)] if item_first else [(page, False), (item, True)]
+    for facts, from_item in records:
+        store.record(facts, from_item=from_item)
+    assert only_entry(store).images == (
+        f"{CDN}/p1.jpg",
+        f"{CDN}/shared.jpg",
+        f"{CDN}/p2.jpg",
+        f"{CDN}/i1.jpg",
+        f"{CDN}/i2.jpg",
+    )
+
+
+def test_item_images_capped_at_1000_per_url(store: SqliteFactStore) -> None:
+    # Google's image extension: at most 1,000 <image:image> per <url>. 600 from the page,
+    # then the item's first 400 new ones (its first 100 repeat page images).
+    page = [f"{CDN}/p/{i}.jpg" for i in range(600)]
+    item = page[:100] + [f"{CDN}/i/{i}.jpg" for i in range(600)]
+    store.record(UrlFacts(LOC, images=tuple(page)))
+    store.record(UrlFacts(LOC, images=tuple(item)), from_item=True)
+    images = only_entry(store).images
+    assert len(images) == 1000
+    assert images == tuple(page) + tuple(f"{CDN}/i/{i}.jpg" for i in range(400))
+
+
+def test_item_videos_follow_page_videos_deduplicated_by_media_urls(store: SqliteFactStore) -> None:
+    page_video = Video(f"{CDN}/t/1.jpg", "Page title", "Page text", content_loc=f"{CDN}/v/1.mp4")
+    # Same (content_loc, player_loc): the same video, described again; the page's is kept.
+    same = Video(f"{CDN}/t/other.jpg", "Item title", "Item text", content_loc=f"{CDN}/v/1.mp4")
+    # Same content_loc, another player: another (content_loc, player_loc) pair.
+    with_player = Video(f"{CDN}/t/1.jpg", "Page title", "Page text", f"{CDN}/v/1.mp4", f"{CDN}/embed/1")
+    player_only = Video(f"{CDN}/t/3.jpg", "Third", "Text", player_loc=f"{CDN}/embed/3")
+    store.record(UrlFacts(LOC, videos=(page_video, player_only)))
+    store.record(UrlFacts(LOC, videos=(same, with_player, player_only)), from_item=True)
+    assert only_entry(store).videos == (page_video, player_only, with_player)
+
+
+def test_later_item_news_replaces_earlier_news(store: SqliteFactStore) -> None:
+    later = News("The Example Times", "fr", "2024-05-07", "Fusion")
+    store.record(UrlFacts(LOC, news=NEWS), from_item=True)
+    store.flush()
+    store.record(UrlFacts(LOC, news=later), from_item=True)
+    store.record(UrlFacts(LOC, priority="0.9"), from_item=True)  # no news: keeps the last
+    store.record(UrlFacts(LOC, lastmod="2024-05-08"))  # a page record: keeps it too
+    assert only_entry(store).news == later
+
+
+def test_news_entries_only_those_with_news_in_loc_order(store: SqliteFactStore) -> None:
+    b_news = News("The Example Times", "en", "2024-05-06", "B")
+    a_news = News("The Example Times", "en", "2024-05-05", "A")
+    store.record(UrlFacts(f"{LOC}/c"))  # no news
+    store.record(UrlFacts(f"{LOC}/b", "2024-05-06", images=(f"{CDN}/b.jpg",)))
+    store.record(UrlFacts(f"{LOC}/b", news=b_news), from_item=True)
+    store.record(UrlFacts(f"{LOC}/a", news=a_news), from_item=True)
+    store.record(UrlFacts("https://other.example/n", news=NEWS), from_item=True)  # another origin
+    assert list(store.news_entries(SITE)) == [
+        UrlFacts(f"{LOC}/a", news=a_news),
+        # The whole merged entry, media included: the writer decides what a news file holds.
+        UrlFacts(f"{LOC}/b", "2024-05-06", images=(f"{CDN}/b.jpg",), news=b_news),
+    ]
+    assert [f.loc for f in store.news_entries(Origin("https", "other.example", 443))] == ["https://other.example/n"]
+    assert list(store.news_entries(Origin("http", "www.example.com", 80))) == []
+    assert len(list(store.entries(SITE))) == 3
+
+
+MERGE_PAGE = UrlFacts(
+    LOC,
+    "2024-05-01T00:00:00+00:00",
+    images=(f"{CDN}/p.jpg", f"{CDN}/both.jpg"),
+    videos=(FULL_VIDEO,),
+    alternates=ALTERNATES,
+)
+MERGE_ITEM = UrlFacts(
+    LOC,
+    "2023-01-01",
+    "weekly",
+    "0.7",
+    images=(f"{CDN}/both.jpg", f"{CDN}/i.jpg"),
+    videos=(PLAYER_ONLY, FULL_VIDEO),
+    news=NEWS,
+)
+MERGED = UrlFacts(
+    LOC,
+    "2023-01-01",  # the item's lastmod beats the page's
+    "weekly",
+    "0.7",
+    images=(f"{CDN}/p.jpg", f"{CDN}/both.jpg", f"{CDN}/i.jpg"),
+    videos=(FULL_VIDEO, PLAYER_ONLY),
+    alternates=ALTERNATES,
+    news=NEWS,
+)
+
+
+@pytest.mark.parametrize("item_first", [False, True], ids=["page-first", "item-first"])
+@pytest.mark.parametrize("flush_between", [False, True], ids=["same-batch", "separate-batches"])
+def test_media_merge_does_not_depend_on_arrival_order(
+    store: SqliteFactStore, item_first: bool, flush_between: bool
+) -> None:
+    records = [(MERGE_ITEM, True), (MERGE_PAGE, False)] if item_first else [(MERGE_PAGE, False), (MERGE_ITEM, True)]
+    for facts, from_item in records:
+        store.record(facts, from_item=from_item)
+        if flush_between:
+            store.flush()
+    assert only_entry(store) == MERGED
+    assert list(store.news_entries(SITE)) == [MERGED]

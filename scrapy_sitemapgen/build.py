@@ -1,0 +1,208 @@
+"""Store -> one origin's complete set of files in a staging folder, ready to deliver.
+
+No Scrapy imports: the crawl's exporter and the ``sitemapgen-build`` command run the same
+steps, so a set rebuilt from a stored JOBDIR is the set the crawl would have written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
+
+from .facts import format_w3c
+from .manifest import FileRecord, manifest_json
+from .urls import Origin, base_url_for, origin_folder
+from .writer import OriginOutput, WriterOptions, WrittenFile, write_origin, write_text
+
+if TYPE_CHECKING:
+    from .facts import UrlFacts
+    from .manifest import PublishState
+    from .settings import Config, Rule
+    from .stats import Reporter
+    from .store import FactStore
+
+__all__ = ["MANIFEST_NAME", "ROBOTS_NAME", "OriginSet", "fresh_news", "stage_origin", "with_rules"]
+
+#: The file beside each index with the ``Sitemap:`` lines for that origin's robots.txt (P15).
+ROBOTS_NAME = "robots.txt"
+#: The machine-readable list of an origin's files (hash, size, entries, lastmod).
+MANIFEST_NAME = "manifest.json"
+
+
+@dataclass(slots=True)
+class OriginSet:
+    """One origin's staged files and what the close log and the delivery need to know."""
+
+    origin: Origin
+    folder: str
+    staging: Path
+    output: OriginOutput
+    records: list[FileRecord] = field(default_factory=list)
+    index_urls: tuple[str, ...] = ()
+    added: int = 0
+    removed: int = 0
+
+    @property
+    def robots_lines(self) -> str:
+        return "".join(f"Sitemap: {url}\n" for url in self.index_urls)
+
+    @property
+    def changed(self) -> list[str]:
+        return [r.name for r in self.records if r.changed]
+
+
+def _first_match(rules: tuple[Rule, ...], loc: str) -> str | None:
+    return next((value for pattern, value in rules if pattern.search(loc)), None)
+
+
+def with_rules(entries: Iterable[UrlFacts], config: Config) -> Iterator[UrlFacts]:
+    """SITEMAPGEN_CHANGEFREQ / SITEMAPGEN_PRIORITY for entries that have no value of their
+    own (an item's value wins); first matching rule wins, no match writes nothing."""
+    if not config.changefreq_rules and not config.priority_rules:
+        yield from entries
+        return
+    for facts in entries:
+        changefreq = facts.changefreq or _first_match(config.changefreq_rules, facts.loc)
+        priority = facts.priority or _first_match(config.priority_rules, facts.loc)
+        if changefreq != facts.changefreq or priority != facts.priority:
+            facts = dataclasses.replace(facts, changefreq=changefreq, priority=priority)
+        yield facts
+
+
+def fresh_news(
+    entries: Iterable[UrlFacts], now: datetime, max_age: int, reporter: Reporter
+) -> Iterator[UrlFacts]:
+    """News entries published within ``max_age`` seconds of ``now`` (Google News wants the
+    last two days); older ones stay in the urlsets, out of the news sitemap."""
+    cutoff = now - timedelta(seconds=max_age)
+    for facts in entries:
+        assert facts.news is not None
+        published = datetime.fromisoformat(facts.news.publication_date)
+        if published.tzinfo is None:
+            published = published.replace(tzinfo=timezone.utc)
+        if published >= cutoff:
+            yield facts
+        else:
+            reporter.exclude("news_too_old", facts.loc)
+
+
+def _noted(entries: Iterable[UrlFacts], state: PublishState, origin: str) -> Iterator[UrlFacts]:
+    for facts in entries:
+        state.note(origin, facts.loc)
+        yield facts
+
+
+def _robots(config: Config, origin: Origin, lines: str) -> bytes:
+    """The robots.txt to publish: the user's file (SITEMAPGEN_ROBOTS_TXT) with our
+    ``Sitemap:`` lines added where not already there (P15), or the lines alone."""
+    if not config.robots_txt:
+        return lines.encode()
+    existing = Path(origin_folder(config.robots_txt, origin) if "%(" in config.robots_txt else config.robots_txt)
+    text = existing.read_text(encoding="utf-8")
+    present = {line.strip().lower() for line in text.splitlines()}
+    missing = [line for line in lines.splitlines() if line.strip().lower() not in present]
+    if not missing:
+        return text.encode()
+    separator = "" if not text or text.endswith("\n") else "\n"
+    return (text + separator + "\n".join(missing) + "\n").encode()
+
+
+def stage_origin(
+    store: FactStore,
+    origin: Origin,
+    config: Config,
+    now: datetime,
+    state: PublishState,
+    reporter: Reporter,
+    staging: Path,
+) -> OriginSet | None:
+    """Write every file of ``origin`` into ``staging``; None when nothing was writable.
+
+    A file whose uncompressed bytes equal what the previous run published keeps that
+    run's ``<lastmod>`` in the index (P10) and is marked unchanged, so the delivery can
+    leave it alone; everything else gets ``now``.
+    """
+    previous = state.previous_files(config.uri, origin.name)
+    stamp = format_w3c(now)
+
+    def lastmod(written: WrittenFile) -> str:
+        sha256, when = previous.get(written.name, ("", ""))
+        return when if sha256 == written.sha256 else stamp
+
+    def open_sink(name: str) -> BinaryIO:
+        return (staging / name).open("wb")
+
+    options = WriterOptions(max_urls=config.max_urls, max_bytes=config.max_bytes, gzip=config.gzip)
+    skip = reporter.skip
+    base_url = base_url_for(config.base_url, origin)
+    output = OriginOutput()
+    if "xml" in config.formats:
+        output = write_origin(
+            _noted(with_rules(store.entries(origin), config), state, origin.name),
+            news=fresh_news(store.news_entries(origin), now, config.news_max_age, reporter),
+            scope=origin.root,
+            base_url=base_url,
+            lastmod=lastmod,
+            open_sink=open_sink,
+            options=options,
+            on_skip=skip,
+        )
+    if "txt" in config.formats:
+        entries = store.entries(origin)
+        output.texts = write_text(
+            entries if "xml" in config.formats else _noted(entries, state, origin.name),
+            scope=origin.root,
+            open_sink=open_sink,
+            options=options,
+            on_skip=skip,
+        )
+    if not output.sitemaps and not output.texts:
+        return None
+    kinds = {id(f): kind for kind, files in (
+        ("urlset", output.sitemaps), ("news", output.news), ("text", output.texts), ("index", output.indexes)
+    ) for f in files}
+    records = [
+        FileRecord(f.name, kinds[id(f)], f.entries, f.size, f.sha256, lastmod(f),
+                   previous.get(f.name, ("",))[0] != f.sha256)
+        for f in output.files
+    ]
+    announced = output.indexes or output.texts
+    origin_set = OriginSet(
+        origin=origin,
+        folder=origin_folder(config.uri, origin),
+        staging=staging,
+        output=output,
+        index_urls=tuple(f"{base_url}{f.name}" for f in announced),
+    )
+    origin_set.added, origin_set.removed = state.url_changes(config.uri, origin.name)
+    # robots.txt and the manifest go out before the index, which is always published last.
+    before_index = len(records) - len(output.indexes)
+    robots = _robots(config, origin, origin_set.robots_lines)
+    records.insert(before_index, _staged(staging, ROBOTS_NAME, "robots", robots, previous, stamp))
+    manifest = manifest_json(origin.root, records)
+    records.insert(
+        before_index + 1, _staged(staging, MANIFEST_NAME, "manifest", manifest, previous, stamp)
+    )
+    origin_set.records = records
+    return origin_set
+
+
+def _staged(
+    staging: Path,
+    name: str,
+    kind: str,
+    data: bytes,
+    previous: dict[str, tuple[str, str]],
+    stamp: str,
+) -> FileRecord:
+    (staging / name).write_bytes(data)
+    sha256 = hashlib.sha256(data).hexdigest()
+    old_sha, old_when = previous.get(name, ("", ""))
+    return FileRecord(
+        name, kind, 0, len(data), sha256, old_when if old_sha == sha256 else stamp, old_sha != sha256
+    )

@@ -1,0 +1,63 @@
+"""``scrapy sitemapgen-build``: the same set from a stored crawl, without crawling."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from scrapy.utils.defer import deferred_f_from_coro_f
+
+from .output import files, read_urls
+
+
+def build(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "scrapy", "sitemapgen-build", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@deferred_f_from_coro_f
+async def test_build_from_store_gives_the_crawls_set(site, crawl, tmp_path: Path) -> None:
+    store = tmp_path / "store.sqlite3"
+    await crawl({"SITEMAPGEN_STORE": str(store)}, start_url=site.a.url("/"))
+    crawled, rebuilt = tmp_path / "out", tmp_path / "rebuilt"
+    result = build(tmp_path, "--store", str(store), "-s", f"SITEMAPGEN_URI={rebuilt}")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert files(rebuilt) == files(crawled)
+    assert read_urls(rebuilt) == read_urls(crawled)
+    for name in files(crawled):
+        if name.endswith(".gz"):  # no run time inside urlsets: byte-identical
+            assert (rebuilt / name).read_bytes() == (crawled / name).read_bytes()
+    assert "sitemapgen/urls/written': 12" in result.stderr
+
+
+@deferred_f_from_coro_f
+async def test_build_from_jobdir_with_other_output_settings(site, crawl, tmp_path: Path) -> None:
+    jobdir = tmp_path / "job"
+    await crawl({"JOBDIR": str(jobdir)}, start_url=site.a.url("/"))
+    out = tmp_path / "plain"
+    result = build(
+        tmp_path, "--jobdir", str(jobdir), "-s", f"SITEMAPGEN_URI={out}",
+        "-s", "SITEMAPGEN_GZIP=False", "-s", "SITEMAPGEN_MAX_URLS=5",
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    a = site.a.origin.name
+    assert sorted(p.name for p in (out / a).iterdir()) == [
+        "manifest.json", "robots.txt", "sitemap-1.xml", "sitemap-2.xml", "sitemap.xml"
+    ]
+    assert read_urls(out)[a].keys() == site.expected()[a].keys()
+
+
+def test_build_without_a_store_is_a_usage_error(tmp_path: Path) -> None:
+    result = build(tmp_path)
+    assert result.returncode == 2
+    assert "--jobdir DIR or --store FILE" in result.stderr
+    result = build(tmp_path, "--store", str(tmp_path / "missing.sqlite3"))
+    assert result.returncode == 2
+    assert "no sitemap store at" in result.stderr
