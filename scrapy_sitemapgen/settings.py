@@ -113,21 +113,23 @@ def _int(settings: BaseSettings, name: str, low: int, high: int, why: str) -> in
     return value
 
 
-def _sequence(settings: BaseSettings, name: str) -> list[Any]:
-    """A list setting; a string is JSON (from ``-s``) or a comma-separated list."""
+def _sequence(settings: BaseSettings, name: str, split: bool = True) -> list[Any]:
+    """A list setting; a string is JSON (from ``-s``), else a comma-separated list, or one
+    item when commas belong to the value (a regular expression such as ``a{1,2}``)."""
     raw = _get(settings, name)
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)
         except ValueError:
-            raw = [part.strip() for part in raw.split(",") if part.strip()]
+            raw = [part.strip() for part in raw.split(",")] if split else [raw]
+            raw = [part for part in raw if part.strip()]
     if not isinstance(raw, (list, tuple)):
         raise ValueError(f"{name}={raw!r} is invalid: it must be a list.")
     return list(raw)
 
 
-def _strings(settings: BaseSettings, name: str, what: str) -> list[str]:
-    values = _sequence(settings, name)
+def _strings(settings: BaseSettings, name: str, what: str, split: bool = True) -> list[str]:
+    values = _sequence(settings, name, split)
     if not all(isinstance(v, str) and v.strip() for v in values):
         raise ValueError(f"{name}={values!r} is invalid: it must be a list of {what}.")
     return [v.strip() for v in values]
@@ -141,7 +143,8 @@ def _compile(name: str, pattern: str) -> re.Pattern[str]:
 
 
 def _patterns(settings: BaseSettings, name: str) -> tuple[re.Pattern[str], ...]:
-    return tuple(_compile(name, p) for p in _strings(settings, name, "regular expressions"))
+    patterns = _strings(settings, name, "regular expressions", split=False)
+    return tuple(_compile(name, p) for p in patterns)
 
 
 def _rules(settings: BaseSettings, name: str, parse: Callable[[object], str], allowed: str) -> tuple[Rule, ...]:

@@ -15,11 +15,17 @@ import pytest
 from scrapy_sitemapgen.facts import (
     FUTURE_TOLERANCE,
     FactRejected,
+    News,
+    Video,
     lastmod_from_http,
+    make_news,
+    make_video,
     parse_changefreq,
+    parse_hreflang,
     parse_lastmod,
     parse_priority,
 )
+from scrapy_sitemapgen.urls import UrlPolicy, normalize_loc
 
 UTC = timezone.utc
 # A fixed crawl clock, so "in the future" never depends on when the tests run.
@@ -315,3 +321,281 @@ def test_p6_parse_priority_rejects(value: object) -> None:
     with pytest.raises(FactRejected) as info:
         parse_priority(value)
     assert info.value.reason == "bad_priority"
+
+
+# --- make_video: the G7 video extension's required and optional fields ------------------
+
+
+class Issues:
+    """``on_issue`` for tests: records (reason, value) in call order."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, object]] = []
+
+    def __call__(self, reason: str, value: object) -> None:
+        self.calls.append((reason, value))
+
+    @property
+    def reasons(self) -> list[str]:
+        return [reason for reason, _ in self.calls]
+
+
+# Google's video sitemap example (G7), one field per <video:…> element the project writes.
+FULL_VIDEO = {
+    "thumbnail_loc": "https://www.example.com/thumbs/123.jpg",
+    "title": "Grilling steaks for summer",
+    "description": "Alkis shows you how to get perfectly done steaks every time",
+    "content_loc": "http://streamserver.example.com/video123.mp4",
+    "player_loc": "https://www.example.com/videoplayer.php?video=123",
+    "duration": 600,
+    "publication_date": "2007-11-05T19:20:30+08:00",
+}
+REQUIRED_VIDEO = {k: FULL_VIDEO[k] for k in ("thumbnail_loc", "title", "description", "player_loc")}
+
+
+def video(**changes: object) -> tuple[Video, Issues]:
+    raw = {**FULL_VIDEO, **changes}
+    issues = Issues()
+    return make_video(raw, normalize_loc, issues, NOW), issues
+
+
+def test_g7_make_video_complete() -> None:
+    made, issues = video()
+    assert made == Video(
+        thumbnail_loc="https://www.example.com/thumbs/123.jpg",
+        title="Grilling steaks for summer",
+        description="Alkis shows you how to get perfectly done steaks every time",
+        content_loc="http://streamserver.example.com/video123.mp4",
+        player_loc="https://www.example.com/videoplayer.php?video=123",
+        duration=600,
+        # P4 as the lastmod rule: 19:20:30 at UTC+8 is 11:20:30 UTC.
+        publication_date="2007-11-05T11:20:30+00:00",
+    )
+    assert issues.calls == []
+
+
+@pytest.mark.parametrize(
+    "missing",
+    [
+        ("thumbnail_loc",),
+        ("title",),
+        ("description",),
+        ("content_loc", "player_loc"),  # G7: one of the two is required
+    ],
+    ids=lambda m: "+".join(m),
+)
+def test_g7_make_video_missing_required_field(missing: tuple[str, ...]) -> None:
+    raw = {k: v for k, v in FULL_VIDEO.items() if k not in missing}
+    with pytest.raises(FactRejected) as info:
+        make_video(raw, normalize_loc, Issues(), NOW)
+    assert info.value.reason == "video_incomplete"
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("title", "   "), ("description", "\n\t"), ("title", None), ("thumbnail_loc", ""), ("description", 42)],
+    ids=repr,
+)
+def test_g7_make_video_blank_required_field_is_missing(field: str, value: object) -> None:
+    # The video XSD: title and description hold at least one non-space character.
+    with pytest.raises(FactRejected) as info:
+        video(**{field: value})
+    assert info.value.reason == "video_incomplete"
+
+
+def test_g7_make_video_player_loc_alone_is_enough() -> None:
+    issues = Issues()
+    made = make_video(REQUIRED_VIDEO, normalize_loc, issues, NOW)
+    assert made == Video(
+        "https://www.example.com/thumbs/123.jpg",
+        "Grilling steaks for summer",
+        "Alkis shows you how to get perfectly done steaks every time",
+        player_loc="https://www.example.com/videoplayer.php?video=123",
+    )
+    assert (made.content_loc, made.duration, made.publication_date) == (None, None, None)
+    assert issues.calls == []
+
+
+def test_g7_make_video_content_loc_alone_is_enough() -> None:
+    raw = {k: FULL_VIDEO[k] for k in ("thumbnail_loc", "title", "description", "content_loc")}
+    made = make_video(raw, normalize_loc, Issues(), NOW)
+    assert (made.content_loc, made.player_loc) == ("http://streamserver.example.com/video123.mp4", None)
+
+
+def test_g7_video_title_of_100_characters_is_kept() -> None:
+    title = "t" * 100
+    made, issues = video(title=title)
+    assert made.title == title
+    assert issues.calls == []
+
+
+def test_g7_video_title_of_101_characters_is_shortened() -> None:
+    # Google: a title of at most 100 characters. 99 kept + "…" (one character) = 100.
+    title = "t" * 101
+    made, issues = video(title=title)
+    assert made.title == "t" * 99 + "\u2026"
+    assert len(made.title) == 100
+    assert issues.calls == [("video_title_shortened", title)]
+
+
+def test_g7_video_description_of_2048_characters_is_kept() -> None:
+    made, issues = video(description="d" * 2048)
+    assert made.description == "d" * 2048
+    assert issues.calls == []
+
+
+def test_g7_video_description_over_2048_characters_is_shortened() -> None:
+    description = "d" * 3000
+    made, issues = video(description=description)
+    assert made.description == "d" * 2047 + "\u2026"
+    assert len(made.description) == 2048
+    assert issues.calls == [("video_description_shortened", description)]
+
+
+@pytest.mark.parametrize(("value", "expected"), [(1, 1), (28_800, 28_800), (600, 600)])
+def test_g7_video_duration_in_range(value: object, expected: int) -> None:
+    # Google: duration in seconds, from 1 to 28,800 (8 hours).
+    made, issues = video(duration=value)
+    assert made.duration == expected
+    assert issues.calls == []
+
+
+@pytest.mark.parametrize("value", [0, 28_801, -5, "abc", True, math.nan, math.inf], ids=repr)
+def test_g7_video_bad_duration_is_dropped(value: object) -> None:
+    made, issues = video(duration=value)
+    assert made.duration is None
+    assert made.title == "Grilling steaks for summer"  # the video itself is kept
+    assert len(issues.calls) == 1
+    reason, reported = issues.calls[0]
+    assert reason == "video_bad_duration"
+    assert reported is value
+
+
+@pytest.mark.parametrize("value", ["yesterday", "05/11/2007", "2007-13-01", 20071105], ids=repr)
+def test_g7_video_bad_publication_date_is_dropped(value: object) -> None:
+    made, issues = video(publication_date=value)
+    assert made.publication_date is None
+    assert made.content_loc == "http://streamserver.example.com/video123.mp4"
+    assert issues.calls == [("video_bad_publication_date", value)]
+
+
+def test_g7_video_publication_date_as_a_date() -> None:
+    made, _ = video(publication_date="2007-11-05")
+    assert made.publication_date == "2007-11-05"
+
+
+def test_g7_video_urls_go_through_the_normalizer_given() -> None:
+    # The crawl's URL policy (G3 host alias) applies, not a fixed normaliser.
+    policy = UrlPolicy(host_aliases={"example.com": "www.example.com"})
+    raw = {
+        **FULL_VIDEO,
+        "thumbnail_loc": "HTTPS://Example.com/thumbs/a b.jpg",
+        "content_loc": "https://example.com:443/v.mp4#t=10",
+        "player_loc": "https://example.com/player?v=caf\u00e9",
+    }
+    made = make_video(raw, policy.loc, Issues(), NOW)
+    assert made.thumbnail_loc == "https://www.example.com/thumbs/a%20b.jpg"
+    assert made.content_loc == "https://www.example.com/v.mp4"
+    assert made.player_loc == "https://www.example.com/player?v=caf%C3%A9"
+
+
+def test_g7_video_rejected_thumbnail_makes_the_video_incomplete() -> None:
+    issues = Issues()
+    with pytest.raises(FactRejected) as info:
+        make_video({**FULL_VIDEO, "thumbnail_loc": "ftp://example.com/t.jpg"}, normalize_loc, issues, NOW)
+    assert info.value.reason == "video_incomplete"
+    assert issues.calls == [("video_bad_url", "ftp://example.com/t.jpg")]
+
+
+def test_g7_video_rejected_player_with_a_content_loc_keeps_the_video() -> None:
+    issues = Issues()
+    made = make_video({**FULL_VIDEO, "player_loc": "javascript:play()"}, normalize_loc, issues, NOW)
+    assert (made.content_loc, made.player_loc) == ("http://streamserver.example.com/video123.mp4", None)
+    assert issues.calls == [("video_bad_url", "javascript:play()")]
+
+
+# --- make_news: Google News sitemaps ----------------------------------------------------
+
+# Google's news sitemap example: every field <news:news> requires.
+FULL_NEWS = {
+    "publication_name": "The Example Times",
+    "publication_language": "en",
+    "publication_date": "2008-12-23",
+    "title": "Companies A, B in Merger Talks",
+}
+
+
+def test_make_news_complete() -> None:
+    assert make_news(FULL_NEWS, NOW) == News(
+        "The Example Times", "en", "2008-12-23", "Companies A, B in Merger Talks"
+    )
+
+
+def test_make_news_date_time_in_utc() -> None:
+    news = make_news({**FULL_NEWS, "publication_date": "2008-12-23T10:00:00+01:00"}, NOW)
+    assert news.publication_date == "2008-12-23T09:00:00+00:00"
+
+
+@pytest.mark.parametrize("missing", list(FULL_NEWS))
+def test_make_news_missing_field(missing: str) -> None:
+    raw = {k: v for k, v in FULL_NEWS.items() if k != missing}
+    with pytest.raises(FactRejected) as info:
+        make_news(raw, NOW)
+    assert info.value.reason == "news_incomplete"
+
+
+@pytest.mark.parametrize("field", ["publication_name", "title", "publication_language"])
+def test_make_news_blank_field_is_missing(field: str) -> None:
+    with pytest.raises(FactRejected) as info:
+        make_news({**FULL_NEWS, field: "  "}, NOW)
+    assert info.value.reason == "news_incomplete"
+
+
+@pytest.mark.parametrize("language", ["English", "eng-US", "en-GB", "en_US", "e", "zh-HK", "fr1"])
+def test_make_news_bad_language(language: str) -> None:
+    # Google News: an ISO 639 code, with zh-cn and zh-tw the only forms carrying a region.
+    with pytest.raises(FactRejected) as info:
+        make_news({**FULL_NEWS, "publication_language": language}, NOW)
+    assert info.value.reason == "news_bad_language"
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [("en", "en"), ("zh-CN", "zh-cn"), ("zh-tw", "zh-tw"), ("ZH-TW", "zh-tw"), ("FR", "fr"), ("ast", "ast")],
+)
+def test_make_news_language_accepted_in_lower_case(language: str, expected: str) -> None:
+    assert make_news({**FULL_NEWS, "publication_language": language}, NOW).publication_language == expected
+
+
+@pytest.mark.parametrize("value", ["23/12/2008", "yesterday", "2008-02-30", "Tue, 23 Dec 2008 10:00:00 GMT"])
+def test_make_news_bad_date(value: str) -> None:
+    with pytest.raises(FactRejected) as info:
+        make_news({**FULL_NEWS, "publication_date": value}, NOW)
+    assert info.value.reason == "news_bad_date"
+    assert info.value.value == value
+
+
+# --- parse_hreflang: language alternates ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "en",  # ISO 639-1 language
+        "en-GB",  # language-region (ISO 3166-1 alpha-2)
+        "zh-Hant-TW",  # language-script-region (ISO 15924 script)
+        "es-419",  # UN M.49 region: Latin America
+        "x-default",  # the fallback page
+        "de",
+        "fil",  # ISO 639-2/3 three-letter code
+    ],
+)
+def test_hreflang_accepted_as_written(value: str) -> None:
+    assert parse_hreflang(value) == value
+
+
+@pytest.mark.parametrize("value", ["english", "en_GB", "", "en-", 5, None, "-en", "en-GBR-x", "x-defaults"], ids=repr)
+def test_hreflang_rejected(value: object) -> None:
+    with pytest.raises(FactRejected) as info:
+        parse_hreflang(value)
+    assert info.value.reason == "bad_hreflang"

@@ -449,7 +449,7 @@ def test_patterns_go_to_the_right_policy() -> None:
         SITEMAPGEN_ALLOW=["/blog/"],
         SITEMAPGEN_DENY=[r"\?print=1"],
         SITEMAPGEN_IMAGE_ALLOW='["^https://cdn\\\\.example\\\\.net/"]',  # JSON from -s
-        SITEMAPGEN_IMAGE_DENY="/thumbs/,/icons/",  # comma-separated from -s
+        SITEMAPGEN_IMAGE_DENY='["/thumbs/", "/icons/"]',  # several patterns: a JSON list
     )
     assert [p.pattern for p in cfg.url_policy.allow] == ["/blog/"]
     assert [p.pattern for p in cfg.url_policy.deny] == [r"\?print=1"]
@@ -607,3 +607,9 @@ def test_g4_strip_params_given_in_upper_case_still_strip() -> None:
 @pytest.mark.parametrize("value", [[""], [5], {"sid": True}], ids=repr)
 def test_g4_bad_strip_params(value: Any) -> None:
     rejected_message("SITEMAPGEN_STRIP_PARAMS", value, repr(value), "list")
+
+
+def test_a_pattern_from_the_command_line_keeps_its_commas() -> None:
+    """-s SITEMAPGEN_DENY='a{1,2}' is one regular expression, not two halves."""
+    assert [p.pattern for p in config(SITEMAPGEN_DENY="/x{1,2}/").url_policy.deny] == ["/x{1,2}/"]
+    assert [p.pattern for p in config(SITEMAPGEN_DENY='["a,b", "c"]').url_policy.deny] == ["a,b", "c"]

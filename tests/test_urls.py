@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from scrapy_sitemapgen.urls import Origin, UrlRejected, base_url_for, normalize_loc, origin_of
+from scrapy_sitemapgen.urls import Origin, UrlPolicy, UrlRejected, base_url_for, normalize_loc, origin_of
 
 # --- normalize_loc: accepted URLs -------------------------------------------------------
 
@@ -360,3 +360,132 @@ def test_base_url_for_different_hosts_differs() -> None:
     one = base_url_for(template, Origin("https", "a.example", 443))
     two = base_url_for(template, Origin("https", "b.example", 443))
     assert one != two
+
+
+# --- UrlPolicy.loc: session ids (G4) and host aliases (G3) ------------------------------
+
+SESSION_POLICY = UrlPolicy(strip_params=frozenset({"sid", "phpsessid", "jsessionid"}))
+
+STRIP_CASES = [
+    # G4: a session id in the query is removed; the other parameters keep their order.
+    ("http://example.com/p?sid=abc&page=2", "http://example.com/p?page=2"),
+    ("http://example.com/p?page=2&sid=abc&sort=asc", "http://example.com/p?page=2&sort=asc"),
+    ("http://example.com/p?b=2&a=1&sid=x&c=3", "http://example.com/p?b=2&a=1&c=3"),  # not sorted
+    # Names are matched case-insensitively.
+    ("http://example.com/p?PHPSESSID=0123abcd&q=shoes", "http://example.com/p?q=shoes"),
+    ("http://example.com/p?q=shoes&SiD=1", "http://example.com/p?q=shoes"),
+    # The only parameter: the "?" goes too.
+    ("http://example.com/p?sid=abc", "http://example.com/p"),
+    ("http://example.com/p?sid", "http://example.com/p"),
+    ("http://example.com/p?sid=1&SID=2", "http://example.com/p"),
+    # Whole names only, and values are never looked at.
+    ("http://example.com/p?sidebar=1&sid=2", "http://example.com/p?sidebar=1"),
+    ("http://example.com/p?q=sid&xsid=1", "http://example.com/p?q=sid&xsid=1"),
+    # ;jsessionid=... path parameters (Java servlets) are removed, in the path only...
+    ("http://example.com/cart;jsessionid=0AB12C", "http://example.com/cart"),
+    ("http://example.com/cart;JSESSIONID=0AB12C", "http://example.com/cart"),
+    ("http://example.com/a;jsessionid=XYZ/b", "http://example.com/a/b"),
+    # ... in the path and the query together ...
+    ("http://example.com/cart;jsessionid=0AB12C?item=7&sid=9", "http://example.com/cart?item=7"),
+    # ... and other path parameters are kept.
+    ("http://example.com/cart;jsessionid=0AB12C;v=2", "http://example.com/cart;v=2"),
+    ("http://example.com/doc;v=2", "http://example.com/doc;v=2"),
+    # Nothing to strip: unchanged.
+    ("http://example.com/p?page=2", "http://example.com/p?page=2"),
+    ("http://example.com/", "http://example.com/"),
+    # The normalisation of P3 still happens first.
+    ("HTTP://Example.COM:80/p?sid=1&q=caf\u00e9#top", "http://example.com/p?q=caf%C3%A9"),
+]
+
+
+@pytest.mark.parametrize(("url", "expected"), STRIP_CASES, ids=[c[0] for c in STRIP_CASES])
+def test_g4_session_ids_are_stripped(url: str, expected: str) -> None:
+    assert SESSION_POLICY.loc(url) == expected
+
+
+@pytest.mark.parametrize(("url", "expected"), STRIP_CASES, ids=[c[0] for c in STRIP_CASES])
+def test_g4_stripped_loc_is_a_fixed_point(url: str, expected: str) -> None:
+    # The loc is the dedup key: applying the policy again changes nothing.
+    assert SESSION_POLICY.loc(expected) == expected
+
+
+ALIAS_POLICY = UrlPolicy(host_aliases={"example.com": "www.example.com", "[::1]": "localhost"})
+
+ALIAS_CASES = [
+    # G3: one syntax for the site.
+    ("http://example.com/a", "http://www.example.com/a"),
+    ("https://EXAMPLE.com/a?b=1", "https://www.example.com/a?b=1"),
+    # The port is kept, and a default port is dropped before the alias applies.
+    ("http://example.com:8080/a", "http://www.example.com:8080/a"),
+    ("https://example.com:443/", "https://www.example.com/"),
+    # Other hosts, even sub- or super-strings of an alias, are left alone.
+    ("http://www.example.com/a", "http://www.example.com/a"),
+    ("http://shop.example.com/a", "http://shop.example.com/a"),
+    ("http://example.com.evil.example/a", "http://example.com.evil.example/a"),
+    ("http://127.0.0.1:8080/", "http://127.0.0.1:8080/"),
+    # IPv6 literals: untouched unless aliased; the port survives the brackets.
+    ("http://[2001:db8::1]/x", "http://[2001:db8::1]/x"),
+    ("http://[2001:db8::1]:8080/x", "http://[2001:db8::1]:8080/x"),
+    ("http://[::1]/x", "http://localhost/x"),
+    ("http://[::1]:8080/x", "http://localhost:8080/x"),
+]
+
+
+@pytest.mark.parametrize(("url", "expected"), ALIAS_CASES, ids=[c[0] for c in ALIAS_CASES])
+def test_g3_host_aliases(url: str, expected: str) -> None:
+    assert ALIAS_POLICY.loc(url) == expected
+
+
+def test_g3_g4_aliases_and_stripping_together() -> None:
+    policy = UrlPolicy(strip_params=frozenset({"sid"}), host_aliases={"example.com": "www.example.com"})
+    assert policy.loc("http://example.com:8080/p;sid=1?sid=2&x=y") == "http://www.example.com:8080/p?x=y"
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("http://example.com/p?sid=abc&page=2", "http://example.com/p?sid=abc&page=2"),
+        ("http://example.com/cart;jsessionid=0AB12C", "http://example.com/cart;jsessionid=0AB12C"),
+        ("http://Example.com:80/a b#frag", "http://example.com/a%20b"),
+        ("http://[::1]:8080/", "http://[::1]:8080/"),
+    ],
+)
+def test_empty_policy_only_normalises(url: str, expected: str) -> None:
+    assert UrlPolicy().loc(url) == expected
+
+
+def test_policy_loc_rejects_what_normalize_loc_rejects() -> None:
+    with pytest.raises(UrlRejected) as info:
+        SESSION_POLICY.loc("ftp://example.com/?sid=1")
+    assert info.value.reason == "bad_scheme"
+
+
+# --- UrlPolicy.refusal: allow / deny patterns -------------------------------------------
+
+ALLOW_DENY = UrlPolicy(allow=(re.compile(r"/blog/"), re.compile(r"/shop/")), deny=(re.compile(r"/private/"),))
+
+
+@pytest.mark.parametrize(
+    ("loc", "expected"),
+    [
+        ("https://www.example.com/blog/post-1", None),
+        ("https://www.example.com/shop/item?id=2", None),
+        # Deny wins over allow.
+        ("https://www.example.com/blog/private/draft", "denied"),
+        ("https://www.example.com/private/blog/", "denied"),
+        # Allow patterns given and none matches.
+        ("https://www.example.com/about", "not_allowed"),
+        ("https://www.example.com/", "not_allowed"),
+        # re.search, not re.match: anywhere in the loc, query included.
+        ("https://www.example.com/x?next=/blog/", None),
+    ],
+)
+def test_refusal_allow_and_deny(loc: str, expected: str | None) -> None:
+    assert ALLOW_DENY.refusal(loc) == expected
+
+
+def test_refusal_without_allow_patterns_allows_all_but_denied() -> None:
+    policy = UrlPolicy(deny=(re.compile(r"\.pdf$"),))
+    assert policy.refusal("https://www.example.com/about") is None
+    assert policy.refusal("https://www.example.com/doc.pdf") == "denied"
+    assert UrlPolicy().refusal("https://www.example.com/anything") is None

@@ -18,11 +18,11 @@ from typing import BinaryIO
 import pytest
 from lxml import etree
 
-from scrapy_sitemapgen.facts import UrlFacts
+from scrapy_sitemapgen.facts import Alternate, News, UrlFacts, Video
 from scrapy_sitemapgen.limits import MAX_URLS_PER_SITEMAP
 from scrapy_sitemapgen.writer import OriginOutput, WrittenFile, WriterOptions, escape, write_origin
 
-from .xmlcheck import NS, assert_valid
+from .xmlcheck import IMAGE_NS, NEWS_NS, NS, VIDEO_NS, XHTML_NS, assert_valid
 
 GOLDEN = Path(__file__).parent / "golden"
 SITE = "https://www.example.com/"
@@ -606,3 +606,272 @@ def test_entries_are_streamed_from_an_iterator() -> None:
         "2024-01-03",
     ]
     assert_all_valid(sinks, output)
+
+
+# --- extensions: hreflang alternates, images, videos (G6, G7, G8) -----------------------
+
+RECIPE = f"{SITE}recipes/grill?id=12&lang=en"
+FULL_VIDEO = Video(
+    thumbnail_loc="https://cdn.example.net/thumbs/123.jpg",
+    title="Fish & chips <live> at Joe's",
+    description='Says "hi" > all',
+    content_loc="https://cdn.example.net/video/123.mp4",
+    player_loc=f"{SITE}player?video=123&autoplay=0",
+    duration=600,
+    publication_date="2024-04-30T10:00:00+00:00",
+)
+REQUIRED_VIDEO = Video(
+    thumbnail_loc="https://cdn.example.net/thumbs/456.jpg",
+    title="Second video",
+    description="Only the required fields",
+    player_loc=f"{SITE}player?video=456",
+)
+EVERY_EXTENSION = UrlFacts(
+    RECIPE,
+    "2024-05-01",
+    "weekly",
+    "0.8",
+    # G8: the <loc> is the landing page; images and videos may live on a CDN.
+    images=("https://cdn.example.net/img/steak.jpg", "https://cdn.example.net/img/fish.jpg?w=800&h=600"),
+    videos=(FULL_VIDEO, REQUIRED_VIDEO),
+    # G6: every language version, the page itself included.
+    alternates=(
+        Alternate("en", RECIPE),
+        Alternate("de-CH", f"{SITE}de-ch/rezepte/grill?id=12"),
+        Alternate("x-default", RECIPE),
+    ),
+)
+
+
+def test_g7_url_with_every_extension_in_order() -> None:
+    sinks = MemorySinks()
+    output = write([EVERY_EXTENSION], sinks)
+    data = assert_valid(sinks.data("sitemap-1.xml"))
+    url = etree.fromstring(data)[0]
+    # P2 / sitemap.xsd: loc, lastmod, changefreq, priority, then the extension elements
+    # (the schema's trailing ##other wildcard), each extension's elements together.
+    assert [child.tag for child in url] == [
+        f"{NS}loc",
+        f"{NS}lastmod",
+        f"{NS}changefreq",
+        f"{NS}priority",
+        f"{XHTML_NS}link",
+        f"{XHTML_NS}link",
+        f"{XHTML_NS}link",
+        f"{IMAGE_NS}image",
+        f"{IMAGE_NS}image",
+        f"{VIDEO_NS}video",
+        f"{VIDEO_NS}video",
+    ]
+    links = url.findall(f"{XHTML_NS}link")
+    assert [(link.get("rel"), link.get("hreflang"), link.get("href")) for link in links] == [
+        ("alternate", "en", RECIPE),
+        ("alternate", "de-CH", f"{SITE}de-ch/rezepte/grill?id=12"),
+        ("alternate", "x-default", RECIPE),
+    ]
+    assert [image.findtext(f"{IMAGE_NS}loc") for image in url.iter(f"{IMAGE_NS}image")] == [
+        "https://cdn.example.net/img/steak.jpg",
+        "https://cdn.example.net/img/fish.jpg?w=800&h=600",
+    ]
+    full, required = url.findall(f"{VIDEO_NS}video")
+    # The video schema's sequence, as Google documents the tags.
+    assert [(etree.QName(c).localname, c.text) for c in full] == [
+        ("thumbnail_loc", "https://cdn.example.net/thumbs/123.jpg"),
+        ("title", "Fish & chips <live> at Joe's"),
+        ("description", 'Says "hi" > all'),
+        ("content_loc", "https://cdn.example.net/video/123.mp4"),
+        ("player_loc", f"{SITE}player?video=123&autoplay=0"),
+        ("duration", "600"),
+        ("publication_date", "2024-04-30T10:00:00+00:00"),
+    ]
+    assert [(etree.QName(c).localname, c.text) for c in required] == [
+        ("thumbnail_loc", "https://cdn.example.net/thumbs/456.jpg"),
+        ("title", "Second video"),
+        ("description", "Only the required fields"),
+        ("player_loc", f"{SITE}player?video=456"),
+    ]
+    assert output.url_count == 1
+    assert_all_valid(sinks, output)
+
+
+def test_p1_extension_text_and_attributes_are_escaped() -> None:
+    sinks = MemorySinks()
+    write([EVERY_EXTENSION], sinks)
+    data = sinks.data("sitemap-1.xml")
+    assert b"<video:title>Fish &amp; chips &lt;live&gt; at Joe&apos;s</video:title>" in data
+    assert b"<video:description>Says &quot;hi&quot; &gt; all</video:description>" in data
+    assert b"<image:loc>https://cdn.example.net/img/fish.jpg?w=800&amp;h=600</image:loc>" in data
+    assert b"<video:player_loc>https://www.example.com/player?video=123&amp;autoplay=0</video:player_loc>" in data
+    assert (
+        b'<xhtml:link rel="alternate" hreflang="en" href="https://www.example.com/recipes/grill?id=12&amp;lang=en"/>'
+        in data
+    )
+    body = data.split(b"\n", 2)[2]  # after the XML declaration and the root's start tag
+    assert b"'" not in body and b"<live>" not in body
+
+
+def test_p1_forbidden_xml_characters_in_video_text_are_removed() -> None:
+    # XML 1.0 section 2.2: free text loses the characters XML cannot carry; the file stays valid.
+    video = Video(
+        REQUIRED_VIDEO.thumbnail_loc, "Bad\x01title", "Bad\x0bdescription\ufffe", player_loc=REQUIRED_VIDEO.player_loc
+    )
+    sinks = MemorySinks()
+    write([UrlFacts(f"{SITE}v", videos=(video,))], sinks)
+    data = assert_valid(sinks.data("sitemap-1.xml"))
+    root = etree.fromstring(data)
+    assert root.findtext(f".//{VIDEO_NS}title") == "Badtitle"
+    assert root.findtext(f".//{VIDEO_NS}description") == "Baddescription"
+
+
+def test_golden_urlset_with_every_extension_is_valid() -> None:
+    assert_valid(GOLDEN / "urlset-extensions.xml")
+
+
+def test_golden_urlset_with_every_extension() -> None:
+    sinks = MemorySinks()
+    output = write([EVERY_EXTENSION], sinks)
+    golden = (GOLDEN / "urlset-extensions.xml").read_bytes()
+    assert sinks.data("sitemap-1.xml") == golden
+    assert output.sitemaps == [WrittenFile("sitemap-1.xml", 1, len(golden))]
+
+
+def test_p14_g7_urlset_root_declares_every_extension_namespace() -> None:
+    sinks = MemorySinks()
+    write([UrlFacts(SITE)], sinks)  # even a urlset without extensions: the writer streams
+    root = etree.fromstring(assert_valid(sinks.data("sitemap-1.xml")))
+    assert root.nsmap == {
+        None: "http://www.sitemaps.org/schemas/sitemap/0.9",
+        "image": "http://www.google.com/schemas/sitemap-image/1.1",
+        "video": "http://www.google.com/schemas/sitemap-video/1.1",
+        "news": "http://www.google.com/schemas/sitemap-news/0.9",
+        "xhtml": "http://www.w3.org/1999/xhtml",
+    }
+
+
+# --- Google News sitemaps ---------------------------------------------------------------
+
+NEWS_DATE = "2024-05-06T07:00:00+00:00"
+
+
+def news_facts(count: int) -> list[UrlFacts]:
+    """News entries that also carry page media: none of it may reach a news sitemap."""
+    return [
+        UrlFacts(
+            f"{SITE}news/{i:04d}",
+            "2024-05-06",
+            images=(f"https://cdn.example.net/n/{i}.jpg",),
+            videos=(REQUIRED_VIDEO,),
+            alternates=(Alternate("en", f"{SITE}news/{i:04d}"),),
+            news=News("The Example Times", "en", NEWS_DATE, f"Story {i}"),
+        )
+        for i in range(count)
+    ]
+
+
+def write_news(entries: list[UrlFacts], news: list[UrlFacts], sinks: MemorySinks, **options: object) -> OriginOutput:
+    options.setdefault("gzip", False)
+    return write_origin(
+        entries,
+        scope=SITE,
+        base_url=SITE,
+        lastmod=LASTMOD,
+        open_sink=sinks,
+        options=WriterOptions(**options),  # type: ignore[arg-type]
+        news=news,
+    )
+
+
+def test_news_entry_written_by_hand() -> None:
+    news = UrlFacts(
+        f"{SITE}business/article55.html?a=1&b=2",
+        images=("https://cdn.example.net/x.jpg",),
+        news=News("The Example & Co Times", "zh-cn", "2008-12-23", "Companies A, B <in> Merger Talks"),
+    )
+    sinks = MemorySinks()
+    output = write_news([], [news], sinks)
+    data = assert_valid(sinks.data("sitemap-news-1.xml"))
+    assert data == URLSET_HEAD + (
+        b"<url><loc>https://www.example.com/business/article55.html?a=1&amp;b=2</loc>"
+        b"<news:news><news:publication><news:name>The Example &amp; Co Times</news:name>"
+        b"<news:language>zh-cn</news:language></news:publication>"
+        b"<news:publication_date>2008-12-23</news:publication_date>"
+        b"<news:title>Companies A, B &lt;in&gt; Merger Talks</news:title></news:news></url>\n"
+    ) + URLSET_TAIL
+    assert output.news == [WrittenFile("sitemap-news-1.xml", 1, len(data))]
+    assert output.sitemaps == []  # no urlset entries given: no urlset
+    assert locs_of(assert_valid(sinks.data("sitemap.xml"))) == [f"{SITE}sitemap-news-1.xml"]
+
+
+@pytest.mark.parametrize("gzipped", [False, True], ids=["xml", "gz"])
+def test_1001_news_entries_make_two_news_sitemaps(gzipped: bool) -> None:
+    # Google News: at most 1,000 <news:news> per sitemap: 1,000 + 1.
+    entries = news_facts(1001)
+    sinks = MemorySinks()
+    output = write_news(entries, entries, sinks, gzip=gzipped, compresslevel=1)
+    ext = ".xml.gz" if gzipped else ".xml"
+    assert [(f.name, f.entries) for f in output.news] == [
+        (f"sitemap-news-1{ext}", 1000),
+        (f"sitemap-news-2{ext}", 1),
+    ]
+    assert [(f.name, f.entries) for f in output.sitemaps] == [(f"sitemap-1{ext}", 1001)]
+    written = []
+    for f in output.news:
+        data = assert_valid(sinks.data(f.name))  # also counts <news:news> per file
+        assert f.size == len(data)
+        root = etree.fromstring(data)
+        assert len(root) == f.entries
+        for url in root:
+            # Nothing but the loc and the news: no image, video or xhtml element.
+            assert [child.tag for child in url] == [f"{NS}loc", f"{NEWS_NS}news"]
+            assert url.findtext(f"{NEWS_NS}news/{NEWS_NS}publication_date") == NEWS_DATE
+        written.extend(locs_of(data))
+    assert written == [f"{SITE}news/{i:04d}" for i in range(1001)]
+    # The urlset keeps the media of the same entries.
+    urlset = etree.fromstring(assert_valid(sinks.data(f"sitemap-1{ext}")))
+    assert len(list(urlset.iter(f"{IMAGE_NS}image"))) == 1001
+    assert list(urlset.iter(f"{NEWS_NS}news")) == []
+    # The index lists the urlsets first, then the news sitemaps (P8, P10).
+    assert index_entries(assert_valid(sinks.data("sitemap.xml"))) == [
+        (f"{SITE}sitemap-1{ext}", LASTMOD),
+        (f"{SITE}sitemap-news-1{ext}", LASTMOD),
+        (f"{SITE}sitemap-news-2{ext}", LASTMOD),
+    ]
+    assert list(sinks)[-1] == "sitemap.xml"  # the index is written last
+
+
+def test_exactly_1000_news_entries_make_one_news_sitemap() -> None:
+    sinks = MemorySinks()
+    output = write_news([], news_facts(1000), sinks)
+    assert [(f.name, f.entries) for f in output.news] == [("sitemap-news-1.xml", 1000)]
+    assert_valid(sinks.data("sitemap-news-1.xml"))
+
+
+def test_p7_smaller_url_limit_applies_to_news_sitemaps() -> None:
+    sinks = MemorySinks()
+    output = write_news([], news_facts(7), sinks, max_urls=3)
+    assert [(f.name, f.entries) for f in output.news] == [
+        ("sitemap-news-1.xml", 3),
+        ("sitemap-news-2.xml", 3),
+        ("sitemap-news-3.xml", 1),
+    ]
+    for f in output.news:
+        assert_valid(sinks.data(f.name))
+
+
+def test_p12_news_outside_the_origin_is_skipped() -> None:
+    skips = Skips()
+    sinks = MemorySinks()
+    outside = UrlFacts("https://other.example/n", news=News("The Example Times", "en", NEWS_DATE, "Elsewhere"))
+    output = write_origin(
+        [],
+        scope=SITE,
+        base_url=SITE,
+        lastmod=LASTMOD,
+        open_sink=sinks,
+        options=WriterOptions(gzip=False),
+        on_skip=skips,
+        news=[outside, *news_facts(1)],
+    )
+    assert skips.calls == [("outside_origin", "https://other.example/n")]
+    assert [f.entries for f in output.news] == [1]
+    assert locs_of(assert_valid(sinks.data("sitemap-news-1.xml"))) == [f"{SITE}news/0000"]
