@@ -245,3 +245,56 @@ async def test_ftp_delivery_to_a_real_server(site, crawl, tmp_path: Path, ftp_se
         ).read_bytes()
     assert read_urls(arrived) == read_urls(local)
     assert crawler.stats.get_value("sitemapgen/delivery/stored/FTPFeedStorage") == 8
+
+
+@pytest.fixture
+def s3_server() -> Iterator[tuple[str, Any]]:
+    """A real S3-compatible server (moto's) on a random loopback port, and a client."""
+    import boto3
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    endpoint = "http://{}:{}".format(*server.get_host_and_port())
+    client = boto3.client(
+        "s3", endpoint_url=endpoint, aws_access_key_id="test", aws_secret_access_key="test",
+        region_name="us-east-1",
+    )
+    client.create_bucket(Bucket="sitemaps")
+    yield endpoint, client
+    server.stop()
+
+
+@deferred_f_from_coro_f
+async def test_s3_delivery_to_an_s3_compatible_server(site, crawl, tmp_path: Path, s3_server) -> None:
+    endpoint, client = s3_server
+    local = tmp_path / "local"
+    await crawl({"SITEMAPGEN_URI": str(local)}, start_url=site.a.url("/"))
+    settings = {
+        "SITEMAPGEN_URI": "s3://sitemaps/published/%(origin)s",
+        "SITEMAPGEN_STATE": str(tmp_path / "s3-state.sqlite3"),
+        "AWS_ACCESS_KEY_ID": "test",
+        "AWS_SECRET_ACCESS_KEY": "test",
+        "AWS_ENDPOINT_URL": endpoint,
+        "AWS_REGION_NAME": "us-east-1",
+    }
+    crawler = await crawl(settings, start_url=site.a.url("/"))
+    keys = sorted(o["Key"] for o in client.list_objects_v2(Bucket="sitemaps")["Contents"])
+    names = ["manifest.json", "robots.txt", "sitemap-1.xml.gz", "sitemap.xml"]
+    assert keys == sorted(
+        f"published/{origin}/{name}"
+        for origin in (site.a.origin.name, site.b.origin.name)
+        for name in names
+    )
+    for key in keys:
+        origin, name = key.split("/")[1:]
+        body = client.get_object(Bucket="sitemaps", Key=key)["Body"].read()
+        if name.endswith(".gz"):  # the bytes that arrived are what a local run writes
+            assert body == (local / origin / name).read_bytes()
+        if name.startswith("sitemap"):
+            assert_valid(gzip.decompress(body) if name.endswith(".gz") else body)
+    assert crawler.stats.get_value("sitemapgen/delivery/stored/S3FeedStorage") == 8
+    # Nothing changed: the second run uploads nothing at all.
+    crawler = await crawl(settings, start_url=site.a.url("/"))
+    assert crawler.stats.get_value("sitemapgen/delivery/stored/S3FeedStorage") is None
+    assert crawler.stats.get_value("sitemapgen/delivery/failed/S3FeedStorage") is None
