@@ -7,12 +7,14 @@ from .exporter import SitemapExporter
 from .items import SitemapItem
 from .middleware import SitemapSpiderMiddleware
 from .pipeline import SitemapItemPipeline
+from .resume import SitemapResumeMiddleware
 
 __all__ = [
     "Addon",
     "SitemapExporter",
     "SitemapItem",
     "SitemapItemPipeline",
+    "SitemapResumeMiddleware",
     "SitemapSpiderMiddleware",
 ]
 __version__ = "0.1.0"

@@ -9,6 +9,7 @@ from scrapy.exceptions import NotConfigured
 from .exporter import SitemapExporter
 from .middleware import SitemapSpiderMiddleware
 from .pipeline import SitemapItemPipeline
+from .resume import SitemapResumeMiddleware
 from .settings import is_enabled
 
 if TYPE_CHECKING:
@@ -27,6 +28,8 @@ class Addon:
     #: Late, so an item another pipeline drops never amends the sitemap.
     pipeline_order = 900
     exporter_order = 500
+    #: Next to the downloader, so it sees exactly what goes out and every raw answer.
+    resume_order = 950
 
     def update_settings(self, settings: BaseSettings) -> None:
         if not is_enabled(settings):
@@ -39,4 +42,7 @@ class Addon:
         )
         settings.setdefault_in_component_priority_dict(
             "EXTENSIONS", SitemapExporter, self.exporter_order
+        )
+        settings.setdefault_in_component_priority_dict(
+            "DOWNLOADER_MIDDLEWARES", SitemapResumeMiddleware, self.resume_order
         )

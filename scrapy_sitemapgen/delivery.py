@@ -12,6 +12,7 @@ uploaded only when every one of its sitemaps was. Unchanged files are not delive
 from __future__ import annotations
 
 import errno
+import glob
 import logging
 import os
 import re
@@ -50,7 +51,7 @@ _OWNED_RE = re.compile(
 def local_folder(folder: str) -> Path:
     """The path of a local origin folder (a plain path or a ``file://`` URI), absolute."""
     path = Path(file_uri_to_path(folder)) if folder.startswith("file:") else Path(folder)
-    return path.resolve()
+    return Path(os.path.abspath(path))  # lexically: a symbolic link is not followed
 
 
 def staging_for(config: Config, origin_folder: str) -> Path:
@@ -59,6 +60,10 @@ def staging_for(config: Config, origin_folder: str) -> Path:
     if config.local:
         target = local_folder(origin_folder)
         target.parent.mkdir(parents=True, exist_ok=True)
+        # A crawl killed while writing left its staging folder; the store's lock means no
+        # other crawl of this store is writing now, so it is only debris.
+        for debris in target.parent.glob(f".{glob.escape(target.name)}.tmp-*"):
+            shutil.rmtree(debris, ignore_errors=True)
         return Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     return Path(tempfile.mkdtemp(prefix="sitemapgen-"))
 
@@ -72,6 +77,7 @@ def _move_into_place(source: Path, target: Path) -> None:
         if exc.errno != errno.EXDEV:
             raise
         temporary = target.with_name(f".{target.name}.part")
+        temporary.unlink(missing_ok=True)  # never write through a link planted there
         shutil.copyfile(source, temporary)
         os.replace(temporary, target)
 
@@ -81,6 +87,9 @@ def publish_local(sets: list[OriginSet]) -> None:
     destination, so nothing changes at all."""
     targets = [local_folder(s.folder) for s in sets]
     for origin_set, target in zip(sets, targets):
+        if target.is_symlink():
+            # The folder name comes from crawled hosts: never let a planted link redirect it.
+            raise NotADirectoryError(errno.ENOTDIR, "a symbolic link stands where an origin folder goes", str(target))
         target.mkdir(parents=True, exist_ok=True)
         for record in origin_set.records:
             if (target / record.name).is_dir():

@@ -9,11 +9,11 @@ import sqlite3
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 from scrapy.exceptions import CloseSpider, NotConfigured
-from scrapy.utils.asyncio import run_in_thread
+from scrapy.utils.asyncio import create_looping_call, run_in_thread
 
 from . import stats as keys
 from .build import stage_origin
@@ -25,7 +25,9 @@ from .store import SqliteFactStore, StoreError
 from .urls import origin_folder
 
 if TYPE_CHECKING:
-    from scrapy import Spider
+    from collections.abc import Callable
+
+    from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
@@ -56,6 +58,12 @@ class SitemapExporter:
         self.store: FactStore | None = None
         self._temp_dir: Path | None = None
         self._record_failed = False
+        #: Whether requests are tracked for a resume: only with a store that outlives us.
+        self._resume = config.resume_requests and (
+            config.jobdir is not None or config.store_path is not None
+        )
+        self._flusher: Any = None
+        self.closed_cleanly = True
         #: What the last write staged and delivered, per origin (for tests and tools).
         self.sets: list[OriginSet] = []
 
@@ -93,10 +101,18 @@ class SitemapExporter:
             self._temp_dir = Path(tempfile.mkdtemp(prefix="sitemapgen-"))
             path = self._temp_dir / _STORE_FILE
         try:
-            self.store = SqliteFactStore(path)
+            self.store = SqliteFactStore(
+                path, batch_size=self.config.commit_writes, max_delay=self.config.commit_seconds
+            )
         except StoreError:
             logger.error("Sitemap: cannot open the store; closing the spider", exc_info=True)
             raise CloseSpider("sitemapgen_store_unavailable") from None
+        #: Whether the previous process closed normally (its Scrapy queue is then intact);
+        #: after a kill it did not, and resume.py sends the unanswered requests again.
+        self.closed_cleanly = self._clean_marker(path).exists()
+        self._clean_marker(path).unlink(missing_ok=True)
+        self._flusher = create_looping_call(self._flush)
+        self._flusher.start(self.config.commit_seconds, now=False)
         if self._temp_dir is None and len(self.store):
             logger.info(
                 "Sitemap: the store %(path)s already holds %(count)d URLs (a resumed crawl, "
@@ -104,24 +120,66 @@ class SitemapExporter:
                 {"count": len(self.store), "path": path},
             )
 
+    def track(self, request: Request, serialize: Callable[[], bytes]) -> bool:
+        """A request was scheduled: remember it until it is answered (see resume.py);
+        True if it was new to the store."""
+        if self.store is None:
+            return False
+        try:
+            return self.store.track(self._key(request), serialize)
+        except (sqlite3.Error, OSError):
+            self._store_failed(request.url)
+            return False
+
+    def answered(self, request: Request) -> None:
+        """The request's answer is settled (recorded, or never to be listed)."""
+        if self.store is None or self._resume is False:
+            return
+        try:
+            self.store.done(self._key(request))
+        except (sqlite3.Error, OSError):
+            self._store_failed(request.url)
+
+    def _key(self, request: Request) -> str:
+        return self.crawler.request_fingerprinter.fingerprint(request).hex()
+
+    def _store_failed(self, url: str) -> None:
+        self.stats.inc_value(keys.skipped("store_error"))
+        if not self._record_failed:
+            logger.error("Sitemap: cannot record %s", url, exc_info=True)
+        self._record_failed = True
+
     def record(self, facts: UrlFacts, *, from_item: bool) -> bool:
         """Store facts; a storage failure is logged and counted, never raised into the crawl."""
         assert self.store is not None
         try:
             self.store.record(facts, from_item=from_item)
         except (sqlite3.Error, OSError):
-            self.stats.inc_value(keys.skipped("store_error"))
-            if not self._record_failed:
-                logger.error("Sitemap: cannot record %s", facts.loc, exc_info=True)
-            self._record_failed = True
+            self._store_failed(facts.loc)
             return False
         return True
 
+    @staticmethod
+    def _clean_marker(store: Path) -> Path:
+        return store.with_name(store.name + ".closed")
+
+    def _flush(self) -> None:
+        """Commit what waited: an idle crawl keeps nothing longer than SITEMAPGEN_COMMIT_SECONDS."""
+        if self.store is not None:
+            try:
+                self.store.flush()
+            except (sqlite3.Error, OSError):
+                self._store_failed("(periodic commit)")
+
     async def spider_closed(self, spider: Spider, reason: str) -> None:
+        if self._flusher is not None and self._flusher.running:
+            self._flusher.stop()
         store = self.store
         if store is None:
             return
         try:
+            if reason == "finished" and self._resume:
+                store.clear_pending()  # a finished crawl has nothing in flight
             if reason in _INTERRUPTED and not self.config.write_on_shutdown:
                 self.stats.set_value(keys.OUTPUT_POSTPONED, 1)
                 logger.info(
@@ -153,6 +211,8 @@ class SitemapExporter:
             store.close()
             if self._temp_dir is not None:
                 shutil.rmtree(self._temp_dir, ignore_errors=True)
+            elif isinstance(store, SqliteFactStore):
+                self._clean_marker(store.path).touch()
 
 
 def _stage(

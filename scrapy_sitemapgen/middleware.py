@@ -37,8 +37,14 @@ class SitemapSpiderMiddleware:
         self, response: Response, result: AsyncIterator[Any]
     ) -> AsyncIterator[Any]:
         self._record(response)
-        async for item_or_request in result:
-            yield item_or_request
+        try:
+            async for item_or_request in result:
+                yield item_or_request
+        finally:
+            # The page's facts are recorded whatever the callback does next, so its request
+            # is settled; written after the facts, in the same ordered stream.
+            if response.request is not None:
+                self.exporter.answered(response.request)
 
     def _record(self, response: Response) -> None:
         exporter = self.exporter

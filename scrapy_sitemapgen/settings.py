@@ -46,6 +46,9 @@ DEFAULTS: dict[str, Any] = {
     "SITEMAPGEN_ROBOTS_TXT": "",
     "SITEMAPGEN_STATE": "",
     "SITEMAPGEN_STORE": "",
+    "SITEMAPGEN_RESUME_REQUESTS": True,
+    "SITEMAPGEN_COMMIT_WRITES": 500,
+    "SITEMAPGEN_COMMIT_SECONDS": 1.0,
     # What gets listed
     "SITEMAPGEN_RESPECT_NOINDEX": True,
     "SITEMAPGEN_RESPECT_CANONICAL": True,
@@ -93,6 +96,19 @@ def _bool(settings: BaseSettings, name: str) -> bool:
         raise ValueError(
             f"{name}={settings.get(name)!r} is invalid: use True or False (or 1/0, 'true'/'false')."
         ) from None
+
+
+def _seconds(settings: BaseSettings, name: str, low: float, high: float) -> float:
+    raw = _get(settings, name)
+    try:
+        if isinstance(raw, bool):
+            raise TypeError
+        value = float(raw)
+    except (TypeError, ValueError):
+        value = None
+    if value is None or not low <= value <= high:
+        raise ValueError(f"{name}={raw!r} is invalid: it must be a number of seconds from {low} to {high:g}.")
+    return value
 
 
 def is_enabled(settings: BaseSettings) -> bool:
@@ -291,6 +307,9 @@ class Config:
     jobdir: Path | None
     #: SITEMAPGEN_STORE: an SQLite file kept after the crawl; None: JOBDIR's or a temporary one.
     store_path: Path | None
+    resume_requests: bool
+    commit_writes: int
+    commit_seconds: float
     url_policy: UrlPolicy
     respect_noindex: bool
     respect_canonical: bool
@@ -363,6 +382,9 @@ class Config:
             write_on_shutdown=_bool(settings, "SITEMAPGEN_WRITE_ON_SHUTDOWN"),
             jobdir=Path(jobdir) if jobdir else None,
             store_path=_store_path(settings),
+            resume_requests=_bool(settings, "SITEMAPGEN_RESUME_REQUESTS"),
+            commit_writes=_int(settings, "SITEMAPGEN_COMMIT_WRITES", 1, 100_000, "writes per transaction"),
+            commit_seconds=_seconds(settings, "SITEMAPGEN_COMMIT_SECONDS", 0.01, 3600.0),
             url_policy=UrlPolicy(
                 strip_params=frozenset(
                     p.lower() for p in _strings(settings, "SITEMAPGEN_STRIP_PARAMS", "parameter names")

@@ -22,6 +22,7 @@ URLS_WRITTEN = f"{PREFIX}/urls/written"
 FILES_WRITTEN = f"{PREFIX}/files/written"
 OUTPUT_FAILED = f"{PREFIX}/output/failed"
 OUTPUT_POSTPONED = f"{PREFIX}/output/postponed"
+RESUME_REISSUED = f"{PREFIX}/resume/reissued"
 
 
 def excluded(reason: str) -> str:

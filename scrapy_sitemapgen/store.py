@@ -8,8 +8,10 @@ several machines implements the same few methods.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -19,7 +21,21 @@ from .urls import Origin, origin_of
 
 __all__ = ["FactStore", "SqliteFactStore", "StoreError"]
 
-_SCHEMA_VERSION = 2
+_SCHEMA_VERSION = 3
+_TABLES = frozenset({"urls", "requests"})
+# Every request the crawl scheduled, by fingerprint: ``request`` holds it (pickled) until
+# it is answered, then NULL. Scrapy's JOBDIR marks a request seen when it is scheduled,
+# and a SIGKILL can lose its disk queue and what was in flight: the requests still held
+# here are what a resumed crawl must send again.
+_REQUESTS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS requests (
+    key TEXT PRIMARY KEY,
+    request BLOB
+) WITHOUT ROWID
+"""
+_TRACK = "INSERT OR IGNORE INTO requests (key) VALUES (?)"
+_KEEP = "UPDATE requests SET request = ? WHERE key = ?"
+_DONE = "UPDATE requests SET request = NULL WHERE key = ? AND request IS NOT NULL"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS urls (
     scheme TEXT NOT NULL,
@@ -60,7 +76,6 @@ _SELECT = (
     "SELECT loc, COALESCE(item_lastmod, page_lastmod), changefreq, priority,"
     " page_extra, item_extra, news FROM urls"
 )
-_Row = tuple[Any, ...]
 
 
 def _dump_extra(facts: UrlFacts) -> str:
@@ -111,13 +126,30 @@ class StoreError(RuntimeError):
 
 
 class FactStore(Protocol):
-    """The operations the middleware, the pipeline and the exporter need."""
+    """The operations the middleware, the pipeline and the exporter need.
+
+    Writes are applied in the order they are made, and :meth:`flush` makes a prefix of
+    them durable at once, so a crash never keeps a request marked answered without the
+    page it answered."""
 
     def record(self, facts: UrlFacts, *, from_item: bool = False) -> None:
         """Add or merge the facts of one URL. Cheap: may be buffered until :meth:`flush`."""
 
     def flush(self) -> None:
         """Make every recorded fact durable and visible to readers."""
+
+    def track(self, key: str, serialize: Callable[[], bytes]) -> bool:
+        """Remember a scheduled request until it is answered; True if ``key`` was new
+        (``serialize`` is called only then)."""
+
+    def done(self, key: str) -> None:
+        """The request was answered (or never can be): no longer pending."""
+
+    def pending_requests(self) -> list[bytes]:
+        """The requests scheduled and not answered, in no particular order."""
+
+    def clear_pending(self) -> None:
+        """Forget every tracked request (a finished crawl has nothing left to send)."""
 
     def origins(self) -> list[Origin]:
         """Every origin with at least one URL, sorted."""
@@ -136,13 +168,30 @@ class FactStore(Protocol):
 
 
 class SqliteFactStore:
-    """:class:`FactStore` on one SQLite file, written in batched transactions."""
+    """:class:`FactStore` on one SQLite file, written in batched transactions.
 
-    def __init__(self, path: str | Path, *, batch_size: int = 500) -> None:
+    A write is committed at the latest when ``batch_size`` writes are waiting or the
+    oldest has waited ``max_delay`` seconds: that is all a ``kill -9`` can lose (WAL mode,
+    ``synchronous=NORMAL``: a committed transaction survives the death of the process).
+    The file is locked while open, so a second crawl on the same store fails at once
+    instead of interleaving its writes.
+    """
+
+    def __init__(self, path: str | Path, *, batch_size: int = 500, max_delay: float = 1.0) -> None:
         self.path = Path(path)
         self.batch_size = batch_size
-        self._pending: list[_Row] = []
+        self.max_delay = max_delay
+        self._uncommitted = 0
+        self._since = 0.0
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = _lock(self.path)
+        try:
+            self._open()
+        except BaseException:
+            self._lock.close()
+            raise
+
+    def _open(self) -> None:
         try:
             # The exporter reads the store from a worker thread at close, never concurrently
             # with the crawl's writes, so sharing the connection across threads is safe.
@@ -154,7 +203,7 @@ class SqliteFactStore:
             tables = {
                 name for (name,) in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
             }
-            if tables and (version != _SCHEMA_VERSION or tables != {"urls"}):
+            if tables and (version != _SCHEMA_VERSION or tables != _TABLES):
                 self._db.close()
                 raise StoreError(
                     f"{self.path} is not a scrapy-sitemapgen store of schema "
@@ -164,6 +213,7 @@ class SqliteFactStore:
             self._db.execute("PRAGMA synchronous = NORMAL")
             with self._db:
                 self._db.execute(_SCHEMA)
+                self._db.execute(_REQUESTS_SCHEMA)
                 self._db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
             self._db.close()
@@ -171,7 +221,8 @@ class SqliteFactStore:
 
     def record(self, facts: UrlFacts, *, from_item: bool = False) -> None:
         origin = origin_of(facts.loc)
-        self._pending.append(
+        self._write(
+            _UPSERT,
             (
                 origin.scheme,
                 origin.host,
@@ -190,17 +241,45 @@ class SqliteFactStore:
                 )
                 if facts.news
                 else None,
-            )
+            ),
         )
-        if len(self._pending) >= self.batch_size:
-            self.flush()
 
-    def flush(self) -> None:
-        if not self._pending:
-            return
-        with self._db:
-            self._db.executemany(_UPSERT, self._pending)
-        self._pending.clear()
+    def track(self, key: str, serialize: Callable[[], bytes]) -> bool:
+        if not self._write(_TRACK, (key,)).rowcount:
+            return False
+        self._write(_KEEP, (serialize(), key))
+        # Committed before Scrapy's dupefilter can persist the request as seen: a request
+        # it remembers and we do not would be lost to both after a kill.
+        self.flush()
+        return True
+
+    def done(self, key: str) -> None:
+        self._write(_DONE, (key,))
+
+    def pending_requests(self) -> list[bytes]:
+        rows = self._db.execute("SELECT request FROM requests WHERE request IS NOT NULL")
+        return [bytes(blob) for (blob,) in rows]
+
+    def clear_pending(self) -> None:
+        self._db.execute("DELETE FROM requests")
+        self.flush(force=True)
+
+    def _write(self, sql: str, params: tuple[Any, ...]) -> sqlite3.Cursor:
+        """Run one write in the open transaction (readers on this connection see it at
+        once); commit when the window is full."""
+        cursor = self._db.execute(sql, params)
+        if not self._uncommitted:
+            self._since = time.monotonic()
+        self._uncommitted += 1
+        if self._uncommitted >= self.batch_size or time.monotonic() - self._since >= self.max_delay:
+            self.flush()
+        return cursor
+
+    def flush(self, force: bool = False) -> None:
+        """Commit: every write so far becomes durable, in order, all at once."""
+        if self._uncommitted or force:
+            self._db.commit()
+            self._uncommitted = 0
 
     def origins(self) -> list[Origin]:
         self.flush()
@@ -237,3 +316,37 @@ class SqliteFactStore:
             self.flush()
         finally:
             self._db.close()
+            self._lock.close()
+
+
+class _Lock:
+    """An exclusive advisory lock on ``<store>.lock``, held while the store is open."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path.with_name(path.name + ".lock")
+        self._file = self.path.open("a+")
+        try:
+            import fcntl
+        except ImportError:  # Windows: no advisory locks; the store still works
+            return
+        try:
+            fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._file.seek(0)
+            holder = self._file.read().strip() or "another process"
+            self._file.close()
+            raise StoreError(
+                f"the sitemap store {path} is in use by {holder}: another crawl with the same "
+                f"JOBDIR or SITEMAPGEN_STORE is running"
+            ) from None
+        self._file.seek(0)
+        self._file.truncate()
+        self._file.write(f"process {os.getpid()}\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()  # closing the file releases the lock
+
+
+def _lock(path: Path) -> _Lock:
+    return _Lock(path)

@@ -58,3 +58,28 @@ async def test_rewrite_replaces_and_prunes_own_files_only(site, crawl, tmp_path:
         "manifest.json", "notes.txt", "robots.txt", "sitemap-1.xml.gz", "sitemap.xml"
     ]
     assert read_urls(out)[a].keys() == site.expected()[a].keys()
+
+
+@deferred_f_from_coro_f
+async def test_a_planted_symlink_is_never_followed(site, crawl, tmp_path: Path, caplog) -> None:
+    """An origin folder replaced by a link to elsewhere: nothing is written through it."""
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out.mkdir()
+    (out / site.a.origin.name).symlink_to(elsewhere, target_is_directory=True)
+    with caplog.at_level(logging.ERROR):
+        crawler = await crawl(start_url=site.a.url("/"))
+    assert list(elsewhere.iterdir()) == []
+    assert crawler.stats.get_value("sitemapgen/output/failed") == 1
+    assert any("symbolic link" in str(r.exc_info[1]) for r in caplog.records if r.exc_info)
+
+
+@deferred_f_from_coro_f
+async def test_staging_debris_of_a_killed_write_is_removed(site, crawl, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    debris = out / f".{site.a.origin.name}.tmp-killed"
+    debris.mkdir(parents=True)
+    (debris / "sitemap-1.xml.gz").write_bytes(b"half a file")
+    await crawl(start_url=site.a.url("/"))
+    assert not debris.exists()
+    assert not list(out.rglob("*.tmp-*"))

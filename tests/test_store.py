@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import sqlite3
 import tracemalloc
+from collections.abc import Callable
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -201,6 +202,15 @@ def test_empty_store(store: SqliteFactStore) -> None:
 # --- durability: batching and resume ----------------------------------------------------
 
 
+def committed_locs(path: Path) -> list[str]:
+    """What another reader of the file sees: only committed rows."""
+    reader = sqlite3.connect(path)
+    try:
+        return [loc for (loc,) in reader.execute("SELECT loc FROM urls ORDER BY loc")]
+    finally:
+        reader.close()
+
+
 def test_records_are_visible_after_flush(path: Path) -> None:
     writer = SqliteFactStore(path, batch_size=1000)
     try:
@@ -208,12 +218,7 @@ def test_records_are_visible_after_flush(path: Path) -> None:
             writer.record(UrlFacts(f"{LOC}/{i}"))
         writer.flush()
         # Another connection (another reader of the file) sees the flushed records.
-        reader = SqliteFactStore(path)
-        try:
-            assert len(reader) == 3
-            assert [f.loc for f in reader.entries(SITE)] == [f"{LOC}/{i}" for i in range(3)]
-        finally:
-            reader.close()
+        assert committed_locs(path) == [f"{LOC}/{i}" for i in range(3)]
     finally:
         writer.close()
 
@@ -237,11 +242,7 @@ def test_full_batches_are_written_without_flush(path: Path) -> None:
     try:
         for i in range(5):
             store.record(UrlFacts(f"{LOC}/{i}"))
-        reader = SqliteFactStore(path)
-        try:
-            assert len(reader) >= 4  # two full batches; the fifth may still be pending
-        finally:
-            reader.close()
+        assert len(committed_locs(path)) == 4  # two full batches; the fifth still waits
         assert len(store) == 5
     finally:
         store.close()
@@ -590,3 +591,69 @@ def test_media_merge_does_not_depend_on_arrival_order(
             store.flush()
     assert only_entry(store) == MERGED
     assert list(store.news_entries(SITE)) == [MERGED]
+
+
+# --- crash safety: commit window, ordered writes, lock, pending requests ---------------
+
+
+def test_writes_older_than_max_delay_are_committed_by_the_next_write(path: Path) -> None:
+    import time
+
+    store = SqliteFactStore(path, batch_size=1000, max_delay=0.05)
+    try:
+        store.record(UrlFacts(f"{LOC}/0"))
+        assert committed_locs(path) == []  # within the window: not yet durable
+        time.sleep(0.06)
+        store.record(UrlFacts(f"{LOC}/1"))  # the window has passed: both are committed
+        assert committed_locs(path) == [f"{LOC}/0", f"{LOC}/1"]
+    finally:
+        store.close()
+
+
+def test_a_second_store_on_the_same_file_fails_fast(path: Path) -> None:
+    first = SqliteFactStore(path)
+    try:
+        with pytest.raises(StoreError, match="in use by process"):
+            SqliteFactStore(path)
+    finally:
+        first.close()
+    SqliteFactStore(path).close()  # released on close
+
+
+def test_tracked_requests_until_answered(path: Path) -> None:
+    store = SqliteFactStore(path, batch_size=1000)
+    calls: list[str] = []
+
+    def blob(name: str) -> Callable[[], bytes]:
+        return lambda: calls.append(name) or name.encode()
+
+    try:
+        assert store.track("a", blob("a")) is True
+        assert store.track("b", blob("b")) is True
+        assert store.track("a", blob("a again")) is False  # known: not serialised again
+        assert calls == ["a", "b"]
+        store.record(UrlFacts(LOC))
+        store.done("a")
+        assert store.pending_requests() == [b"b"]
+        # Answered requests stay known, so a later duplicate is no new request.
+        assert store.track("a", blob("a third time")) is False
+        assert store.pending_requests() == [b"b"]
+        store.clear_pending()
+        assert store.pending_requests() == []
+        assert store.track("a", blob("a after clearing")) is True
+    finally:
+        store.close()
+
+
+def test_pending_requests_survive_a_crash(path: Path) -> None:
+    """What was committed survives the process dying without close()."""
+    store = SqliteFactStore(path, batch_size=1)
+    store.track("k", lambda: b"\x80\x04blob")
+    store.flush()
+    store._db.close()  # the process dies: no final flush, no unlock call
+    store._lock.close()
+    reopened = SqliteFactStore(path)
+    try:
+        assert reopened.pending_requests() == [b"\x80\x04blob"]
+    finally:
+        reopened.close()

@@ -62,6 +62,8 @@ class BuildCommand(ScrapyCommand):
             raise UsageError(f"no sitemap store at {store}")
         settings.set("SITEMAPGEN_STORE", store, priority="cmdline")
         settings.set("JOBDIR", None, priority="cmdline")  # no scheduler state is needed
+        # Requests a killed crawl left pending are for that crawl's resume, not for us.
+        settings.set("SITEMAPGEN_RESUME_REQUESTS", False, priority="cmdline")
         settings.set("ADDONS", {**settings.getdict("ADDONS"), Addon: 500}, priority="cmdline")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:

@@ -1,0 +1,1 @@
+"""Benchmarks and harnesses; run as modules: ``python -m benchmarks.<name>``."""
