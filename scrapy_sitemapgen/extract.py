@@ -65,6 +65,9 @@ class _Page:
         self.loc = loc
         self.html = isinstance(response, HtmlResponse)
         self.links = _header_values(response, b"Link")
+        #: Queries of URLs in the page are encoded in the page's encoding, as browsers
+        #: (and Scrapy's own requests) do; paths always in UTF-8.
+        self.encoding: str = getattr(response, "encoding", None) or "utf-8"
         self._ld: list[Any] | None = None
 
     @cached_property
@@ -91,7 +94,7 @@ class _Page:
         """Whether ``url`` names this page once both are normalised (unparsable: yes,
         since a broken canonical or refresh sends a crawler nowhere)."""
         try:
-            return self.config.url_policy.loc(url) == self.loc
+            return self.config.url_policy.loc(url, self.encoding) == self.loc
         except UrlRejected:
             return True
 
@@ -138,7 +141,7 @@ class _Page:
         policy = self.config.image_policy
         for raw in page.image_urls(self.selector, self.base):
             try:
-                url = normalize_loc(raw)
+                url = normalize_loc(raw, self.encoding)
             except UrlRejected as exc:
                 self.reporter.skip(f"image_{exc.reason}", self.loc, detail=raw)
                 continue
@@ -152,7 +155,7 @@ class _Page:
         videos = []
         for raw in page.videos(self.selector, self.ld, self.base):
             try:
-                videos.append(make_video(raw, normalize_loc, self._issue, now))
+                videos.append(make_video(raw, self._normalize, self._issue, now))
             except FactRejected as exc:
                 self.reporter.skip(exc.reason, self.loc, detail=exc.value)
         return tuple(videos)
@@ -161,12 +164,15 @@ class _Page:
         found: dict[Alternate, None] = {}
         for hreflang, href in page.alternates(self.selector, self.links, self.base):
             try:
-                found[Alternate(parse_hreflang(hreflang), self.config.url_policy.loc(href))] = None
+                found[Alternate(parse_hreflang(hreflang), self.config.url_policy.loc(href, self.encoding))] = None
             except FactRejected as exc:
                 self.reporter.skip(exc.reason, self.loc, detail=hreflang)
             except UrlRejected as exc:
                 self.reporter.skip(f"alternate_{exc.reason}", self.loc, detail=href)
         return tuple(found)
+
+    def _normalize(self, url: str) -> str:
+        return normalize_loc(url, self.encoding)
 
     def _issue(self, reason: str, value: object) -> None:
         self.reporter.skip(reason, self.loc, detail=value)

@@ -21,6 +21,7 @@ from .limits import (
     VIDEO_DURATION_MAX,
     VIDEO_DURATION_MIN,
     VIDEO_TITLE_MAX,
+    XML_FORBIDDEN_CHARS,
 )
 
 __all__ = [
@@ -65,6 +66,7 @@ _HREFLANG_RE = re.compile(r"^(?:x-default|[A-Za-z]{2,3}(?:-[A-Za-z]{4})?(?:-(?:[
 # Google News: an ISO 639 code, with zh-cn / zh-tw the only region forms.
 _NEWS_LANGUAGE_RE = re.compile(r"^(?:[a-z]{2,3}|zh-cn|zh-tw)$")
 _SPACE_RE = re.compile(r"\s+")
+_FORBIDDEN_RE = re.compile(XML_FORBIDDEN_CHARS)
 
 #: Called with (reason, value) for a value dropped or shortened without losing the fact.
 OnIssue = Callable[[str, object], None]
@@ -121,7 +123,12 @@ class UrlFacts:
 
 def format_w3c(moment: datetime) -> str:
     """W3C Datetime in UTC to the second (P4): ``2015-10-21T07:28:00+00:00``."""
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S+00:00")
+    utc = moment.astimezone(timezone.utc)
+    # Not strftime: %Y gives "100", not "0100", for early years on some platforms.
+    return (
+        f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}"
+        f"T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}+00:00"
+    )
 
 
 def _check_not_future(moment: datetime, now: datetime | None, value: object) -> None:
@@ -223,7 +230,11 @@ def parse_hreflang(value: object) -> str:
 
 
 def _text(value: object) -> str:
-    return _SPACE_RE.sub(" ", value).strip() if isinstance(value, str) else ""
+    """Free text as it will be written: XML-forbidden characters removed (P1) before the
+    blank check, so text made only of them counts as missing, not as an empty element."""
+    if not isinstance(value, str):
+        return ""
+    return _SPACE_RE.sub(" ", _FORBIDDEN_RE.sub("", value)).strip()
 
 
 def _shorten(text: str, limit: int, reason: str, on_issue: OnIssue) -> str:

@@ -38,6 +38,10 @@ PRIORITY_MAX: Final = 1.0
 URL_SCHEMES: Final = frozenset({"http", "https"})
 DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 
+#: P1: characters XML 1.0 does not allow anywhere in a document (section 2.2, Char), as
+#: a regular-expression class; they never reach a file.
+XML_FORBIDDEN_CHARS: Final = "[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+
 #: G7: the extension namespaces, declared on every ``<urlset>`` root (P14).
 IMAGE_NS: Final = "http://www.google.com/schemas/sitemap-image/1.1"
 VIDEO_NS: Final = "http://www.google.com/schemas/sitemap-video/1.1"

@@ -388,14 +388,15 @@ def alternates(selector: Selector, link_headers: list[str], base: str) -> list[t
     Sources are ``<link rel="alternate" hreflang href>`` (rel token matched
     case-insensitively), then ``Link`` headers with ``rel="alternate"`` and a ``hreflang``
     parameter. First occurrence wins for duplicates. ``hreflang`` is stripped but otherwise
-    returned as written (``x-default``, ``en-GB``), since validating it is the caller's job.
-    Pairs with an empty hreflang or href are dropped.
+    returned as written (``x-default``, ``en-GB``), since validating it is the caller's job,
+    and so is counting an empty one. Pairs without an href are dropped.
     """
     pairs: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()
-    raw = [
-        (attrib.get("hreflang", ""), attrib.get("href", ""))
+    raw = [  # no hreflang attribute at all: another kind of alternate (a feed, a print view)
+        (attrib["hreflang"], attrib.get("href", ""))
         for attrib in _page_links(selector, "alternate")
+        if "hreflang" in attrib
     ]
     raw += [
         (params["hreflang"], uri)
@@ -405,7 +406,7 @@ def alternates(selector: Selector, link_headers: list[str], base: str) -> list[t
     for hreflang, href in raw:
         lang = hreflang.strip()
         url = _absolute(base, href)
-        if lang and url is not None and (lang, url) not in seen:
+        if url is not None and (lang, url) not in seen:
             seen.add((lang, url))
             pairs.append((lang, url))
     return pairs
@@ -768,15 +769,16 @@ def page_dates(selector: Selector, ld: list[Any]) -> list[str]:
 
 
 def _absolute(base: str, value: str) -> str | None:
-    """``urljoin(base, value.strip())``, or ``None`` for an empty value or one the URL
-    parser rejects (such as an unclosed IPv6 bracket)."""
+    """``urljoin(base, value.strip())``; ``None`` for an empty value. A value the URL parser
+    rejects (such as an unclosed IPv6 bracket) comes back as written, so the caller's URL
+    check refuses it and counts it rather than it vanishing unseen."""
     value = value.strip()
     if not value:
         return None
     try:
         return urljoin(base, value)
     except ValueError:
-        return None
+        return value
 
 
 def _media_url(base: str, value: str) -> str | None:
@@ -789,7 +791,7 @@ def _media_url(base: str, value: str) -> str | None:
     try:
         scheme = urlsplit(url).scheme
     except ValueError:
-        return None
+        return url  # unparsable: the caller refuses and counts it
     return None if scheme.translate(_ASCII_LOWER) in _UNFETCHABLE_SCHEMES else url
 
 

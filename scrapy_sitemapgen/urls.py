@@ -108,6 +108,8 @@ def normalize_loc(url: str, encoding: str = "utf-8") -> str:
     scheme = parts.scheme.lower()
     if scheme not in URL_SCHEMES:
         raise UrlRejected("bad_scheme", url)
+    if port == 0:  # no server listens on port 0 (RFC 6335); "http://h:0/" names nothing
+        raise UrlRejected("bad_url", url)
     if parts.username is not None or parts.password is not None:
         # Credentials in a published file are a leak, and the page without them may differ.
         raise UrlRejected("userinfo", url)
@@ -136,7 +138,7 @@ def origin_of(loc: str) -> Origin:
     host = parts.hostname or ""
     if "[" in parts.netloc:
         host = f"[{host}]"
-    port = parts.port or DEFAULT_PORTS[parts.scheme]
+    port = parts.port if parts.port is not None else DEFAULT_PORTS[parts.scheme]
     return Origin(parts.scheme, host, port)
 
 

@@ -26,6 +26,7 @@ from .limits import (
     SITEMAP_NS,
     VIDEO_NS,
     XHTML_NS,
+    XML_FORBIDDEN_CHARS,
 )
 
 __all__ = [
@@ -59,8 +60,7 @@ _URLSET_CLOSE = b"</urlset>\n"
 _INDEX_OPEN = _XML_DECL + f'<sitemapindex xmlns="{SITEMAP_NS}">\n'.encode()
 _INDEX_CLOSE = b"</sitemapindex>\n"
 
-# Characters XML 1.0 does not allow anywhere in a document (section 2.2, Char).
-_FORBIDDEN_RE = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_FORBIDDEN_RE = re.compile(XML_FORBIDDEN_CHARS)
 
 
 def escape(text: str) -> str:

@@ -5,7 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 from xml.etree import ElementTree
 
+from scrapy_sitemapgen.validate import validate
+
 from .xmlcheck import NS, assert_valid
+
+
+def assert_validator_accepts(folder: Path) -> None:
+    """The package's own validator (sitemapgen-validate) finds nothing wrong with a set,
+    read through its robots.txt as a search engine would, with its published origin."""
+    scheme, rest = folder.name.split("_", 1)
+    host, port = rest.rsplit("_", 1)
+    default = {"http": "80", "https": "443"}[scheme]
+    root = f"{scheme}://{host}{'' if port == default else ':' + port}/"
+    problems = validate([str(folder / "robots.txt")], base_url=root)
+    assert problems == [], "\n".join(map(str, problems))
 
 
 def files(out: Path) -> set[str]:
@@ -18,6 +31,7 @@ def read_urls(out: Path) -> dict[str, dict[str, dict[str, str | None]]]:
     every urlset and index validated against the schemas and no loc listed twice."""
     result: dict[str, dict[str, dict[str, str | None]]] = {}
     for index in sorted(out.glob("*/sitemap.xml")):
+        assert_validator_accepts(index.parent)
         urls: dict[str, dict[str, str | None]] = {}
         root = ElementTree.fromstring(assert_valid(index))
         for loc in root.iter(f"{NS}loc"):
@@ -75,6 +89,7 @@ def read_entries(out: Path, origin: str, kind: str = "sitemap-") -> dict[str, di
     ``kind`` (``sitemap-news-`` for the news sitemaps), following the index; each file
     schema-validated, and the index must list exactly the files on disk."""
     folder = out / origin
+    assert_validator_accepts(folder)
     index = ElementTree.fromstring(assert_valid(folder / "sitemap.xml"))
     listed = [loc.text.rsplit("/", 1)[1] for loc in index.iter(f"{NS}loc")]
     on_disk = sorted(p.name for p in folder.iterdir() if p.name.startswith("sitemap-"))

@@ -304,7 +304,8 @@ CANONICAL_CASES: list[tuple[str, list[str], list[str]]] = [
     # <base href> is honoured (through the base argument).
     (BASE_TAG + '<link rel="canonical" href="c.html">', [], ["https://cdn.example.net/base/c.html"]),
     # An unparsable URL is dropped rather than raised.
-    ('<link rel="canonical" href="http://[::1/x">', [], []),
+    # Unparsable: returned as written, for the caller's URL check to refuse and count.
+    ('<link rel="canonical" href="http://[::1/x">', [], ["http://[::1/x"]),
 ]
 
 
@@ -518,7 +519,8 @@ IMAGE_CASES: list[tuple[str, list[str]]] = [
         ["https://cdn.example.net/base/x.png", "https://cdn.example.net/y.png", "http://example.com/z.png"],
     ),
     # A URL the parser rejects is dropped.
-    ('<img src="http://[oops/x.png"><img src="fine.png">', ["http://example.com/dir/fine.png"]),
+    # Unparsable: returned as written, for the caller to refuse and count (image_bad_url).
+    ('<img src="http://[oops/x.png"><img src="fine.png">', ["http://[oops/x.png", "http://example.com/dir/fine.png"]),
 ]
 
 
@@ -814,6 +816,7 @@ def test_alternates_from_page_then_header() -> None:
         ("de-DE", "https://example.de/"),
         ("x-default", "http://example.com/"),
         ("fr", "http://example.com/fr/"),
+        ("", "http://example.com/empty-lang"),  # kept for the caller to count bad_hreflang
         ("es", "https://example.com/es/"),
         ("ja", "http://example.com/ja/"),
         ("x-default", "https://example.com/x/"),

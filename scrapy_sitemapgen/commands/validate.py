@@ -1,0 +1,136 @@
+"""``scrapy sitemapgen-validate``: check sitemaps, indexes and robots.txt files against the
+protocol, locally or over HTTP; a thin shell around :mod:`scrapy_sitemapgen.validate`."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import unquote, urlsplit
+from urllib.request import url2pathname
+
+from scrapy.commands import ScrapyCommand
+from scrapy.exceptions import UsageError
+
+from ..limits import MAX_BYTES_PER_SITEMAP, URL_SCHEMES
+from ..validate import DEFAULT_MAX_FILES, DEFAULT_TIMEOUT, Validator
+
+if TYPE_CHECKING:
+    import argparse
+
+__all__ = ["ValidateCommand"]
+
+
+class ValidateCommand(ScrapyCommand):
+    """Prints one ``path:line: RULE: message`` line per violation, then a summary; exit
+    status 1 when anything is wrong, 0 when not, 2 on a usage error."""
+
+    requires_project = False
+    requires_crawler_process = False
+    default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
+
+    def syntax(self) -> str:
+        return "[options] <path_or_url> [<path_or_url> ...]"
+
+    def short_desc(self) -> str:
+        return "Check sitemaps, sitemap indexes and robots.txt files against the sitemap protocol"
+
+    def long_desc(self) -> str:
+        return (
+            "Check each PATH_OR_URL (a local file, a file:// URI or an http(s) URL of a urlset, "
+            "a sitemap index, a robots.txt or a text sitemap, gzipped or not) and every sitemap "
+            "it lists. Prints one 'path:line: RULE: message' line per violation, then "
+            "'N files, M URLs, K violations'. Exit status: 0 valid, 1 violations, 2 usage error."
+        )
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        super().add_options(parser)
+        group = parser.add_argument_group(title="Validation Options")
+        group.add_argument(
+            "--max-bytes",
+            type=int,
+            default=MAX_BYTES_PER_SITEMAP,
+            metavar="N",
+            help=f"uncompressed size limit per file (default {MAX_BYTES_PER_SITEMAP}, G2; "
+            "10485760 for the 2008 protocol text)",
+        )
+        group.add_argument(
+            "--max-files",
+            type=int,
+            default=DEFAULT_MAX_FILES,
+            metavar="N",
+            help=f"open at most N files, listed ones included (default {DEFAULT_MAX_FILES})",
+        )
+        group.add_argument(
+            "--base-url",
+            metavar="URL",
+            help="where local files are published: a folder URL ending in / (or, for one "
+            "file, its URL); without it, P12 only checks that each file lists one origin",
+        )
+        group.add_argument(
+            "--timeout",
+            type=float,
+            default=DEFAULT_TIMEOUT,
+            metavar="SECONDS",
+            help=f"time limit of one HTTP fetch (default {DEFAULT_TIMEOUT:g})",
+        )
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        if not args:
+            raise UsageError("name at least one sitemap, index or robots.txt (path or URL)")
+        for arg in args:
+            _check_source(arg)
+        if not 1 <= opts.max_bytes <= MAX_BYTES_PER_SITEMAP:
+            raise UsageError(
+                f"--max-bytes must be from 1 to {MAX_BYTES_PER_SITEMAP}, not {opts.max_bytes}"
+            )
+        if opts.max_files < 1:
+            raise UsageError(f"--max-files must be at least 1, not {opts.max_files}")
+        if opts.timeout <= 0:
+            raise UsageError(f"--timeout must be positive, not {opts.timeout}")
+        base_url = opts.base_url
+        if base_url is not None:
+            parts = urlsplit(base_url)
+            if parts.scheme.lower() not in URL_SCHEMES or not parts.hostname:
+                raise UsageError(f"--base-url must be an absolute http(s) URL, not {base_url!r}")
+            if not base_url.endswith("/") and len(args) > 1:
+                raise UsageError("with several files, --base-url must be a folder URL ending in /")
+        validator = Validator(
+            base_url=base_url,
+            max_bytes=opts.max_bytes,
+            max_files=opts.max_files,
+            timeout=opts.timeout,
+        )
+        violations = 0
+        try:
+            for violation in validator.check(args):
+                print(violation, flush=True)
+                violations += 1
+            print(f"{validator.files} files, {validator.urls} URLs, {violations} violations")
+        except BrokenPipeError:  # piped into head: stop quietly, as other tools do
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            violations += 1
+        self.exitcode = 1 if violations else 0
+
+
+def _check_source(arg: str) -> None:
+    """Refuse what cannot be a source before reading anything (exit status 2)."""
+    if arg.startswith("-"):
+        raise UsageError(f"unknown option {arg}")
+    parts = urlsplit(arg)
+    scheme = parts.scheme.lower()
+    if scheme in URL_SCHEMES:
+        if not parts.hostname:
+            raise UsageError(f"{arg}: no host in the URL")
+        return
+    if scheme == "file":
+        if parts.netloc not in ("", "localhost"):
+            raise UsageError(f"{arg}: a file:// URI must name a local file")
+        if not Path(url2pathname(unquote(parts.path))).is_file():
+            raise UsageError(f"{arg}: no such file")
+        return
+    if len(scheme) > 1:
+        raise UsageError(f"{arg}: only http, https and file URLs or local paths are read")
+    if not Path(arg).is_file():
+        raise UsageError(f"{arg}: no such file")

@@ -1,0 +1,1122 @@
+"""Check published sitemaps against the protocol: every rule a file can break, each
+violation naming its rule id (``shared/spec/PROTOCOL.md``).
+
+Pure: no Scrapy imports, so the ``sitemapgen-validate`` command, the tests and any other
+tool share one checker. A source is a local path, a ``file://`` URI or an http(s) URL of a
+urlset, a sitemap index (its sitemaps are followed), a robots.txt (its ``Sitemap:`` lines
+are followed) or a plain-text sitemap (P11).
+
+Built for hostile input: entities are never expanded and no DTD is loaded (a DOCTYPE that
+declares entities is a violation), the parser reads nothing from the network, files are
+decompressed incrementally and never past the byte limit (G2), HTTP fetches have a time and
+size budget, and the number of files followed is capped. A file is parsed as a stream and
+checked one ``<url>`` at a time, so memory does not grow with the file.
+"""
+
+from __future__ import annotations
+
+import http.client
+import re
+import time
+import zlib
+from collections.abc import Generator, Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from gzip import GzipFile
+from pathlib import Path, PurePosixPath
+from typing import IO, TYPE_CHECKING, Any, Final, NamedTuple, Protocol
+from urllib.error import HTTPError, URLError
+from urllib.parse import unquote, urlsplit
+from urllib.request import HTTPRedirectHandler, OpenerDirector, Request, build_opener, url2pathname
+
+from lxml import etree  # type: ignore[import-untyped]  # lxml ships no type information
+
+from .limits import (
+    DEFAULT_PORTS,
+    IMAGE_NS,
+    MAX_BYTES_PER_SITEMAP,
+    MAX_IMAGES_PER_URL,
+    MAX_LOC_LENGTH,
+    MAX_NEWS_PER_SITEMAP,
+    MAX_SITEMAPS_PER_INDEX,
+    MAX_URLS_PER_SITEMAP,
+    NEWS_NS,
+    SITEMAP_NS,
+    URL_SCHEMES,
+    VIDEO_NS,
+    XHTML_NS,
+)
+
+if TYPE_CHECKING:
+    from http.client import HTTPMessage
+
+__all__ = [
+    "DEFAULT_MAX_FILES",
+    "DEFAULT_TIMEOUT",
+    "SCHEMA_DIR",
+    "Validator",
+    "Violation",
+    "validate",
+]
+
+#: Files one run opens at most (sources, listed sitemaps and robots.txt files together).
+DEFAULT_MAX_FILES: Final = 1_000
+#: Seconds an HTTP fetch may take in all (also the socket timeout of each read).
+DEFAULT_TIMEOUT: Final = 30.0
+#: The schemas shipped with the package: ``urlset.xsd`` (core + extensions), ``siteindex.xsd``.
+SCHEMA_DIR: Final = Path(__file__).parent / "schemas"
+
+_XSI_NS: Final = "http://www.w3.org/2001/XMLSchema-instance"
+_URL = f"{{{SITEMAP_NS}}}url"
+_SITEMAP = f"{{{SITEMAP_NS}}}sitemap"
+_LOC = f"{{{SITEMAP_NS}}}loc"
+_IMAGE = f"{{{IMAGE_NS}}}image"
+_VIDEO = f"{{{VIDEO_NS}}}video"
+_NEWS = f"{{{NEWS_NS}}}news"
+_MEDIA_LOCS = (f"{{{VIDEO_NS}}}content_loc", f"{{{VIDEO_NS}}}player_loc")
+_PREFIXES: Final = {
+    SITEMAP_NS: "",
+    IMAGE_NS: "image:",
+    VIDEO_NS: "video:",
+    NEWS_NS: "news:",
+    XHTML_NS: "xhtml:",
+}
+# Core leaf elements and the rule their value follows.
+_VALUE_RULES: Final = {"loc": "P3", "lastmod": "P4", "changefreq": "P5", "priority": "P6"}
+
+_CHUNK = 64 * 1024
+_RAW_SLACK = 1024 * 1024  # raw bytes allowed past max_bytes: gzip headers and deflate blocks
+_GZIP_MAGIC = b"\x1f\x8b"
+_UTF8_BOM = b"\xef\xbb\xbf"
+_OTHER_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+_DECLARED_ENCODING_RE = re.compile(rb"^<\?xml\s[^>]*?encoding\s*=\s*[\"']([^\"']*)[\"']")
+# The schemas' tLoc pattern (printable ASCII but space, " < >), for locs outside XML.
+_LOC_RE = re.compile(r"https?://[!#-;=?-~]+")
+_BAD_ESCAPE_RE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+# "Element '{ns}name', attribute 'x': text": libxml2's schema error format.
+_SCHEMA_ERROR_RE = re.compile(
+    r"^Element '(?:\{([^}]*)\})?([^']*)'(, attribute '[^']*')?: (.*)$", re.S
+)
+_QNAME_RE = re.compile(r"\{([^}]*)\}([\w.-]+)")
+_P12_REASON = "a sitemap lists URLs of its own origin, under its own folder"
+_FACET_RE = re.compile(r"\[facet '[^']*'\] ")
+_HINTS: Final = {
+    "P3": (
+        " (a <loc> is an absolute http(s) URL, percent-encoded, of at most "
+        f"{MAX_LOC_LENGTH:,} characters)"
+    ),
+    "P4": (
+        " (W3C Datetime: YYYY-MM-DD, or a date and time with a time zone, e.g. "
+        "2024-01-02T03:04:05+00:00)"
+    ),
+}
+_STRUCTURE_ERRORS = ("This element is not expected", "Missing child element")
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
+_LINE_COLUMN_RE = re.compile(r", line \d+, column (\d+)$")
+
+
+class Violation(NamedTuple):
+    """One broken rule: where (``source``, 1-based ``line``; 0 when the whole file is
+    meant), which ``rule`` of PROTOCOL.md, and what is wrong."""
+
+    source: str
+    line: int
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line}: {self.rule}: {self.message}"
+
+
+def validate(
+    sources: Iterable[str],
+    *,
+    base_url: str | None = None,
+    max_bytes: int = MAX_BYTES_PER_SITEMAP,
+    max_files: int = DEFAULT_MAX_FILES,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> list[Violation]:
+    """Every violation in ``sources`` and the files they list, [] when all is valid.
+
+    The in-process form of ``scrapy sitemapgen-validate``; see :class:`Validator`.
+    """
+    validator = Validator(
+        base_url=base_url, max_bytes=max_bytes, max_files=max_files, timeout=timeout
+    )
+    return list(validator.check(sources))
+
+
+# --- reading: local or HTTP, gzip or not, never past the byte limit ------------------------
+
+
+class _Readable(Protocol):
+    def read(self, size: int = ..., /) -> bytes: ...
+
+
+class _Unreadable(Exception):
+    """A file that cannot be read (missing, HTTP error, timeout); ``str`` says why."""
+
+
+class _BadGzip(Exception):
+    """Gzip data that cannot be decompressed."""
+
+
+class _TooLarge(Exception):
+    """More uncompressed bytes than the limit; ``line`` is where the limit was passed, 0
+    when the stored (raw) bytes alone are too many."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+class _Source:
+    """A raw byte stream that turns I/O failures and a passed deadline into _Unreadable,
+    and stops past ``limit`` raw bytes: gzip data that long cannot hold a file within the
+    limit (deflate adds a few bytes per 64 KiB), whatever tricks it plays (empty members)."""
+
+    def __init__(self, stream: IO[bytes], deadline: float | None, what: str, limit: int) -> None:
+        self._stream = stream
+        self._deadline = deadline
+        self._what = what
+        self._limit = limit
+        self._size = 0
+
+    def read(self, size: int = -1, /) -> bytes:
+        if self._deadline is not None and time.monotonic() > self._deadline:
+            raise _Unreadable(f"{self._what} took too long (timeout)")
+        try:
+            data = self._stream.read(size if size > 0 else _CHUNK)
+        except (OSError, http.client.HTTPException) as exc:
+            raise _Unreadable(f"{self._what} failed: {exc}") from None
+        self._size += len(data)
+        if self._size > self._limit:
+            raise _TooLarge(0)
+        return data
+
+    def close(self) -> None:
+        self._stream.close()
+
+
+class _Body:
+    """The uncompressed bytes of one file, decompressed as they are read (gzip is detected
+    by its magic number, whatever the name), at most ``limit`` of them: one byte more
+    raises :class:`_TooLarge`, so a gzip bomb costs one chunk of memory."""
+
+    def __init__(self, source: _Source, limit: int) -> None:
+        self._source = source
+        first = source.read(2)
+        while len(first) < 2:
+            more = source.read(2 - len(first))
+            if not more:
+                break
+            first += more
+        self.gzipped = first == _GZIP_MAGIC
+        self._pending = b"" if self.gzipped else first
+        self._stream: _Readable = (
+            GzipFile(fileobj=_Prefixed(first, source), mode="rb") if self.gzipped else source
+        )
+        self._limit = limit
+        self.size = 0
+        self._lines = 0
+
+    def read(self, size: int = -1, /) -> bytes:
+        if self._pending:
+            data, self._pending = self._pending, b""
+        else:
+            try:
+                data = self._stream.read(size if size > 0 else _CHUNK)
+            except (OSError, EOFError, zlib.error) as exc:
+                raise _BadGzip(str(exc) or type(exc).__name__) from None
+        room = self._limit - self.size
+        self.size += len(data)
+        if self.size > self._limit:
+            raise _TooLarge(self._lines + data[: room + 1].count(b"\n") + 1)
+        self._lines += data.count(b"\n")
+        return data
+
+    def head(self, size: int = _CHUNK) -> bytes:
+        """The first bytes, kept to be read again (for sniffing the format)."""
+        data = b""
+        while len(data) < size and (more := self.read(size - len(data))):
+            data += more
+        self._pending = data
+        self.size -= len(data)
+        self._lines -= data.count(b"\n")
+        return data
+
+    def drain(self) -> None:
+        """Read to the end, so a file that stopped parsing early is still measured (G2)."""
+        while self.read(_CHUNK):
+            pass
+
+
+class _Prefixed:
+    def __init__(self, prefix: bytes, rest: _Readable) -> None:
+        self._prefix = prefix
+        self._rest = rest
+
+    def read(self, size: int = -1, /) -> bytes:
+        if self._prefix:
+            data, self._prefix = self._prefix, b""
+            return data
+        return self._rest.read(size)
+
+    def seek(self, offset: int, /) -> object:  # part of GzipFile's reader protocol, never called
+        raise OSError("not seekable")
+
+
+class _HttpOnlyRedirects(HTTPRedirectHandler):
+    """Follow redirects to http(s) only (urllib would also follow one to ftp:)."""
+
+    def redirect_request(
+        self, req: Request, fp: IO[bytes], code: int, msg: str, headers: HTTPMessage, newurl: str
+    ) -> Request | None:
+        if urlsplit(newurl).scheme.lower() not in URL_SCHEMES:
+            raise HTTPError(
+                req.full_url,
+                code,
+                f"redirect to a non-HTTP URL refused: {newurl[:200]}",
+                headers,
+                fp,
+            )
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+# --- URLs and where they may point (P3, P9, P12, P13) -----------------------------------
+
+
+def _loc_problem(value: str) -> str | None:
+    """Why ``value`` is no valid ``<loc>`` (P3), for text sources; None when it is one."""
+    if not re.match(r"https?://", value):
+        return "not an absolute http(s) URL"
+    if len(value) > MAX_LOC_LENGTH:
+        return f"{len(value):,} characters, at most {MAX_LOC_LENGTH:,}"
+    if not _LOC_RE.fullmatch(value):
+        bad = next(c for c in value if not ("!" <= c <= "~") or c in '"<>')
+        return f"character {bad!r} must be percent-encoded"
+    if _BAD_ESCAPE_RE.search(value):
+        return "'%' not followed by two hex digits"
+    return None
+
+
+class _Place(NamedTuple):
+    """(scheme, host, port, path) of an http(s) URL; host lower-case, port explicit."""
+
+    scheme: str
+    host: str
+    port: int
+    path: str
+
+    @classmethod
+    def of(cls, url: str) -> _Place | None:
+        try:
+            parts = urlsplit(url.strip())
+            port = parts.port
+        except ValueError:
+            return None
+        scheme = parts.scheme.lower()
+        if scheme not in URL_SCHEMES or not parts.hostname:
+            return None
+        return cls(scheme, parts.hostname.lower(), port or DEFAULT_PORTS[scheme], parts.path or "/")
+
+    @property
+    def origin(self) -> str:
+        netloc = (
+            self.host if DEFAULT_PORTS[self.scheme] == self.port else f"{self.host}:{self.port}"
+        )
+        return f"{self.scheme}://{netloc}/"
+
+    @property
+    def folder(self) -> _Place:
+        return self._replace(path=self.path[: self.path.rfind("/") + 1] or "/")
+
+    def contains(self, other: _Place) -> bool:
+        return self[:3] == other[:3] and other.path.startswith(self.path)
+
+    def __str__(self) -> str:
+        return self.origin[:-1] + self.path
+
+
+class _Scope:
+    """Where the entries of one file may point. With prefixes (the file's own folder, for an
+    index its site, plus the site of a robots.txt naming it, P13), every entry must fall
+    under one of them. Without (a local file with no --base-url), only consistency: every
+    entry on the origin of the first one."""
+
+    def __init__(
+        self, prefixes: tuple[tuple[_Place, str], ...], rule: str, noun: str, reason: str
+    ) -> None:
+        self._prefixes = prefixes  # (prefix, what it is)
+        self._rule = rule
+        self._noun = noun
+        self._reason = reason
+        self._first: tuple[_Place, int] | None = None
+
+    def problem(self, url: str, line: int) -> tuple[str, str] | None:
+        place = _Place.of(url)
+        if place is None:
+            return None  # not a URL at all: reported as P3 already
+        if self._prefixes:
+            if any(prefix.contains(place) for prefix, _ in self._prefixes):
+                return None
+            allowed = " or ".join(f"{prefix} ({what})" for prefix, what in self._prefixes)
+            return self._rule, f"{url[:200]} is outside {allowed}: {self._reason}"
+        if self._first is None:
+            self._first = (place, line)
+            return None
+        first, first_line = self._first
+        if first[:3] == place[:3]:
+            return None
+        return (
+            self._rule,
+            f"{url[:200]} is on {place.origin}, but the first {self._noun} (line {first_line}) "
+            f"is on {first.origin}: {self._reason} (--base-url checks the file against its "
+            "published URL)",
+        )
+
+
+class _Listing(NamedTuple):
+    """The line that names a file: blamed (with its ``rule``) when the file is missing."""
+
+    source: str
+    line: int
+    rule: str
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    """A file to check. ``location`` is what is opened (a path or an http(s) URL); ``url``
+    where it is published, when known (P12); ``grants`` the sites whose robots.txt named it
+    (P13); ``listed`` the line naming it; ``in_index`` when an index listed it, so it may
+    not be an index itself."""
+
+    location: str
+    display: str
+    url: str | None
+    grants: tuple[_Place, ...] = ()
+    listed: _Listing | None = None
+    in_index: bool = False
+
+    @property
+    def local(self) -> bool:
+        return _Place.of(self.location) is None
+
+
+# --- schemas ------------------------------------------------------------------------------
+
+
+def _parser() -> Any:
+    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+
+
+@cache
+def _schema(name: str) -> Any:
+    """``urlset`` (core + image, video, news, xhtml) or ``siteindex``, from SCHEMA_DIR."""
+    return etree.XMLSchema(etree.parse(str(SCHEMA_DIR / f"{name}.xsd"), _parser()))
+
+
+def _qname(text: str) -> str:
+    """``{ns}name`` as ``prefix:name`` for the namespaces a sitemap uses."""
+    return _QNAME_RE.sub(lambda m: f"{_PREFIXES[m[1]]}{m[2]}" if m[1] in _PREFIXES else m[0], text)
+
+
+def _schema_violation(message: str, in_index: bool) -> tuple[str, str]:
+    """The rule a libxml2 schema error breaks, and the error in a sitemap's own words."""
+    structure = "P8" if in_index else "P2"
+    match = _SCHEMA_ERROR_RE.match(message.strip())
+    if match is None:
+        return structure, _qname(message.strip())
+    namespace, name, attribute, text = match.groups()
+    text = _qname(_FACET_RE.sub("", text).strip().rstrip("."))
+    where = f"<{_qname(f'{{{namespace}}}{name}') if namespace else name}>{attribute or ''}"
+    if namespace == SITEMAP_NS:
+        if text.startswith(_STRUCTURE_ERRORS):
+            rule = structure
+        else:
+            rule = _VALUE_RULES.get(name, structure)
+            text += _HINTS.get(rule, "")
+    elif namespace in (IMAGE_NS, VIDEO_NS, NEWS_NS):
+        rule = "G7"
+    elif namespace == XHTML_NS:
+        rule = "G6"
+    else:
+        rule = "P14"  # an element no declared extension knows
+    return rule, f"{where}: {text}"
+
+
+# --- the checker --------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _FileState:
+    """What one urlset or index has shown so far."""
+
+    target: _Target
+    is_index: bool
+    scope: _Scope
+    declared: frozenset[str]
+    entries: int = 0
+    first_over: int = 0  # line of the first entry past the count limit
+    news: int = 0
+    first_news_over: int = 0
+    undeclared: set[str] = field(default_factory=set)
+
+
+class Validator:
+    """Checks sources and everything they list; ``files`` and ``urls`` count what it read.
+
+    ``base_url`` is where local sources are published: a folder URL ending in ``/`` (each
+    file is ``base_url + its name``) or, for a single source, the file's own URL. With it,
+    or over HTTP, P12 is checked against the file's URL; without it only for consistency.
+    ``max_bytes`` is the uncompressed size limit (G2; 10,485,760 for the 2008 text),
+    ``max_files`` the number of files opened at most, ``timeout`` the seconds one HTTP
+    fetch may take.
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str | None = None,
+        max_bytes: int = MAX_BYTES_PER_SITEMAP,
+        max_files: int = DEFAULT_MAX_FILES,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        if base_url is not None and _Place.of(base_url) is None:
+            raise ValueError(f"base_url={base_url!r} is not an absolute http(s) URL")
+        if max_bytes < 1 or max_files < 1 or timeout <= 0:
+            raise ValueError("max_bytes, max_files and timeout must be positive")
+        self.base_url = base_url
+        self.max_bytes = max_bytes
+        self.max_files = max_files
+        self.timeout = timeout
+        #: Files read (urlsets, indexes, robots.txt, text sitemaps).
+        self.files = 0
+        #: ``<url>`` entries (and text sitemap lines) read.
+        self.urls = 0
+        self._opener: OpenerDirector | None = None
+        self._opened: set[str] = set()
+        self._limit_reported = False
+        # (kind, loc) -> where it was first seen. Kinds are "url", "news" and "text": news
+        # sitemaps repeat pages of the urlsets by design, and a text sitemap may be another
+        # format of the same set, so each kind is deduplicated on its own.
+        self._locs: dict[tuple[str, str], tuple[str, int]] = {}
+        self._listed: dict[str, tuple[str, int]] = {}
+
+    def check(self, sources: Iterable[str]) -> Iterator[Violation]:
+        """Violations of each source and of every file it lists, in reading order.
+
+        Raises ValueError for a source that is no local path, ``file://`` URI or http(s)
+        URL. A source that cannot be read is a P15 violation (a sitemap is announced by
+        its URL), a listed sitemap that cannot be read a P8 one (P15 from a robots.txt).
+        """
+        for source in sources:
+            for violation in self._follow(self._target(source)):
+                # One line each, whatever libxml2 or the file put in the message.
+                yield violation._replace(message=_one_line(violation.message))
+
+    # -- targets and reading --
+
+    def _target(self, source: str) -> _Target:
+        scheme = urlsplit(source).scheme.lower()
+        if scheme in URL_SCHEMES:
+            return _Target(source, source, source)
+        if scheme == "file":
+            parts = urlsplit(source)
+            if parts.netloc not in ("", "localhost"):
+                raise ValueError(f"{source}: a file:// URI must name a local file")
+            path = Path(url2pathname(unquote(parts.path)))
+        elif len(scheme) > 1:  # a one-letter "scheme" is a Windows drive
+            raise ValueError(f"{source}: only http, https and file URLs or local paths are read")
+        else:
+            path = Path(source)
+        url = None
+        if self.base_url is not None:
+            url = self.base_url + path.name if self.base_url.endswith("/") else self.base_url
+        return _Target(str(path), source, url)
+
+    def _open(self, target: _Target) -> _Source:
+        raw_limit = self.max_bytes + _RAW_SLACK
+        if target.local:
+            try:
+                return _Source(Path(target.location).open("rb"), None, "reading", raw_limit)
+            except OSError as exc:
+                raise _Unreadable(exc.strerror or str(exc)) from None
+        if self._opener is None:
+            self._opener = build_opener(_HttpOnlyRedirects)
+        request = Request(
+            target.location,
+            headers={"User-Agent": "scrapy-sitemapgen-validate", "Accept-Encoding": "identity"},
+        )
+        try:
+            response = self._opener.open(request, timeout=self.timeout)
+        except HTTPError as exc:
+            exc.close()
+            raise _Unreadable(f"HTTP {exc.code} {exc.reason}") from None
+        except (URLError, OSError, http.client.HTTPException, ValueError) as exc:
+            raise _Unreadable(str(getattr(exc, "reason", exc))) from None
+        return _Source(response, time.monotonic() + self.timeout, "download", raw_limit)
+
+    def _follow(self, target: _Target) -> Iterator[Violation]:
+        if target.location in self._opened:
+            return
+        if len(self._opened) >= self.max_files:
+            if not self._limit_reported:
+                self._limit_reported = True
+                where, line, rule, _ = target.listed or (target.display, 0, "P15", "")
+                yield Violation(
+                    where,
+                    line,
+                    rule,
+                    f"{target.display} and the files listed after it were not checked: "
+                    f"more than {self.max_files:,} files (raise --max-files)",
+                )
+            return
+        self._opened.add(target.location)
+        try:
+            source = self._open(target)
+        except _Unreadable as exc:
+            yield self._missing(target, str(exc))
+            return
+        self.files += 1
+        listed: list[_Target] = []
+        try:
+            body = _Body(source, self.max_bytes)
+            yield from self._check_body(target, body, listed)
+        except _Unreadable as exc:
+            yield self._missing(target, str(exc))
+        except _BadGzip as exc:
+            yield Violation(target.display, 0, "P1", f"not a valid gzip file: {exc}")
+        finally:
+            source.close()
+        for child in listed:
+            yield from self._follow(child)
+
+    def _missing(self, target: _Target, why: str) -> Violation:
+        if target.listed is None:
+            return Violation(target.display, 0, "P15", f"cannot be read: {why}")
+        source, line, rule, url = target.listed
+        if target.local:
+            return Violation(
+                source,
+                line,
+                rule,
+                f"{url[:200]} is listed, but {target.display} cannot be read: {why}",
+            )
+        return Violation(source, line, rule, f"{url[:200]} is listed, but cannot be fetched: {why}")
+
+    def _check_body(
+        self, target: _Target, body: _Body, listed: list[_Target]
+    ) -> Iterator[Violation]:
+        try:
+            head = body.head()
+        except _TooLarge as exc:
+            yield self._too_large(target, exc)
+            return
+        path = target.location if target.local else urlsplit(target.location).path
+        name = PurePosixPath(path).name
+        markup = head.removeprefix(_UTF8_BOM).lstrip().startswith(b"<")
+        if not head:
+            yield Violation(target.display, 0, "P1", "the file is empty")
+        elif head.startswith(_OTHER_BOMS):
+            yield Violation(
+                target.display, 1, "P1", "the file is UTF-16 or UTF-32; a sitemap is UTF-8"
+            )
+        elif markup or name.removesuffix(".gz").endswith(".xml"):
+            yield from self._check_xml(target, body, head, listed)
+        elif name == "robots.txt" and target.listed is None:  # a listed one is no robots.txt,
+            yield from self._check_robots(target, body, listed)  # so robots never chain
+        else:
+            yield from self._check_text(target, body)
+
+    def _too_large(self, target: _Target, exc: _TooLarge) -> Violation:
+        if exc.line:
+            what = f"more than {self.max_bytes:,} bytes uncompressed (from line {exc.line:,} on)"
+        else:
+            what = (
+                f"more than {self.max_bytes + _RAW_SLACK:,} bytes as stored, too many for "
+                f"{self.max_bytes:,} bytes uncompressed"
+            )
+        return Violation(
+            target.display,
+            exc.line,
+            "G2",
+            f"{what}; split the sitemap and list the parts in an index; not checked further",
+        )
+
+    # -- XML: urlset and index --
+
+    def _check_xml(
+        self, target: _Target, body: _Body, head: bytes, listed: list[_Target]
+    ) -> Iterator[Violation]:
+        declared = _DECLARED_ENCODING_RE.match(head.removeprefix(_UTF8_BOM))
+        if declared and declared[1].lower().replace(b"_", b"-") not in (b"utf-8", b"utf8"):
+            encoding = declared[1].decode("ascii", "replace")
+            yield Violation(
+                target.display, 1, "P1", f"declared encoding {encoding!r}; a sitemap is UTF-8"
+            )
+        etree.clear_error_log()
+        events = etree.iterparse(
+            body,
+            events=("start", "end"),
+            resolve_entities=False,
+            no_network=True,
+            load_dtd=False,
+            encoding="utf-8",  # read as UTF-8 whatever is declared, so other bytes are errors
+            remove_comments=True,
+            remove_pis=True,
+        )
+        depth = 0
+        state: _FileState | None = None
+        try:
+            for event, element in events:
+                if event == "start":
+                    depth += 1
+                    if depth == 1:
+                        state = yield from self._open_root(target, element, head)
+                        if state is None:
+                            return
+                    continue
+                depth -= 1
+                assert state is not None
+                if depth == 1:
+                    yield from self._entry(state, element, listed)
+                    yield from _free_previous(state, element)
+                elif depth == 0:
+                    yield from self._close_root(state, element)
+        except etree.XMLSyntaxError as exc:
+            yield _syntax_violation(target, exc)
+            try:
+                body.drain()
+            except _TooLarge as too_large:
+                yield self._too_large(target, too_large)
+        except _TooLarge as exc:
+            yield self._too_large(target, exc)
+
+    def _open_root(
+        self, target: _Target, root: Any, head: bytes
+    ) -> Generator[Violation, None, _FileState | None]:
+        """Check the root element; the state for its entries, or None to stop reading."""
+        display = target.display
+        docinfo = root.getroottree().docinfo
+        dtd = docinfo.internalDTD
+        entities = [entity.name for entity in dtd.iterentities()] if dtd is not None else []
+        external = docinfo.system_url or docinfo.public_id
+        if entities or external:
+            more = ", ..." if len(entities) > 5 else ""
+            what = (
+                f"declares entities ({', '.join(entities[:5])}{more})"
+                if entities
+                else f"refers to an external DTD ({external})"
+            )
+            yield Violation(
+                display,
+                _doctype_line(head),
+                "P1",
+                f"the DOCTYPE {what}: a sitemap uses only the five predefined entities; nothing "
+                "was expanded or loaded, and the file is not checked further",
+            )
+            return None
+        name, namespace = etree.QName(root).localname, etree.QName(root).namespace
+        if name not in ("urlset", "sitemapindex"):
+            yield Violation(
+                display,
+                root.sourceline,
+                "P2",
+                f"the root element is <{_qname(root.tag)}>, not <urlset> or <sitemapindex>; "
+                "not checked further",
+            )
+            return None
+        if namespace != SITEMAP_NS:
+            yield Violation(
+                display,
+                root.sourceline,
+                "G5",
+                f'<{name}> must be in the namespace {SITEMAP_NS} (xmlns="{SITEMAP_NS}"), not in '
+                f"{namespace or 'no namespace'}; not checked further",
+            )
+            return None
+        is_index = name == "sitemapindex"
+        if is_index and target.listed is not None and target.in_index:
+            source, line, _, _ = target.listed
+            yield Violation(
+                source,
+                line,
+                "P8",
+                f"{display} is a sitemap index: an index lists sitemaps, not other indexes; "
+                "not followed",
+            )
+            return None
+        for attribute in root.attrib:
+            if etree.QName(attribute).namespace != _XSI_NS:
+                yield Violation(
+                    display,
+                    root.sourceline,
+                    "P8" if is_index else "P2",
+                    f"unexpected attribute {_qname(attribute)} on <{name}>",
+                )
+        scope = (
+            _Scope(
+                self._prefixes(target, index=True),
+                "P9",
+                "<loc>",
+                "an index lists sitemaps of its own site",
+            )
+            if is_index
+            else _Scope(self._prefixes(target), "P12", "<loc>", _P12_REASON)
+        )
+        return _FileState(target, is_index, scope, frozenset(root.nsmap.values()))
+
+    def _prefixes(self, target: _Target, index: bool = False) -> tuple[tuple[_Place, str], ...]:
+        place = _Place.of(target.url) if target.url is not None else None
+        if place is None:
+            return ()
+        if index:  # P9
+            return ((place._replace(path="/"), "the index's site"),)
+        # P12, and P13 when a robots.txt named the file (or the index listing it)
+        return (
+            (place.folder, "the sitemap's folder"),
+            *((grant, "the site whose robots.txt names it, P13") for grant in target.grants),
+        )
+
+    def _entry(self, state: _FileState, element: Any, listed: list[_Target]) -> Iterator[Violation]:
+        """Check one child of the root: a ``<url>`` or a ``<sitemap>``."""
+        display = state.target.display
+        line = element.sourceline
+        if state.is_index:
+            expected, limit, rule = _SITEMAP, MAX_SITEMAPS_PER_INDEX, "P8"
+        else:
+            expected, limit, rule = _URL, MAX_URLS_PER_SITEMAP, "P2"
+        if element.tag != expected:
+            yield Violation(
+                display,
+                line,
+                rule,
+                f"unexpected <{_qname(str(element.tag))}>: expected <{_qname(expected)}>",
+            )
+            return
+        state.entries += 1
+        if state.entries == limit + 1:
+            state.first_over = line
+        schema = _schema("siteindex" if state.is_index else "urlset")
+        if not schema.validate(element):
+            for error in schema.error_log:
+                error_rule, message = _schema_violation(error.message, state.is_index)
+                yield Violation(display, error.line, error_rule, message)
+        loc_element = element.find(_LOC)
+        loc = (loc_element.text or "").strip() if loc_element is not None else ""
+        if state.is_index:
+            if loc:
+                yield from self._listed_sitemap(state, loc, loc_element.sourceline, listed)
+            return
+        self.urls += 1
+        news = sum(1 for _ in element.iterchildren(_NEWS))
+        if loc:
+            yield from self._url_loc(state, element, loc, loc_element.sourceline, news > 0)
+        images = sum(1 for _ in element.iterchildren(_IMAGE))
+        if images > MAX_IMAGES_PER_URL:
+            yield Violation(
+                display,
+                line,
+                "G7",
+                f"{images:,} <image:image> in one <url>; at most {MAX_IMAGES_PER_URL:,}",
+            )
+        state.news += news
+        if news and not state.first_news_over and state.news > MAX_NEWS_PER_SITEMAP:
+            state.first_news_over = line
+        for child in element.iter(etree.Element):
+            namespace = etree.QName(child).namespace
+            if namespace and namespace not in state.declared and namespace not in state.undeclared:
+                state.undeclared.add(namespace)
+                yield Violation(
+                    display,
+                    child.sourceline,
+                    "P14",
+                    f"the namespace {namespace} is declared on an inner element; declare it on "
+                    "the root",
+                )
+
+    def _url_loc(
+        self, state: _FileState, element: Any, loc: str, line: int, news: bool
+    ) -> Iterator[Violation]:
+        display = state.target.display
+        problem = state.scope.problem(loc, line)
+        if problem is not None:
+            yield Violation(display, line, *problem)
+        yield from self._duplicate(("news" if news else "url", loc), display, line)
+        for video in element.iterchildren(_VIDEO):
+            for media in video.iterchildren(*_MEDIA_LOCS):
+                if (media.text or "").strip() == loc:
+                    yield Violation(
+                        display,
+                        media.sourceline,
+                        "G8",
+                        f"<{_qname(media.tag)}> is the page's own <loc>: it names the media file "
+                        "or player, the page goes in <loc>",
+                    )
+
+    def _duplicate(self, key: tuple[str, str], display: str, line: int) -> Iterator[Violation]:
+        first = self._locs.get(key)
+        if first is None:
+            self._locs[key] = (display, line)
+            return
+        what = {"url": "<loc>", "news": "news <loc>", "text": "URL"}[key[0]]
+        yield Violation(
+            display,
+            line,
+            "P2",
+            f"duplicate {what} {key[1][:200]}: already listed at {first[0]}:{first[1]} "
+            "(one entry per page)",
+        )
+
+    def _listed_sitemap(
+        self, state: _FileState, loc: str, line: int, listed: list[_Target]
+    ) -> Iterator[Violation]:
+        display = state.target.display
+        problem = state.scope.problem(loc, line)
+        if problem is not None:
+            yield Violation(display, line, *problem)
+        if _Place.of(loc) is None:
+            return  # the schema reported it (P3): nothing to follow
+        first = self._listed.get(loc)
+        if first is not None:
+            yield Violation(
+                display, line, "P8", f"{loc[:200]} is listed again: first at {first[0]}:{first[1]}"
+            )
+            return
+        self._listed[loc] = (display, line)
+        target = self._listed_target(
+            state.target, loc, line, "P8", in_index=True, grants=state.target.grants
+        )
+        if isinstance(target, Violation):
+            yield target
+        else:
+            listed.append(target)
+
+    def _listed_target(
+        self,
+        parent: _Target,
+        url: str,
+        line: int,
+        rule: str,
+        *,
+        in_index: bool,
+        grants: tuple[_Place, ...],
+    ) -> _Target | Violation:
+        """The file a line of ``parent`` names: fetched when ``parent`` was, else the file of
+        the same name beside ``parent`` (the layout a published set has on disk)."""
+        listed = _Listing(parent.display, line, rule, url)
+        url_known = url if parent.url is not None else None
+        if not parent.local:
+            return _Target(url, url, url_known, grants, listed, in_index)
+        name = unquote(PurePosixPath(urlsplit(url).path).name)
+        if name in ("", ".", "..") or any(c in name for c in "/\\\0"):
+            return Violation(
+                parent.display,
+                line,
+                rule,
+                f"{url[:200]} names no file to look for beside {parent.display}",
+            )
+        path = str(Path(parent.location).parent / name)
+        return _Target(path, path, url_known, grants, listed, in_index)
+
+    def _close_root(self, state: _FileState, root: Any) -> Iterator[Violation]:
+        display = state.target.display
+        if state.is_index:
+            name, noun, limit, rule, count_rule = (
+                "sitemapindex",
+                "<sitemap>",
+                MAX_SITEMAPS_PER_INDEX,
+                "P8",
+                "P8",
+            )
+        else:
+            name, noun, limit, rule, count_rule = (
+                "urlset",
+                "<url>",
+                MAX_URLS_PER_SITEMAP,
+                "P2",
+                "P7",
+            )
+        children = list(root)
+        yield from _stray_text(
+            state, root.text, root.sourceline, children[0].sourceline if children else None
+        )
+        for child in children:
+            yield from _stray_text(state, child.tail, child.sourceline, None)
+        if state.entries == 0:
+            yield Violation(
+                display,
+                root.sourceline,
+                rule,
+                f"<{name}> holds no {noun}; at least one is required",
+            )
+        if state.first_over:
+            yield Violation(
+                display,
+                state.first_over,
+                count_rule,
+                f"{state.entries:,} {noun} entries; at most {limit:,} in one file (this is the "
+                f"first one past the limit): split it and list the parts in an index",
+            )
+        if state.first_news_over:
+            yield Violation(
+                display,
+                state.first_news_over,
+                "G7",
+                f"{state.news:,} <news:news> entries; at most {MAX_NEWS_PER_SITEMAP:,} in one news "
+                "sitemap (this is the first one past the limit)",
+            )
+
+    # -- text: robots.txt and plain-text sitemaps --
+
+    def _check_robots(
+        self, target: _Target, body: _Body, listed: list[_Target]
+    ) -> Iterator[Violation]:
+        place = _Place.of(target.url) if target.url is not None else None
+        grants = (place._replace(path="/"),) if place is not None else ()  # P13
+        try:
+            for number, raw in _lines(body):
+                field_name, colon, value = raw.split(b"#", 1)[0].partition(b":")
+                if not colon or field_name.strip().lower() != b"sitemap":
+                    continue
+                url = value.strip().decode("utf-8", "replace")
+                if _Place.of(url) is None:
+                    yield Violation(
+                        target.display,
+                        number,
+                        "P15",
+                        f"Sitemap: {url[:200]!r} is not an absolute http(s) URL",
+                    )
+                    continue
+                child = self._listed_target(
+                    target, url, number, "P15", in_index=False, grants=grants
+                )
+                if isinstance(child, Violation):
+                    yield child
+                else:
+                    listed.append(child)
+        except _TooLarge:
+            pass  # not a sitemap, so no size rule: the Sitemap: lines read so far are followed
+
+    def _check_text(self, target: _Target, body: _Body) -> Iterator[Violation]:
+        """A plain-text sitemap (P11): one absolute URL per line, UTF-8, the usual limits."""
+        display = target.display
+        scope = _Scope(self._prefixes(target), "P12", "URL", _P12_REASON)
+        count = first_over = 0
+        try:
+            for number, raw in _lines(body):
+                try:
+                    text = (raw.removeprefix(_UTF8_BOM) if number == 1 else raw).decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    yield Violation(
+                        display,
+                        number,
+                        "P11",
+                        f"a text sitemap is UTF-8: {exc.reason} at byte {exc.start}",
+                    )
+                    continue
+                url = text.strip()
+                if not url:
+                    continue
+                count += 1
+                self.urls += 1
+                if count == MAX_URLS_PER_SITEMAP + 1:
+                    first_over = number
+                problem = _loc_problem(url)
+                if problem is not None:
+                    yield Violation(display, number, "P3", f"{url[:200]!r}: {problem}")
+                    continue
+                scope_problem = scope.problem(url, number)
+                if scope_problem is not None:
+                    yield Violation(display, number, *scope_problem)
+                yield from self._duplicate(("text", url), display, number)
+        except _TooLarge as exc:
+            yield self._too_large(target, exc)
+            return
+        if count == 0:
+            yield Violation(
+                display, 0, "P11", "a text sitemap lists at least one URL; this file lists none"
+            )
+        if first_over:
+            yield Violation(
+                display,
+                first_over,
+                "P7",
+                f"{count:,} URLs; at most {MAX_URLS_PER_SITEMAP:,} in one file (this is the first "
+                "one past the limit)",
+            )
+
+
+def _lines(body: _Body) -> Iterator[tuple[int, bytes]]:
+    """(1-based number, bytes without the line end) for each line of ``body``."""
+    number = 0
+    parts: list[bytes] = []
+    while chunk := body.read(_CHUNK):
+        pieces = chunk.split(b"\n")
+        if len(pieces) == 1:
+            parts.append(chunk)
+            continue
+        parts.append(pieces[0])
+        for piece in [b"".join(parts), *pieces[1:-1]]:
+            number += 1
+            yield number, piece.removesuffix(b"\r")
+        parts = [pieces[-1]]
+    rest = b"".join(parts)
+    if rest:
+        yield number + 1, rest.removesuffix(b"\r")
+
+
+def _stray_text(
+    state: _FileState, text: str | None, before: int, after: int | None
+) -> Iterator[Violation]:
+    """P2/P8 for text between the root's children; ``before`` and ``after`` are the lines of
+    the elements around it (``after`` when known is exact, as an element may span lines)."""
+    if text and text.strip():
+        name = "sitemapindex" if state.is_index else "urlset"
+        if after is not None:
+            line = after - text[len(text.rstrip()) :].count("\n")
+        else:
+            line = before + text[: len(text) - len(text.lstrip())].count("\n")
+        yield Violation(
+            state.target.display,
+            line,
+            "P8" if state.is_index else "P2",
+            f"text {text.strip()[:40]!r} directly inside <{name}>",
+        )
+
+
+def _free_previous(state: _FileState, element: Any) -> Iterator[Violation]:
+    """Drop what is checked, so memory holds one entry whatever the file's size."""
+    element.clear(keep_tail=True)
+    parent = element.getparent()
+    while (previous := element.getprevious()) is not None:
+        yield from _stray_text(state, previous.tail, previous.sourceline, element.sourceline)
+        parent.remove(previous)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(_CONTROL_RE.sub(" ", text).split())
+
+
+def _doctype_line(head: bytes) -> int:
+    at = head.find(b"<!DOCTYPE")
+    return head[:at].count(b"\n") + 1 if at >= 0 else 1
+
+
+def _syntax_violation(target: _Target, exc: Any) -> Violation:
+    """P1 for a document that is not well-formed UTF-8 XML, at libxml2's first error."""
+    message, line = str(exc.msg or exc), int(exc.lineno or 0)
+    if not line:  # iterparse sometimes reports only "no element found"; the log has the cause
+        first = next((entry for entry in exc.error_log if entry.line > 0), None)
+        if first is not None:
+            message, line = str(first.message), int(first.line)
+    message = _one_line(message)
+    match = _LINE_COLUMN_RE.search(message)
+    if match is not None:
+        message = f"{message[: match.start()]} (column {match[1]})"
+    message = message.strip()
+    if message.startswith(("xmlParseEntityRef", "EntityRef")):
+        message = f"a raw '&' (escape it as &amp;): {message}"
+    return Violation(target.display, line, "P1", f"not well-formed XML: {message}")

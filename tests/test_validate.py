@@ -1,0 +1,597 @@
+"""``scrapy sitemapgen-validate`` run as users run it: a subprocess, outside any project.
+
+Broken inputs are small hand-written files under ``tests/broken/`` (one per rule, each
+with the exact rule id and line it must be reported at); large or hostile inputs (50,001
+URLs, a gzip bomb) are generated into ``tmp_path``; good input is written by the package's
+own writer, read from disk and over HTTP.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from functools import partial
+from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, BinaryIO, ClassVar
+
+import pytest
+
+from scrapy_sitemapgen.facts import Alternate, News, UrlFacts, Video
+from scrapy_sitemapgen.validate import SCHEMA_DIR, Violation, validate
+from scrapy_sitemapgen.writer import WriterOptions, write_origin
+
+BROKEN = Path(__file__).parent / "broken"
+XSD = Path(__file__).parent / "xsd"
+LINE_RE = re.compile(r"^(?P<source>.+?):(?P<line>\d+): (?P<rule>[PG]\d+): (?P<message>.+)$")
+SUMMARY_RE = re.compile(r"^(\d+) files, (\d+) URLs, (\d+) violations$")
+URLSET_HEAD = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+    'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1" '
+    'xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">\n'
+)
+
+
+class Run:
+    """One run of the command: its output parsed, the exit status checked against it."""
+
+    def __init__(self, result: subprocess.CompletedProcess[str], seconds: float) -> None:
+        self.status = result.returncode
+        self.stdout = result.stdout
+        self.stderr = result.stderr
+        self.seconds = seconds
+        lines = result.stdout.splitlines()
+        self.lines = [LINE_RE.match(line) for line in lines[:-1]]
+        assert all(self.lines), result.stdout + result.stderr
+        summary = SUMMARY_RE.match(lines[-1]) if lines else None
+        assert summary, result.stdout + result.stderr
+        self.files, self.urls, self.count = (int(n) for n in summary.groups())
+        assert self.count == len(self.lines)
+        assert self.status == (1 if self.count else 0), result.stderr
+
+    def found(self) -> list[tuple[int, str]]:
+        """(line, rule) of every violation, sorted."""
+        return sorted((int(m["line"]), m["rule"]) for m in self.lines if m is not None)
+
+    def messages(self) -> list[str]:
+        return [m["message"] for m in self.lines if m is not None]
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    env.pop("SCRAPY_SETTINGS_MODULE", None)
+    return env
+
+
+def command(cwd: Path, *args: object) -> subprocess.CompletedProcess[str]:
+    """``scrapy sitemapgen-validate ARGS`` in ``cwd`` (a temp dir: no project is found)."""
+    return subprocess.run(
+        [sys.executable, "-m", "scrapy", "sitemapgen-validate", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=_env(),
+    )
+
+
+def run(cwd: Path, *args: object) -> Run:
+    """The command on valid arguments: violations are expected, usage errors are not."""
+    start = time.monotonic()
+    result = command(cwd, *args)
+    assert result.returncode != 2, f"usage error: {result.stdout}{result.stderr}"
+    return Run(result, time.monotonic() - start)
+
+
+# --- the schemas the package ships are the schemas the tests use ---------------------------
+
+
+def test_shipped_schemas_are_the_test_schemas() -> None:
+    shipped = {p.name: p.read_bytes() for p in SCHEMA_DIR.glob("*.xsd")}
+    tested = {p.name: p.read_bytes() for p in XSD.glob("*.xsd")}
+    assert sorted(shipped) == sorted(tested)
+    for name, data in tested.items():
+        assert shipped[name] == data, (
+            f"scrapy_sitemapgen/schemas/{name} differs from tests/xsd/{name}"
+        )
+
+
+# --- one broken fixture per rule, all checked in one run -----------------------------------
+
+#: file (or folder entry point) -> the exact (line, rule) pairs it must produce.
+EXPECTED: dict[str, list[tuple[int, str]]] = {
+    "p1-unescaped-ampersand.xml": [(4, "P1")],
+    "p1-latin1.xml": [(1, "P1"), (3, "P1")],  # the declaration, then the first non-UTF-8 byte
+    "p2-empty-urlset.xml": [(2, "P2")],
+    "p2-missing-loc.xml": [(5, "P2")],
+    "p3-relative-loc.xml": [(4, "P3")],
+    "p3-not-encoded.xml": [(4, "P3"), (5, "P3")],
+    "p4-lastmod-no-zone.xml": [(5, "P4")],
+    "p5-changefreq.xml": [(9, "P5")],
+    "p6-priority.xml": [(9, "P6")],
+    "p8-index-missing-file.xml": [(4, "P8")],
+    "p11-text-sitemap.txt": [(2, "P3"), (3, "P2"), (4, "P3")],
+    "p12-other-origin.xml": [(4, "P12")],
+    "p14-inner-namespace.xml": [(5, "P14")],
+    "g5-old-namespace.xml": [(2, "G5")],
+    "g7-video-no-title.xml": [(8, "G7")],
+    "g8-video-is-page.xml": [(10, "G8")],
+    "entity-expansion.xml": [(2, "P1")],
+    "external-entity.xml": [(2, "P1")],
+    "external-dtd.xml": [(2, "P1")],
+    "duplicate-across-files/sitemap.xml": [],
+    "duplicate-across-files/sitemap-1.xml": [],
+    "duplicate-across-files/sitemap-2.xml": [(4, "P2")],
+    "p8-index-of-indexes/sitemap.xml": [(3, "P8")],  # it lists an index
+    "p8-index-of-indexes/inner-index.xml": [],
+    "p9-index-two-sites/sitemap.xml": [(4, "P9")],
+    "p9-index-two-sites/p9-a.xml": [],
+    "p9-index-two-sites/p9-b.xml": [],
+    "p15-robots/robots.txt": [(3, "P15"), (4, "P15")],
+    "p15-robots/p15-sitemap.xml": [],
+}
+#: What the run is given: every single file, and each folder's entry point.
+SOURCES = [n for n in EXPECTED if "/" not in n or n.endswith(("/sitemap.xml", "/robots.txt"))]
+
+
+@pytest.fixture(scope="module")
+def broken_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    return run(tmp_path_factory.mktemp("cwd"), *(BROKEN / name for name in SOURCES))
+
+
+def test_every_broken_fixture_is_covered() -> None:
+    assert {str(p.relative_to(BROKEN)) for p in BROKEN.rglob("*") if p.is_file()} == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_broken_fixture_reports_rule_and_line(broken_run: Run, name: str) -> None:
+    found = [
+        (int(m["line"]), m["rule"])
+        for m in broken_run.lines
+        if m is not None and m["source"].endswith(f"/{name}")
+    ]
+    assert sorted(found) == EXPECTED[name], broken_run.stdout
+
+
+def test_broken_run_summary(broken_run: Run) -> None:
+    assert broken_run.status == 1
+    assert broken_run.count == sum(len(v) for v in EXPECTED.values())
+
+
+def test_messages_explain(broken_run: Run) -> None:
+    text = broken_run.stdout
+    assert "a raw '&' (escape it as &amp;)" in text
+    assert "declared encoding 'ISO-8859-1'; a sitemap is UTF-8" in text
+    assert "duplicate <loc> https://example.com/dup/b: already listed at " in text
+    assert "duplicate-across-files/sitemap-1.xml:4" in text  # both places of the duplicate
+    assert "inner-index.xml is a sitemap index: an index lists sitemaps, not other indexes" in text
+    assert "https://example.com/p8-no-such-sitemap.xml.gz is listed, but " in text
+
+
+def test_entities_are_never_expanded(broken_run: Run) -> None:
+    assert "lollollol" not in broken_run.stdout
+    assert "root:" not in broken_run.stdout  # /etc/passwd, named by external-entity.xml
+    message = next(m for m in broken_run.messages() if "(lol, lol1" in m)
+    assert "the DOCTYPE declares entities" in message
+
+
+def test_base_url_checks_the_published_folder(tmp_path: Path) -> None:
+    result = run(
+        tmp_path, "--base-url", "https://example.com/catalog/", BROKEN / "p12-other-origin.xml"
+    )
+    assert result.found() == [(4, "P12"), (5, "P12")]  # another host; outside /catalog/
+    assert run(
+        tmp_path, "--base-url", "https://example.com/", BROKEN / "p3-relative-loc.xml"
+    ).found() == [(4, "P3")]
+
+
+def test_base_url_checks_index_entries_same_site(tmp_path: Path) -> None:
+    result = run(
+        tmp_path,
+        "--base-url",
+        "https://example.org/",
+        BROKEN / "p9-index-two-sites" / "sitemap.xml",
+    )
+    # The index (now known at example.org) lists a sitemap of example.com (P9); that
+    # sitemap, published at the URL the index gives, lists its own site: fine.
+    assert result.found() == [(3, "P9")]
+
+
+# --- generated: counts and sizes ------------------------------------------------------------
+
+
+def _gzip_urlset(path: Path, count: int, width: int = 0) -> None:
+    with gzip.open(path, "wb", compresslevel=1) as out:
+        out.write(URLSET_HEAD.encode())
+        pad = "x" * width
+        for number in range(count):
+            out.write(f"<url><loc>https://example.com/p7/{pad}{number}</loc></url>\n".encode())
+        out.write(b"</urlset>\n")
+
+
+def test_p7_more_than_50000_urls(tmp_path: Path) -> None:
+    path = tmp_path / "p7-50001-urls.xml.gz"
+    _gzip_urlset(path, 50_001)
+    result = run(tmp_path, path)
+    # Line 1 is the declaration, line 2 <urlset>: URL n is on line n + 2.
+    assert result.found() == [(50_003, "P7")]
+    assert result.urls == 50_001
+    assert "50,001 <url> entries; at most 50,000" in result.stdout
+
+
+def test_max_bytes_legacy_limit(tmp_path: Path) -> None:
+    path = tmp_path / "eleven-mb.xml.gz"
+    _gzip_urlset(path, 5_200, width=2_000)  # ~10.7 MB uncompressed, ~0.1 MB on disk
+    assert run(tmp_path, path).found() == []
+    legacy = run(tmp_path, "--max-bytes", 10_485_760, path)
+    assert "more than 10,485,760 bytes uncompressed" in legacy.stdout
+    # Reported on the line that holds byte 10,485,761: URL n is on line n + 3.
+    total = len(URLSET_HEAD.encode())
+    for number in range(5_200):
+        total += len(f"<url><loc>https://example.com/p7/{'x' * 2_000}{number}</loc></url>\n")
+        if total > 10_485_760:
+            break
+    assert legacy.found() == [(number + 3, "G2")]
+
+
+def test_g7_images_and_news_per_file(tmp_path: Path) -> None:
+    images = "".join(
+        f"<image:image><image:loc>https://example.com/g7/{n}.jpg</image:loc></image:image>"
+        for n in range(1_001)
+    )
+    news = (
+        "<news:news><news:publication><news:name>Daily</news:name><news:language>en</news:language>"
+        "</news:publication><news:publication_date>2024-01-02</news:publication_date>"
+        "<news:title>T</news:title></news:news>"
+    )
+    path = tmp_path / "g7.xml"
+    path.write_text(
+        URLSET_HEAD
+        + f"<url><loc>https://example.com/g7/images</loc>{images}</url>\n"
+        + "".join(
+            f"<url><loc>https://example.com/g7/news/{n}</loc>{news}</url>\n" for n in range(1_001)
+        )
+        + "</urlset>\n",
+        encoding="utf-8",
+    )
+    # Line 3: the <url> with 1,001 images; lines 4..1004 the news entries: the 1,001st is
+    # on line 1004.
+    assert run(tmp_path, path).found() == [(3, "G7"), (1_004, "G7")]
+
+
+def test_gzip_bomb_fails_fast_with_little_memory(tmp_path: Path) -> None:
+    path = tmp_path / "bomb.xml.gz"
+    zeros = bytes(1 << 20)
+    with (
+        path.open("wb") as raw,
+        gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as out,
+    ):
+        out.write(URLSET_HEAD.encode() + b"<url><loc>https://example.com/")
+        for _ in range(200):  # 200 MiB of zeros, streamed: never in memory at once
+            out.write(zeros)
+        out.write(b"</loc></url>\n</urlset>\n")
+    assert path.stat().st_size < 1_000_000
+    # A fresh parent whose only child is the command, so RUSAGE_CHILDREN is the command's.
+    probe = (
+        "import resource, subprocess, sys, time\n"
+        "start = time.monotonic()\n"
+        "r = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+        "print(r.returncode, time.monotonic() - start, "
+        "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+        "print(r.stdout, end='')\n"
+    )
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            probe,
+            sys.executable,
+            "-m",
+            "scrapy",
+            "sitemapgen-validate",
+            str(path),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_env(),
+    )
+    first, *output = result.stdout.splitlines()
+    status, seconds, max_rss_kib = first.split()
+    assert status == "1"
+    assert all(LINE_RE.match(line) for line in output[:-1])  # one line per violation
+    assert f"{path}:3: G2: more than 52,428,800 bytes uncompressed" in "\n".join(output)
+    assert float(seconds) < 30
+    assert int(max_rss_kib) < 200 * 1024  # all 200 MiB would not fit; one chunk does
+
+
+def test_gzip_of_empty_members_stops_at_the_stored_size(tmp_path: Path) -> None:
+    # Empty gzip members decompress to nothing: the uncompressed count never grows, so the
+    # stored size is capped too (max_bytes + 1 MiB).
+    path = tmp_path / "members.xml.gz"
+    empty = gzip.compress(b"", mtime=0)
+    with path.open("wb") as out:
+        out.write(gzip.compress(URLSET_HEAD.encode(), mtime=0))
+        out.write(empty * 70_000)  # 1.4 MB stored
+    result = run(tmp_path, "--max-bytes", 100_000, path)
+    assert result.found() == [(0, "G2")]
+    assert "more than 1,148,576 bytes as stored" in result.stdout
+
+
+# --- good sets written by the package itself -----------------------------------------------
+
+
+def _facts(origin: str, count: int) -> Iterator[UrlFacts]:
+    for n in range(count):
+        page = f"{origin}page/{n}?q=a&b=%22c%22"
+        yield UrlFacts(
+            loc=page,
+            lastmod="2024-01-02T03:04:05+00:00",
+            changefreq="daily",
+            priority="0.5",
+            images=(f"{origin}img/{n}.jpg", f"{origin}img/{n}-2.jpg"),
+            videos=(
+                Video(
+                    thumbnail_loc=f"{origin}thumb/{n}.jpg",
+                    title=f"Video <{n}> & more",
+                    description='It\'s "quoted"',
+                    content_loc=f"{origin}video/{n}.mp4",
+                    duration=60,
+                ),
+            )
+            if n % 2
+            else (),
+            alternates=(Alternate("en", page), Alternate("de", f"{origin}de/page/{n}")),
+            news=News("Daily", "en", "2024-01-02T03:04:05+00:00", f"Title {n}")
+            if n % 3 == 0
+            else None,
+        )
+
+
+def write_set(
+    folder: Path, origin: str, count: int = 7, gzipped: bool = True, base_url: str | None = None
+) -> None:
+    """A real set: urlsets of 3 URLs, a news sitemap, the index (published at ``base_url``,
+    the origin's root by default), and a robots.txt naming the index."""
+    folder.mkdir(parents=True, exist_ok=True)
+    base_url = base_url or origin
+
+    def open_sink(name: str) -> BinaryIO:
+        return (folder / name).open("wb")
+
+    output = write_origin(
+        _facts(origin, count),
+        news=[f for f in _facts(origin, count) if f.news is not None],
+        scope=origin,
+        base_url=base_url,
+        lastmod="2024-01-02T03:04:05+00:00",
+        open_sink=open_sink,
+        options=WriterOptions(max_urls=3, gzip=gzipped),
+    )
+    assert len(output.sitemaps) == 3 and output.news and output.indexes
+    (folder / "robots.txt").write_text(
+        f"User-agent: *\nSitemap: {base_url}sitemap.xml\n", encoding="utf-8"
+    )
+
+
+def test_generated_set_passes(tmp_path: Path) -> None:
+    write_set(tmp_path / "site", "https://example.com/")
+    for args in (
+        ["site/robots.txt"],
+        ["site/sitemap.xml"],
+        ["--base-url", "https://example.com/", "site/robots.txt"],
+        [
+            "--base-url",
+            "https://example.com/sitemap.xml",
+            (tmp_path / "site" / "sitemap.xml").as_uri(),
+        ],
+    ):
+        result = run(tmp_path, *args)
+        assert (result.status, result.found()) == (0, []), result.stdout
+    # The index, 3 urlsets and 1 news sitemap; the news entries repeat urlset pages, which
+    # is allowed (each kind is deduplicated on its own).
+    assert (result.files, result.urls) == (5, 7 + 3)
+
+
+def test_sitemaps_in_a_folder_need_the_robots_txt(tmp_path: Path) -> None:
+    write_set(tmp_path / "site", "https://example.com/", base_url="https://example.com/sitemaps/")
+    # Published in /sitemaps/, the urlsets may only list pages under /sitemaps/ (P12)...
+    alone = run(tmp_path, "--base-url", "https://example.com/sitemaps/", "site/sitemap.xml")
+    assert {rule for _, rule in alone.found()} == {"P12"}
+    assert alone.count == 7 + 3
+    # ...unless the site's robots.txt names them (P13): then the whole site is theirs.
+    assert run(tmp_path, "--base-url", "https://example.com/", "site/robots.txt").found() == []
+
+
+def test_in_process_api(tmp_path: Path) -> None:
+    write_set(tmp_path / "site", "https://example.com/", gzipped=False)
+    assert validate([str(tmp_path / "site" / "sitemap.xml")]) == []
+    problems = validate([str(BROKEN / "p5-changefreq.xml")])
+    assert [(v.line, v.rule) for v in problems] == [(9, "P5")]
+    assert str(problems[0]).startswith(f"{BROKEN / 'p5-changefreq.xml'}:9: P5: <changefreq>: ")
+    assert problems[0] == Violation(str(BROKEN / "p5-changefreq.xml"), 9, "P5", problems[0].message)
+
+
+def test_max_files(tmp_path: Path) -> None:
+    write_set(tmp_path / "site", "https://example.com/")
+    result = run(tmp_path, "--max-files", 3, "site/sitemap.xml")
+    # The index and two urlsets are read; the third urlset, listed on line 5, is not.
+    assert result.found() == [(5, "P8")]
+    assert result.files == 3
+    assert "more than 3 files (raise --max-files)" in result.stdout
+
+
+# --- over HTTP ------------------------------------------------------------------------------
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def http_site(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """A stdlib server on 127.0.0.1 serving ``tmp_path/www``: yields (root URL, folder)."""
+    folder = tmp_path / "www"
+    folder.mkdir()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/", folder
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_http_set_passes_and_a_missing_file_is_reported(
+    tmp_path: Path, http_site: tuple[str, Path]
+) -> None:
+    root, folder = http_site
+    write_set(folder, root)
+    result = run(tmp_path, f"{root}robots.txt")
+    assert (result.status, result.found(), result.files) == (0, [], 6), (
+        result.stdout
+    )  # robots.txt too
+    (folder / "sitemap-2.xml.gz").unlink()
+    missing = run(tmp_path, f"{root}sitemap.xml")
+    assert [(m["source"], int(m["line"]), m["rule"]) for m in missing.lines if m] == [
+        (f"{root}sitemap.xml", 4, "P8")
+    ]
+    assert f"{root}sitemap-2.xml.gz is listed, but cannot be fetched: HTTP 404" in missing.stdout
+    # The sitemap URL itself missing: nothing announced can be read (P15).
+    assert run(tmp_path, f"{root}nothing.xml").found() == [(0, "P15")]
+
+
+def test_http_urls_must_be_under_the_sitemap_folder(
+    tmp_path: Path, http_site: tuple[str, Path]
+) -> None:
+    root, folder = http_site
+    write_set(folder, "https://example.com/")  # served from 127.0.0.1, listing example.com
+    result = run(tmp_path, f"{root}sitemap-1.xml.gz")
+    assert result.found() == [(3, "P12"), (4, "P12"), (5, "P12")]
+
+
+class _Hostile(BaseHTTPRequestHandler):
+    seen: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        self.seen.append(self.path)
+        if self.path == "/to-ftp":
+            self.send_response(302)
+            self.send_header("Location", "ftp://127.0.0.1/sitemap.xml")
+            self.end_headers()
+        elif self.path == "/slow":
+            time.sleep(10)
+            self.send_response(200)
+            self.end_headers()
+        elif self.path == "/endless.xml":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/xml")
+            self.end_headers()
+            try:
+                self.wfile.write(URLSET_HEAD.encode() + b"<!--")
+                chunk = b"-" * 65536
+                while True:
+                    self.wfile.write(chunk)
+            except OSError:
+                pass
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def hostile() -> Iterator[str]:
+    _Hostile.seen.clear()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Hostile)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_parsing_reads_nothing_from_the_network(tmp_path: Path, hostile: str) -> None:
+    path = tmp_path / "sitemap.xml"
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<!DOCTYPE urlset SYSTEM "{hostile}evil.dtd" [\n'
+        f'  <!ENTITY % remote SYSTEM "{hostile}evil.ent"> %remote;\n'
+        f'  <!ENTITY page SYSTEM "{hostile}page">\n'
+        "]>\n"
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        "  <url><loc>https://example.com/&page;</loc></url>\n"
+        "</urlset>\n",
+        encoding="utf-8",
+    )
+    assert run(tmp_path, path).found() == [(2, "P1")]
+    assert _Hostile.seen == []
+
+
+def test_http_redirect_to_another_scheme_is_refused(tmp_path: Path, hostile: str) -> None:
+    result = run(tmp_path, f"{hostile}to-ftp")
+    assert result.found() == [(0, "P15")]
+    assert "redirect to a non-HTTP URL refused: ftp://127.0.0.1/sitemap.xml" in result.stdout
+
+
+def test_http_timeout(tmp_path: Path, hostile: str) -> None:
+    result = run(tmp_path, "--timeout", "0.5", f"{hostile}slow")
+    assert result.found() == [(0, "P15")]
+    assert "timed out" in result.stdout
+    assert result.seconds < 8  # the server answers after 10 s
+
+
+def test_http_endless_body_stops_at_the_size_cap(tmp_path: Path, hostile: str) -> None:
+    result = run(tmp_path, "--max-bytes", 1_000_000, f"{hostile}endless.xml")
+    assert [rule for _, rule in result.found()] == ["G2"]
+    assert result.seconds < 30
+
+
+# --- usage ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["no-such-file.xml"],
+        ["ftp://example.com/sitemap.xml"],
+        ["--max-bytes", "0", str(BROKEN / "p6-priority.xml")],
+        ["--max-bytes", "60000000", str(BROKEN / "p6-priority.xml")],
+        ["--max-files", "0", str(BROKEN / "p6-priority.xml")],
+        ["--base-url", "/relative/", str(BROKEN / "p6-priority.xml")],
+        [
+            "--base-url",
+            "https://example.com/x.xml",
+            str(BROKEN / "p6-priority.xml"),
+            str(BROKEN / "p5-changefreq.xml"),
+        ],
+        ["--no-such-option", str(BROKEN / "p6-priority.xml")],
+    ],
+)
+def test_usage_errors_exit_2(tmp_path: Path, args: list[str]) -> None:
+    result = command(tmp_path, *args)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_listed_outside_a_project(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "-h"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=_env(),
+    )
+    assert "no active project" in result.stdout
+    assert "sitemapgen-validate" in result.stdout
