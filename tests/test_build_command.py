@@ -57,7 +57,37 @@ async def test_build_from_jobdir_with_other_output_settings(site, crawl, tmp_pat
 def test_build_without_a_store_is_a_usage_error(tmp_path: Path) -> None:
     result = build(tmp_path)
     assert result.returncode == 2
-    assert "--jobdir DIR or --store FILE" in result.stderr
+    assert "--jobdir DIR, --store FILE or --input FEED.jsonl" in result.stderr
     result = build(tmp_path, "--store", str(tmp_path / "missing.sqlite3"))
     assert result.returncode == 2
     assert "no sitemap store at" in result.stderr
+
+
+@deferred_f_from_coro_f
+async def test_build_from_a_json_lines_feed_gives_the_crawls_set(site, crawl, tmp_path: Path) -> None:
+    """A feed of records with the item fields writes the set a crawl of those pages writes."""
+    import json
+
+    await crawl(start_url=site.a.url("/"))
+    crawled = tmp_path / "out"
+    feed = tmp_path / "items.jsonl"
+    with feed.open("w") as lines:
+        for urls in read_urls(crawled).values():
+            for loc, fields in urls.items():
+                record = {"loc": loc, **{k: v for k, v in fields.items() if v is not None}}
+                lines.write(json.dumps(record) + "\n")
+        lines.write("[1, 2]\n")  # not an object: counted, the rest still counts
+    built = tmp_path / "built"
+    result = build(tmp_path, "--input", str(feed), "-s", f"SITEMAPGEN_URI={built}")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert read_urls(built) == read_urls(crawled)
+    for name in files(crawled):
+        if name.endswith(".gz"):
+            assert (built / name).read_bytes() == (crawled / name).read_bytes()
+    assert "'sitemapgen/skipped/bad_record': 1" in result.stderr
+
+
+def test_build_from_a_missing_feed_is_a_usage_error(tmp_path: Path) -> None:
+    result = build(tmp_path, "--input", str(tmp_path / "none.jsonl"))
+    assert result.returncode == 2
+    assert "no feed at" in result.stderr

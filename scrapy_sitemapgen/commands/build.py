@@ -1,7 +1,10 @@
-"""``scrapy sitemapgen-build``: write the sitemaps again from a stored crawl, no crawling."""
+"""``scrapy sitemapgen-build``: write the sitemaps from a stored crawl, or from a JSON-lines
+feed of records, without crawling."""
 
 from __future__ import annotations
 
+import json
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -10,6 +13,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from ..addon import Addon
+from ..pipeline import SitemapItemPipeline
 
 if TYPE_CHECKING:
     import argparse
@@ -17,14 +21,43 @@ if TYPE_CHECKING:
 __all__ = ["BuildCommand"]
 
 
+logger = logging.getLogger(__name__)
+
+
 class _NothingToCrawl(scrapy.Spider):
-    """Opens and closes at once: the exporter then publishes the store it was given."""
+    """Requests nothing: it records the ``input`` feed's records, if any, through the item
+    pipeline's own validation (straight into it, not through the engine, which would cost
+    more than the record), then closes, and the exporter publishes the store."""
 
     name = "sitemapgen-build"
+    input: str | None = None
 
     async def start(self) -> Any:
+        if self.input:
+            self._ingest(Path(self.input))
         return
         yield
+
+    def _ingest(self, path: Path) -> None:
+        pipeline = self.crawler.get_item_pipeline(SitemapItemPipeline)
+        assert pipeline is not None
+        bad = 0
+        with path.open("rb") as lines:
+            for number, line in enumerate(lines, 1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    record = None
+                if not isinstance(record, dict):
+                    bad += 1
+                    if bad == 1:
+                        logger.warning("Sitemap: %s:%d is not a JSON object; skipped", path, number)
+                    continue
+                pipeline.process_item(record)
+        if bad:
+            self.crawler.stats.set_value("sitemapgen/skipped/bad_record", bad)
 
 
 class BuildCommand(ScrapyCommand):
@@ -35,15 +68,20 @@ class BuildCommand(ScrapyCommand):
     requires_project = False
 
     def syntax(self) -> str:
-        return "[--jobdir DIR | --store FILE] [-s SITEMAPGEN_...=VALUE ...]"
+        return "[--jobdir DIR | --store FILE | --input FEED.jsonl] [-s SITEMAPGEN_...=VALUE ...]"
 
     def short_desc(self) -> str:
-        return "Write sitemaps from a stored crawl (JOBDIR or SITEMAPGEN_STORE), without crawling"
+        return "Write sitemaps from a stored crawl or a JSON-lines feed, without crawling"
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
         parser.add_argument("--jobdir", metavar="DIR", help="the JOBDIR of the crawl")
         parser.add_argument("--store", metavar="FILE", help="a store file (SITEMAPGEN_STORE)")
+        parser.add_argument(
+            "--input",
+            metavar="FEED",
+            help="a JSON-lines feed: one object per page with loc and the item fields",
+        )
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
@@ -56,11 +94,16 @@ class BuildCommand(ScrapyCommand):
             store = store or str(Path(opts.jobdir) / "sitemapgen" / "store.sqlite3")
         elif not store and settings.get("JOBDIR"):
             store = str(Path(settings["JOBDIR"]) / "sitemapgen" / "store.sqlite3")
-        if not store:
-            raise UsageError("name the stored crawl: --jobdir DIR or --store FILE")
-        if not Path(store).is_file():
+        if opts.input:
+            if not Path(opts.input).is_file():
+                raise UsageError(f"no feed at {opts.input}")
+            self.input = opts.input  # recorded into the store given, or a temporary one
+        elif not store:
+            raise UsageError("name the source: --jobdir DIR, --store FILE or --input FEED.jsonl")
+        elif not Path(store).is_file():
             raise UsageError(f"no sitemap store at {store}")
-        settings.set("SITEMAPGEN_STORE", store, priority="cmdline")
+        if store:
+            settings.set("SITEMAPGEN_STORE", store, priority="cmdline")
         settings.set("JOBDIR", None, priority="cmdline")  # no scheduler state is needed
         # Requests a killed crawl left pending are for that crawl's resume, not for us.
         settings.set("SITEMAPGEN_RESUME_REQUESTS", False, priority="cmdline")
@@ -69,7 +112,7 @@ class BuildCommand(ScrapyCommand):
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         assert self.crawler_process is not None
         crawler = self.crawler_process.create_crawler(_NothingToCrawl)
-        self.crawler_process.crawl(crawler)
+        self.crawler_process.crawl(crawler, input=getattr(self, "input", None))
         self.crawler_process.start()
         stats = crawler.stats.get_stats() if crawler.stats else {}
         if stats.get("sitemapgen/output/failed") or not stats.get("sitemapgen/origins"):
