@@ -7,6 +7,7 @@ here, so the same URL always gets the same ``<loc>`` whatever produced it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Mapping
@@ -37,6 +38,14 @@ _STRAY_PERCENT_RE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _ESCAPE_RE = re.compile(r"%[0-9A-Fa-f]{2}")
 # A ";name=value" path parameter (jsessionid's usual place), up to the next ; / or end.
 _PATH_PARAM_RE = re.compile(r";([^;/=]*)(?:=[^;/]*)?")
+# A URL already in the form normalize_loc gives: lower-case http(s) scheme and host, no
+# default or zero-padded port, only characters w3lib leaves unencoded (no ' in the query),
+# no fragment. Most URLs Scrapy hands over are like this; they skip the full parse.
+_CLEAN_RE = re.compile(
+    r"(https?)://([a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)(?::([1-9][0-9]{0,4}))?"
+    r"(/[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*)(?:\?[A-Za-z0-9\-._~!$&()*+,;=:@/?%]+)?"
+)
+_BAD_ESCAPE_RE = re.compile(r"%(?![0-9A-F]{2})")
 # Longest folder name we produce: well under the 255-byte name limit of common file systems.
 _MAX_NAME = 120
 
@@ -96,6 +105,20 @@ def normalize_loc(url: str, encoding: str = "utf-8") -> str:
     dropped (P3). It is also the dedup key: it is deliberately *not* ``canonicalize_url``,
     whose query sorting can change what the server sees.
     """
+    clean = _CLEAN_RE.fullmatch(url)
+    if (
+        clean is not None
+        and len(url) <= MAX_LOC_LENGTH
+        and ".." not in clean.group(2)
+        and (clean.group(3) is None or DEFAULT_PORTS[clean.group(1)] != int(clean.group(3)) <= 65535)
+        and ("%" not in url or not _BAD_ESCAPE_RE.search(url))
+    ):
+        return url
+    return _normalize_fully(url, encoding)
+
+
+def _normalize_fully(url: str, encoding: str) -> str:
+    """:func:`normalize_loc` without its shortcut for URLs already in shape."""
     raw = url.strip()
     if not raw:
         raise UrlRejected("empty_url", url)
@@ -171,6 +194,14 @@ def base_url_for(template: str, origin: Origin) -> str:
     return folder if folder.endswith("/") else f"{folder}/"
 
 
+@functools.lru_cache(maxsize=8)
+def _params_pattern(names: frozenset[str]) -> re.Pattern[str]:
+    """Finds any of ``names`` as a query or ``;path`` parameter name: most locs have none,
+    and then the full split is skipped."""
+    alternatives = "|".join(sorted(re.escape(name) for name in names))
+    return re.compile(rf"[?&;](?:{alternatives})(?:[=&;/#]|$)", re.IGNORECASE)
+
+
 @dataclass(frozen=True, slots=True)
 class UrlPolicy:
     """The site-wide URL rules of a crawl, applied to every ``<loc>`` and every URL a page
@@ -190,7 +221,11 @@ class UrlPolicy:
     def loc(self, url: str, encoding: str = "utf-8") -> str:
         """:func:`normalize_loc`, then session parameters stripped and the host aliased."""
         loc = normalize_loc(url, encoding)
-        if not self.strip_params and not self.host_aliases:
+        if not self.host_aliases and (
+            not self.strip_params
+            # %-escaped names ("%73id") are matched after unquoting, by the full split
+            or ("%" not in loc and not _params_pattern(self.strip_params).search(loc))
+        ):
             return loc
         scheme, netloc, path, query, _ = urlsplit(loc)
         if self.strip_params:

@@ -489,3 +489,65 @@ def test_refusal_without_allow_patterns_allows_all_but_denied() -> None:
     assert policy.refusal("https://www.example.com/about") is None
     assert policy.refusal("https://www.example.com/doc.pdf") == "denied"
     assert UrlPolicy().refusal("https://www.example.com/anything") is None
+
+
+# --- the shortcut for URLs already in shape gives exactly what the full parse gives -----
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scrapy_sitemapgen.urls import _CLEAN_RE, _normalize_fully
+
+SHORTCUT_CASES = [
+    "https://www.example.com/a/b?x=1&y=2",
+    "https://www.example.com:443/",
+    "http://www.example.com:80/a",
+    "http://a.b:8080/x",
+    "http://a.b:0/x",
+    "http://a.b:99999/x",
+    "https://x.com/a/../b",
+    "https://x.com/%e9",
+    "https://x.com/%E9%zz",
+    "https://x.com/a?b='c'",
+    "https://x.com/a'b",
+    "https://x..com/",
+    "https://x.com/?",
+    "https://x.com/a;jsessionid=1?q=(1)*!$,@:",
+    "https://xn--bcher-kva.example/%C3%BC",
+    "http://127.0.0.1:8080/p/1",
+    "https://x.com/" + "a" * 2040,
+]
+
+
+def _both(url: str) -> tuple[str, str]:
+    try:
+        fast = normalize_loc(url)
+    except UrlRejected as exc:
+        fast = f"rejected {exc.reason}"
+    try:
+        full = _normalize_fully(url, "utf-8")
+    except UrlRejected as exc:
+        full = f"rejected {exc.reason}"
+    return fast, full
+
+
+@pytest.mark.parametrize("url", SHORTCUT_CASES)
+def test_p3_shortcut_equals_the_full_parse(url: str) -> None:
+    fast, full = _both(url)
+    assert fast == full
+
+
+_URL_CHARS = st.sampled_from(list("abcxyzABC019-._~!$&'()*+,;=:@/%?#[] é\"<>"))
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(
+    host=st.sampled_from(["www.example.com", "x.com", "a..b", "EX.com", "127.0.0.1"]),
+    port=st.sampled_from(["", ":80", ":443", ":8080", ":0", ":08080"]),
+    tail=st.text(_URL_CHARS, max_size=40),
+)
+def test_p3_shortcut_equals_the_full_parse_for_arbitrary_urls(host: str, port: str, tail: str) -> None:
+    url = f"http://{host}{port}/{tail}"
+    if _CLEAN_RE.fullmatch(url):
+        fast, full = _both(url)
+        assert fast == full, url

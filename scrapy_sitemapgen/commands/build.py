@@ -107,6 +107,9 @@ class BuildCommand(ScrapyCommand):
         settings.set("JOBDIR", None, priority="cmdline")  # no scheduler state is needed
         # Requests a killed crawl left pending are for that crawl's resume, not for us.
         settings.set("SITEMAPGEN_RESUME_REQUESTS", False, priority="cmdline")
+        # Nothing to lose to a crash here (the source is still there): big transactions.
+        settings.set("SITEMAPGEN_COMMIT_WRITES", 100_000, priority="command")
+        settings.set("SITEMAPGEN_COMMIT_SECONDS", 3600, priority="command")
         settings.set("ADDONS", {**settings.getdict("ADDONS"), Addon: 500}, priority="cmdline")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
