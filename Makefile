@@ -16,6 +16,7 @@ $(STAMP): setup.cfg setup.py
 	touch $(STAMP)
 
 demo: $(STAMP)
+	rm -rf sitemaps  # the demo's own output: its servers get new random ports every run
 	$(BIN)/python example_spider/demo.py --output sitemaps
 
 test: $(STAMP)

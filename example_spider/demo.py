@@ -197,6 +197,13 @@ def print_summary(output: Path, summaries: list[OriginSummary], *, show_urls: bo
             print(f"    robots.txt: {lines[0]}")  # noqa: T201
             for line in lines[1:]:
                 print(f"                {line}")  # noqa: T201
+        if s.robots is not None:
+            # The package's own validator, as `scrapy sitemapgen-validate` runs it.
+            from scrapy_sitemapgen.validate import validate
+
+            problems = validate([str(s.folder / "robots.txt")], base_url=f"{s.base_url}/")
+            s.errors.extend(str(p) for p in problems)
+            print(f"    validated:  {len(problems)} violation(s) (sitemapgen-validate)")  # noqa: T201
         if show_urls:
             for loc in sorted(s.locs):
                 print(f"      {loc}")  # noqa: T201
