@@ -155,8 +155,15 @@ def _escapes(component: str) -> str:
     return _ESCAPE_RE.sub(lambda m: m.group().upper(), component)
 
 
+_ORIGIN_RE = re.compile(r"(https?)://([^/:\[]+|\[[^\]]+\])(?::(\d+))?/")
+
+
 def origin_of(loc: str) -> Origin:
     """The :class:`Origin` of a ``<loc>`` produced by :func:`normalize_loc`."""
+    match = _ORIGIN_RE.match(loc)
+    if match is not None:  # what normalize_loc produces: no need for the full split
+        scheme, host, port = match.groups()
+        return Origin(scheme, host, int(port) if port else DEFAULT_PORTS[scheme])
     parts = urlsplit(loc)
     host = parts.hostname or ""
     if "[" in parts.netloc:
