@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test venv clean
+.PHONY: demo test venv clean redis-server
 
 venv: $(STAMP)
 
@@ -19,7 +19,12 @@ demo: $(STAMP)
 	rm -rf sitemaps  # the demo's own output: its servers get new random ports every run
 	$(BIN)/python example_spider/demo.py --output sitemaps
 
-test: $(STAMP)
+# The Redis tests need a real redis-server (Debian's package; this machine's kind runs as root).
+redis-server:
+	command -v redis-server >/dev/null || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server)
+
+test: $(STAMP) redis-server
 	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 

@@ -92,6 +92,9 @@ class SitemapExporter:
         )
 
     def spider_opened(self) -> None:
+        if self.config.store_url is not None:
+            self._open_shared()
+            return
         jobdir = self.config.jobdir
         if self.config.store_path is not None:
             path = self.config.store_path
@@ -145,6 +148,9 @@ class SitemapExporter:
 
     def _store_failed(self, url: str) -> None:
         self.stats.inc_value(keys.skipped("store_error"))
+        lost = getattr(self.store, "lost", 0)
+        if lost:  # a shared store loses whole batches: count the records, not the calls
+            self.stats.set_value(keys.STORE_LOST, lost)
         if not self._record_failed:
             logger.error("Sitemap: cannot record %s", url, exc_info=True)
         self._record_failed = True
@@ -154,10 +160,42 @@ class SitemapExporter:
         assert self.store is not None
         try:
             self.store.record(facts, from_item=from_item)
-        except (sqlite3.Error, OSError):
+        except (sqlite3.Error, OSError, StoreError):
             self._store_failed(facts.loc)
             return False
         return True
+
+    def _open_shared(self) -> None:
+        from .redis_store import RedisFactStore
+
+        assert self.config.store_url is not None
+        try:
+            store = RedisFactStore(self.config.store_url, prefix=self.config.redis_prefix)
+            if self.config.shared_write == "last":
+                store.worker_started()
+        except StoreError:
+            logger.error("Sitemap: cannot open the shared store; closing the spider", exc_info=True)
+            raise CloseSpider("sitemapgen_store_unavailable") from None
+        self.store = store
+        self._flusher = create_looping_call(self._flush)
+        self._flusher.start(self.config.commit_seconds, now=False)
+
+    def _shared_writes(self, store: FactStore) -> bool:
+        """Whether this process writes the sitemaps of a shared store at close."""
+        mode = self.config.shared_write
+        if mode == "always":
+            return True
+        if mode == "last" and store.worker_finished():  # type: ignore[attr-defined]
+            return True
+        logger.info(
+            "Sitemap: the store is shared by several crawl processes, so this one does not "
+            "write the sitemaps%(why)s; write them once with: scrapy sitemapgen-build --store %(url)s",
+            {
+                "why": " (another worker is still running, or won the writer's lock)" if mode == "last" else "",
+                "url": self.config.store_url,
+            },
+        )
+        return False
 
     @staticmethod
     def _clean_marker(store: Path) -> Path:
@@ -168,7 +206,7 @@ class SitemapExporter:
         if self.store is not None:
             try:
                 self.store.flush()
-            except (sqlite3.Error, OSError):
+            except (sqlite3.Error, OSError, StoreError):
                 self._store_failed("(periodic commit)")
 
     async def spider_closed(self, spider: Spider, reason: str) -> None:
@@ -196,10 +234,16 @@ class SitemapExporter:
                     },
                 )
                 return
+            if self.config.store_url is not None:
+                await run_in_thread(store.flush)
+                if not self._shared_writes(store):
+                    return
             self.stats.set_value(keys.URLS_STORED, await run_in_thread(len, store))
             self.sets = await publish(store, self.config, self.reporter, self.crawler)
         except Exception:  # Scrapy would swallow it; make the failure visible and counted.
             self.stats.inc_value(keys.OUTPUT_FAILED)
+            if getattr(store, "lost", 0):
+                self.stats.set_value(keys.STORE_LOST, store.lost)  # type: ignore[attr-defined]
             logger.error(
                 "Sitemap: writing to %(out)s failed; the files published before are unchanged",
                 {"out": self.config.uri},

@@ -49,6 +49,8 @@ DEFAULTS: dict[str, Any] = {
     "SITEMAPGEN_RESUME_REQUESTS": True,
     "SITEMAPGEN_COMMIT_WRITES": 500,
     "SITEMAPGEN_COMMIT_SECONDS": 1.0,
+    "SITEMAPGEN_REDIS_PREFIX": "sitemapgen",
+    "SITEMAPGEN_SHARED_WRITE": "never",
     # What gets listed
     "SITEMAPGEN_RESPECT_NOINDEX": True,
     "SITEMAPGEN_RESPECT_CANONICAL": True,
@@ -246,18 +248,37 @@ def _check_uri(settings: BaseSettings, uri: str) -> bool:
     return scheme in ("", "file") and default_file
 
 
-def _store_path(settings: BaseSettings) -> Path | None:
+def _store(settings: BaseSettings) -> tuple[Path | None, str | None]:
+    """(SQLite file, Redis URL) named by SITEMAPGEN_STORE; at most one of them."""
     name = "SITEMAPGEN_STORE"
     raw = _get(settings, name)
     if not isinstance(raw, (str, Path)):
-        raise ValueError(f"{name}={raw!r} is invalid: it must be the path of an SQLite file.")
+        raise ValueError(f"{name}={raw!r} is invalid: it must be a file path or a redis:// URL.")
     text = str(raw).strip()
-    if _scheme(text) not in ("", "file"):
+    scheme = _scheme(text)
+    if scheme in ("redis", "rediss", "unix"):
+        return None, text
+    if scheme not in ("", "file"):
         raise ValueError(
-            f"{name}={raw!r} is invalid: only an SQLite file path (or a file:// URI) is "
-            f"supported (got scheme {_scheme(text)!r})."
+            f"{name}={raw!r} is invalid: it must be an SQLite file path (or file:// URI) or "
+            f"a redis:// URL (got scheme {scheme!r})."
         )
-    return _local_path(text) if text else None
+    return (_local_path(text) if text else None), None
+
+
+def _redis_prefix(settings: BaseSettings) -> str:
+    name = "SITEMAPGEN_REDIS_PREFIX"
+    raw = _get(settings, name)
+    if not isinstance(raw, str) or not raw.strip() or " " in raw:
+        raise ValueError(f"{name}={raw!r} is invalid: it must be a key prefix without spaces.")
+    return raw.strip()
+
+
+def _choice(settings: BaseSettings, name: str, allowed: tuple[str, ...]) -> str:
+    raw = _get(settings, name)
+    if not isinstance(raw, str) or raw.strip().lower() not in allowed:
+        raise ValueError(f"{name}={raw!r} is invalid: it must be one of {', '.join(allowed)}.")
+    return raw.strip().lower()
 
 
 def _formats(settings: BaseSettings) -> frozenset[str]:
@@ -307,6 +328,12 @@ class Config:
     jobdir: Path | None
     #: SITEMAPGEN_STORE: an SQLite file kept after the crawl; None: JOBDIR's or a temporary one.
     store_path: Path | None
+    #: SITEMAPGEN_STORE as a redis:// URL: a store shared by several crawl processes.
+    store_url: str | None
+    redis_prefix: str
+    #: Who writes from a shared store at close: "never" (sitemapgen-build does), "last"
+    #: (the last worker to close, under a Redis lock) or "always".
+    shared_write: str
     resume_requests: bool
     commit_writes: int
     commit_seconds: float
@@ -381,7 +408,10 @@ class Config:
             content_types=frozenset(t.strip().lower() for t in content_types),
             write_on_shutdown=_bool(settings, "SITEMAPGEN_WRITE_ON_SHUTDOWN"),
             jobdir=Path(jobdir) if jobdir else None,
-            store_path=_store_path(settings),
+            store_path=_store(settings)[0],
+            store_url=_store(settings)[1],
+            redis_prefix=_redis_prefix(settings),
+            shared_write=_choice(settings, "SITEMAPGEN_SHARED_WRITE", ("never", "last", "always")),
             resume_requests=_bool(settings, "SITEMAPGEN_RESUME_REQUESTS"),
             commit_writes=_int(settings, "SITEMAPGEN_COMMIT_WRITES", 1, 100_000, "writes per transaction"),
             commit_seconds=_seconds(settings, "SITEMAPGEN_COMMIT_SECONDS", 0.01, 3600.0),

@@ -101,7 +101,32 @@ def _load_extra(text: str | None) -> dict[str, Any]:
     return json.loads(text) if text else {}
 
 
-def _merge(loc: str, lastmod: str | None, changefreq: str | None, priority: str | None,
+def fact_row(facts: UrlFacts, from_item: bool) -> tuple[str | None, ...]:
+    """(page_lastmod, item_lastmod, changefreq, priority, page_extra, item_extra, news): one
+    record as every store keeps it, each source in its own column so merges do not depend
+    on arrival order."""
+    extra = _dump_extra(facts)
+    news = (
+        json.dumps(
+            [facts.news.publication_name, facts.news.publication_language,
+             facts.news.publication_date, facts.news.title],
+            ensure_ascii=False,
+        )
+        if facts.news
+        else None
+    )
+    return (
+        None if from_item else facts.lastmod,
+        facts.lastmod if from_item else None,
+        facts.changefreq,
+        facts.priority,
+        None if from_item else extra,
+        extra or None if from_item else None,
+        news,
+    )
+
+
+def merge_row(loc: str, lastmod: str | None, changefreq: str | None, priority: str | None,
            page_extra: str | None, item_extra: str | None, news: str | None) -> UrlFacts:
     page, item = _load_extra(page_extra), _load_extra(item_extra)
     images = tuple(dict.fromkeys([*page.get("i", ()), *item.get("i", ())]))[:MAX_IMAGES_PER_URL]
@@ -226,25 +251,7 @@ class SqliteFactStore:
         # times cheaper per row); any other write, read or commit sends them first, so
         # the order of writes is kept.
         self._rows.append(
-            (
-                origin.scheme,
-                origin.host,
-                origin.port,
-                facts.loc,
-                None if from_item else facts.lastmod,
-                facts.lastmod if from_item else None,
-                facts.changefreq,
-                facts.priority,
-                None if from_item else _dump_extra(facts),
-                _dump_extra(facts) if from_item else None,
-                json.dumps(
-                    [facts.news.publication_name, facts.news.publication_language,
-                     facts.news.publication_date, facts.news.title],
-                    ensure_ascii=False,
-                )
-                if facts.news
-                else None,
-            )
+            (origin.scheme, origin.host, origin.port, facts.loc, *fact_row(facts, from_item))
         )
         self._count()
         if len(self._rows) >= 256:
@@ -312,7 +319,7 @@ class SqliteFactStore:
             (origin.scheme, origin.host, origin.port),
         )
         for row in cursor:
-            yield _merge(*row)
+            yield merge_row(*row)
 
     def news_entries(self, origin: Origin) -> Iterator[UrlFacts]:
         self.flush()
@@ -322,7 +329,7 @@ class SqliteFactStore:
             (origin.scheme, origin.host, origin.port),
         )
         for row in cursor:
-            yield _merge(*row)
+            yield merge_row(*row)
 
     def __len__(self) -> int:
         self.flush()

@@ -100,13 +100,15 @@ class BuildCommand(ScrapyCommand):
             self.input = opts.input  # recorded into the store given, or a temporary one
         elif not store:
             raise UsageError("name the source: --jobdir DIR, --store FILE or --input FEED.jsonl")
-        elif not Path(store).is_file():
+        elif "://" not in store and not Path(store).is_file():
             raise UsageError(f"no sitemap store at {store}")
         if store:
             settings.set("SITEMAPGEN_STORE", store, priority="cmdline")
         settings.set("JOBDIR", None, priority="cmdline")  # no scheduler state is needed
         # Requests a killed crawl left pending are for that crawl's resume, not for us.
         settings.set("SITEMAPGEN_RESUME_REQUESTS", False, priority="cmdline")
+        # A shared (Redis) store: this run is the one that writes.
+        settings.set("SITEMAPGEN_SHARED_WRITE", "always", priority="cmdline")
         # Nothing to lose to a crash here (the source is still there): big transactions.
         settings.set("SITEMAPGEN_COMMIT_WRITES", 100_000, priority="command")
         settings.set("SITEMAPGEN_COMMIT_SECONDS", 3600, priority="command")

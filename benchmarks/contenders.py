@@ -1,0 +1,210 @@
+"""The baselines that ``benchmarks.bench`` times against ``scrapy sitemapgen-build``, each
+run as its own child process (``python benchmarks/contenders.py NAME FEED OUT``) so its CPU
+time and peak RSS are its own.
+
+- ``bare``: the least a correct tool must do, single-threaded. Read the feed, render each
+  record with plain string formatting (all five XML entities escaped with ``str.replace``,
+  raw non-ASCII percent-encoded), one file per 50,000 URLs per origin, gzip level 6, and an
+  index per origin. No normalisation, deduplication, validation, sorting or state.
+  ``--plain`` writes the same bytes uncompressed (the input of ``gzip alone``).
+- ``json``: read the feed and ``json.loads`` every line, nothing else.
+- ``gzip``: compress the files of a folder at a level with :mod:`zlib` (when no ``gzip``
+  binary is on the PATH).
+- ``xsw``: the PyPI package ``xml-sitemap-writer``, one ``XMLSitemap`` per origin. It has no
+  image support, so images are not written.
+
+Only the standard library is imported at the top: start-up costs the same for every baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gzip
+import json
+import sys
+from pathlib import Path
+from typing import IO, Any
+from urllib.parse import quote
+
+MAX_URLS = 50_000
+# What w3lib keeps unescaped in a URL: percent-encode only the non-ASCII characters.
+_SAFE = "!#$%&'()*+,-./:;=?@[]_~"
+_URLSET_OPEN = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+    ' xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">\n'
+).encode()
+_URLSET_CLOSE = b"</urlset>\n"
+
+
+def _escape(text: str) -> str:
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&apos;")
+    )
+
+
+def _origin(loc: str) -> str:
+    scheme, _, rest = loc.partition("://")
+    return f"{scheme}://{rest.split('/', 1)[0]}"
+
+
+def _folder(origin: str) -> str:
+    return origin.replace("://", "_").replace(":", "_")
+
+
+class _Origin:
+    """One origin's output: the open urlset file, its URL count, the files written."""
+
+    def __init__(self, out: Path, origin: str, level: int | None) -> None:
+        self.origin = origin
+        self.folder = out / _folder(origin)
+        self.folder.mkdir(parents=True)
+        self.level = level
+        self.file: IO[bytes] | None = None
+        self.count = 0
+        self.names: list[str] = []
+
+    def write(self, chunk: bytes) -> None:
+        if self.file is None or self.count == MAX_URLS:
+            self.close()
+            name = f"sitemap-{len(self.names) + 1}.xml" + (".gz" if self.level is not None else "")
+            self.names.append(name)
+            path = self.folder / name
+            self.file = (
+                gzip.GzipFile(path, "wb", compresslevel=self.level, mtime=0)
+                if self.level is not None
+                else path.open("wb")
+            )
+            self.file.write(_URLSET_OPEN)
+            self.count = 0
+        self.file.write(chunk)
+        self.count += 1
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.write(_URLSET_CLOSE)
+            self.file.close()
+            self.file = None
+
+    def write_index(self) -> None:
+        entries = "".join(
+            f"<sitemap><loc>{_escape(self.origin)}/{name}</loc></sitemap>\n" for name in self.names
+        )
+        (self.folder / "sitemap.xml").write_text(
+            '<?xml version="1.0" encoding="UTF-8"?>\n'
+            f'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{entries}'
+            "</sitemapindex>\n",
+            encoding="utf-8",
+        )
+
+
+def bare(feed: Path, out: Path, level: int | None) -> int:
+    origins: dict[str, _Origin] = {}
+    urls = 0
+    with feed.open("rb") as lines:
+        for line in lines:
+            record = json.loads(line)
+            loc = record["loc"]
+            if not loc.isascii():
+                loc = quote(loc, safe=_SAFE)
+            parts = [f"<url><loc>{_escape(loc)}</loc>"]
+            if record.get("lastmod"):
+                parts.append(f"<lastmod>{_escape(record['lastmod'])}</lastmod>")
+            if record.get("changefreq"):
+                parts.append(f"<changefreq>{_escape(record['changefreq'])}</changefreq>")
+            if record.get("priority") is not None:
+                parts.append(f"<priority>{record['priority']}</priority>")
+            for image in record.get("images") or ():
+                parts.append(f"<image:image><image:loc>{_escape(image)}</image:loc></image:image>")
+            parts.append("</url>\n")
+            origin = _origin(loc)
+            writer = origins.get(origin)
+            if writer is None:
+                writer = origins[origin] = _Origin(out, origin, level)
+            writer.write("".join(parts).encode())
+            urls += 1
+    for writer in origins.values():
+        writer.close()
+        writer.write_index()
+    return urls
+
+
+def json_only(feed: Path) -> int:
+    count = 0
+    with feed.open("rb") as lines:
+        for line in lines:
+            json.loads(line)
+            count += 1
+    return count
+
+
+def gzip_folder(folder: Path, level: int) -> int:
+    """Compress every ``*.xml`` below ``folder`` to ``*.xml.gz`` beside it, like ``gzip -k``."""
+    count = 0
+    for path in sorted(folder.rglob("*.xml")):
+        with path.open("rb") as source, gzip.GzipFile(
+            path.with_name(path.name + ".gz"), "wb", compresslevel=level, mtime=0
+        ) as sink:
+            while block := source.read(1 << 20):
+                sink.write(block)
+        count += 1
+    return count
+
+
+def xsw(feed: Path, out: Path, level: int | None) -> int:
+    from xml_sitemap_writer import XMLSitemap  # type: ignore[import-not-found]
+
+    urls = 0
+    with contextlib.ExitStack() as stack:
+        writers: dict[str, Any] = {}
+        with feed.open("rb") as lines:
+            for line in lines:
+                record = json.loads(line)
+                loc = record["loc"]
+                origin = _origin(loc)
+                writer = writers.get(origin)
+                if writer is None:
+                    folder = out / _folder(origin)
+                    folder.mkdir(parents=True)
+                    writer = XMLSitemap(str(folder), origin)
+                    if level is not None:
+                        writer.GZIP_COMPRESSION_LEVEL = level
+                    writers[origin] = stack.enter_context(writer)
+                priority = record.get("priority")
+                writer.add_url(
+                    loc[len(origin):],
+                    lastmod=record.get("lastmod"),
+                    priority=None if priority is None else str(priority),
+                    changefreq=record.get("changefreq"),
+                )
+                urls += 1
+    return urls
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("name", choices=["bare", "json", "gzip", "xsw"])
+    parser.add_argument("source", type=Path, help="the feed (a folder for gzip)")
+    parser.add_argument("out", type=Path, nargs="?", help="the output folder (absent for json)")
+    parser.add_argument("--level", type=int, default=6, help="gzip level")
+    parser.add_argument("--plain", action="store_true", help="bare: write uncompressed")
+    args = parser.parse_args(argv)
+    if args.name == "bare":
+        done = bare(args.source, args.out, None if args.plain else args.level)
+    elif args.name == "json":
+        done = json_only(args.source)
+    elif args.name == "gzip":
+        done = gzip_folder(args.source, args.level)
+    else:
+        done = xsw(args.source, args.out, args.level)
+    print(done)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,198 @@
+"""The benchmark input: a deterministic (seeded) Scrapy JSON-lines feed of sitemap records,
+as ``scrapy sitemapgen-build --input`` reads it, cached under ``benchmarks/out/``.
+
+    python -m benchmarks.feed --records 100000 --seed 1
+
+Three origins (one on a non-default port), about 6 % of URLs with non-ASCII path characters
+(percent-encoded, as Scrapy's ``response.url`` has them, and about one in ten of those raw
+UTF-8), about 10 % with ``&`` in the query, 0-3 image URLs per record, some W3C
+``lastmod``, ``changefreq`` and ``priority``, and about 1 % of records that repeat an
+earlier page (a re-crawl with a newer lastmod), so the URL count is not the record count.
+The feed is written as a Scrapy project with ``FEED_EXPORT_ENCODING = "utf-8"`` writes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+OUT = Path(__file__).with_name("out")
+#: Bump when the generator changes, so cached feeds of the old shape are not reused.
+VERSION = 1
+
+ORIGINS = ("https://www.example.com", "https://shop.example.org", "http://blog.example.net:8080")
+_ORIGIN_WEIGHTS = (0.5, 0.8)  # cumulative: 50 % www, 30 % shop, 20 % blog
+_WORDS = (
+    "guide", "review", "news", "spring", "summer", "red", "blue", "classic", "modern", "travel",
+    "garden", "kitchen", "coffee", "running", "winter", "linen", "wool", "oak", "steel", "city",
+)
+_NON_ASCII = (
+    "café", "über-uns", "niño", "straße", "crème-brûlée", "東京", "москва", "smörgåsbord",
+    "jalapeño", "façade", "αθήνα", "zürich",
+)
+_CATEGORIES = ("shoes", "shirts", "bags", "hats", "coats", "socks")
+_CHANGEFREQS = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
+_START = 1_420_070_400  # 2015-01-01T00:00:00Z; every lastmod is in the past
+
+
+@dataclass
+class FeedInfo:
+    """What a cached feed holds; written beside it as ``.meta.json``."""
+
+    path: str
+    records: int
+    seed: int
+    version: int
+    bytes: int
+    distinct_locs: int  # distinct after the pipeline's normalisation: what ours must write
+    repeats: int
+    non_ascii: int
+    raw_non_ascii: int
+    ampersand: int
+    images: int
+    with_lastmod: int
+    seconds: float
+
+
+def _slug(rng: random.Random) -> str:
+    return "-".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 3)))
+
+
+def _path(rng: random.Random, origin: int, i: int, word: str) -> str:
+    if origin == 0:
+        return f"/articles/{word}-{i}"
+    if origin == 1:
+        return f"/products/{rng.choice(_CATEGORIES)}/{word}-{i}.html"
+    return f"/{2015 + i % 10}/{1 + i % 12:02d}/{word}-{i}/"
+
+
+def _lastmod(rng: random.Random) -> str | None:
+    roll = rng.random()
+    if roll >= 0.65:
+        return None
+    stamp = time.gmtime(_START + rng.randrange(10 * 365 * 86400))
+    if roll < 0.25:
+        return time.strftime("%Y-%m-%d", stamp)
+    if roll < 0.5:
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", stamp)
+    return time.strftime("%Y-%m-%dT%H:%M:%S+02:00", stamp)
+
+
+def records(count: int, seed: int) -> Any:
+    """Yield (record, flags) for ``count`` records; the same seed gives the same records."""
+    rng = random.Random(seed)
+    recent: list[str] = []
+    for i in range(count):
+        if recent and rng.random() < 0.01:
+            loc = rng.choice(recent)  # the same page again, as a re-crawl records it
+            record: dict[str, Any] = {"loc": loc, "lastmod": "2025-01-01T00:00:00Z"}
+            yield record, {"repeat": True, "amp": "&" in loc}
+            continue
+        roll = rng.random()
+        origin = 0 if roll < _ORIGIN_WEIGHTS[0] else 1 if roll < _ORIGIN_WEIGHTS[1] else 2
+        non_ascii = rng.random() < 0.06
+        raw = non_ascii and rng.random() < 0.1
+        if non_ascii:
+            word = rng.choice(_NON_ASCII)
+            word = word if raw else quote(word)
+        else:
+            word = _slug(rng)
+        loc = ORIGINS[origin] + _path(rng, origin, i, word)
+        amp = rng.random() < 0.1
+        if amp:
+            loc += f"?color={rng.choice(_WORDS)}&size={rng.randint(1, 12)}"
+        record = {"loc": loc}
+        lastmod = _lastmod(rng)
+        if lastmod:
+            record["lastmod"] = lastmod
+        if rng.random() < 0.3:
+            record["changefreq"] = rng.choice(_CHANGEFREQS)
+        if rng.random() < 0.3:
+            value = rng.randint(0, 10) / 10
+            record["priority"] = value if rng.random() < 0.5 else f"{value:.1f}"
+        images = [
+            f"https://cdn.example.com/img/{i}/{k}.jpg" + ("?w=800&h=600" if rng.random() < 0.05 else "")
+            for k in range(rng.randint(0, 3))
+        ]
+        if images:
+            record["images"] = images
+        if len(recent) < 1000:
+            recent.append(loc)
+        else:
+            recent[rng.randrange(1000)] = loc
+        yield record, {"repeat": False, "amp": amp, "non_ascii": non_ascii, "raw": raw}
+
+
+def feed_path(count: int, seed: int) -> Path:
+    return OUT / f"feed-n{count}-s{seed}-v{VERSION}.jsonl"
+
+
+def build(count: int, seed: int, *, quiet: bool = False) -> FeedInfo:
+    """The cached feed of ``count`` records for ``seed``; generated on the first call."""
+    path = feed_path(count, seed)
+    meta = path.with_suffix(".meta.json")
+    if path.is_file() and meta.is_file():
+        info = FeedInfo(**json.loads(meta.read_text()))
+        if info.bytes == path.stat().st_size:
+            return info
+    # The very normalisation the item pipeline applies, so distinct_locs is what ours writes.
+    from scrapy.settings import Settings
+
+    from scrapy_sitemapgen.settings import Config
+
+    normalise = Config.from_settings(Settings()).url_policy.loc
+    if not quiet:
+        print(f"generating {path.name} ({count:,} records, seed {seed}) ...", flush=True)
+    started = time.perf_counter()
+    OUT.mkdir(parents=True, exist_ok=True)
+    part = path.with_suffix(".part")
+    seen: set[int] = set()
+    totals = dict.fromkeys(("repeat", "non_ascii", "raw", "amp", "images", "lastmod"), 0)
+    with part.open("w", encoding="utf-8") as sink:
+        for record, flags in records(count, seed):
+            sink.write(json.dumps(record, ensure_ascii=False) + "\n")
+            seen.add(hash(normalise(record["loc"])))
+            for name in ("repeat", "non_ascii", "raw", "amp"):
+                totals[name] += bool(flags.get(name))
+            totals["images"] += len(record.get("images", ()))
+            totals["lastmod"] += "lastmod" in record
+    os.replace(part, path)
+    info = FeedInfo(
+        path=str(path),
+        records=count,
+        seed=seed,
+        version=VERSION,
+        bytes=path.stat().st_size,
+        distinct_locs=len(seen),
+        repeats=totals["repeat"],
+        non_ascii=totals["non_ascii"],
+        raw_non_ascii=totals["raw"],
+        ampersand=totals["amp"],
+        images=totals["images"],
+        with_lastmod=totals["lastmod"],
+        seconds=round(time.perf_counter() - started, 1),
+    )
+    meta.write_text(json.dumps(asdict(info), indent=1))
+    return info
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    info = build(args.records, args.seed)
+    print(json.dumps(asdict(info), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

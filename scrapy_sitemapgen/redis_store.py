@@ -1,0 +1,170 @@
+"""RedisFactStore: one store shared by the Scrapy processes of a multi-machine crawl
+(scrapy-redis), with the same merge rules as the SQLite store, so a page seen by two
+workers is one entry, and item facts amend page facts whatever order they arrive in.
+
+Redis holds only what the sitemap needs, per origin: a sorted set of locs (read back in
+loc order, in batches, so writing stays flat in memory) and a hash from loc to the
+record's columns. The merge runs in Redis (a Lua script), so concurrent workers cannot
+interleave a read and a write of the same entry.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from .facts import UrlFacts
+from .store import StoreError, fact_row, merge_row
+from .urls import Origin, origin_of
+
+__all__ = ["RedisFactStore"]
+
+# KEYS: origins set, locs zset, facts hash. ARGV: origin key, loc, the new row (JSON list).
+# Lastmods keep the newest of each source (string order is time order for W3C UTC), the
+# other columns the newest value given; JSON null means "not given".
+_MERGE = """
+redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('ZADD', KEYS[2], 0, ARGV[2])
+local new = cjson.decode(ARGV[3])
+local old = redis.call('HGET', KEYS[3], ARGV[2])
+if old then
+  old = cjson.decode(old)
+  for i = 1, 2 do
+    if new[i] == cjson.null or (old[i] ~= cjson.null and old[i] > new[i]) then new[i] = old[i] end
+  end
+  for i = 3, 7 do
+    if new[i] == cjson.null then new[i] = old[i] end
+  end
+end
+redis.call('HSET', KEYS[3], ARGV[2], cjson.encode(new))
+return 1
+"""
+_BATCH = 1000
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+class RedisFactStore:
+    """:class:`store.FactStore` on a Redis server (``redis://host:port/db``), keys under
+    ``prefix``. Records are sent in pipelined batches; a batch Redis refuses is counted in
+    :attr:`lost` and reported as a :class:`StoreError`, and the crawl goes on."""
+
+    def __init__(self, url: str, *, prefix: str = "sitemapgen", batch_size: int = _BATCH) -> None:
+        try:
+            import redis
+        except ImportError:
+            raise StoreError(
+                "SITEMAPGEN_STORE names a Redis server, but the redis package is not "
+                "installed: pip install 'scrapy-sitemapgen[redis]'"
+            ) from None
+        self._errors: tuple[type[Exception], ...] = (redis.exceptions.RedisError, OSError)
+        self.url = url
+        self.prefix = prefix
+        self.batch_size = batch_size
+        self.lost = 0
+        self._client = redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5)
+        try:
+            self._client.ping()
+        except self._errors as exc:
+            raise StoreError(f"cannot reach the Redis store {url}: {exc}") from exc
+        self._merge = self._client.register_script(_MERGE)
+        self._pipe = self._client.pipeline(transaction=False)
+        self._waiting = 0
+
+    def _key(self, *parts: str) -> str:
+        return ":".join((self.prefix, *parts))
+
+    @staticmethod
+    def _origin_key(origin: Origin) -> str:
+        return f"{origin.scheme} {origin.host} {origin.port}"
+
+    def record(self, facts: UrlFacts, *, from_item: bool = False) -> None:
+        origin = self._origin_key(origin_of(facts.loc))
+        self._merge(
+            keys=[self._key("origins"), self._key("locs", origin), self._key("facts", origin)],
+            args=[origin, facts.loc, json.dumps(fact_row(facts, from_item), ensure_ascii=False)],
+            client=self._pipe,
+        )
+        self._waiting += 1
+        if self._waiting >= self.batch_size:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self._waiting:
+            return
+        waiting, self._waiting = self._waiting, 0
+        try:
+            self._pipe.execute()
+        except self._errors as exc:
+            self.lost += waiting
+            self._pipe = self._client.pipeline(transaction=False)
+            raise StoreError(f"the Redis store {self.url} lost {waiting} record(s): {exc}") from exc
+
+    # A shared store does not resume requests: scrapy-redis keeps its queue in Redis.
+    def track(self, key: str, serialize: Callable[[], bytes]) -> bool:
+        return False
+
+    def done(self, key: str) -> None:
+        pass
+
+    def pending_requests(self) -> list[bytes]:
+        return []
+
+    def clear_pending(self) -> None:
+        pass
+
+    def origins(self) -> list[Origin]:
+        self.flush()
+        names = self._client.smembers(self._key("origins"))
+        origins = []
+        for name in names:
+            scheme, host, port = _text(name).split(" ")
+            origins.append(Origin(scheme, host, int(port)))
+        return sorted(origins)
+
+    def entries(self, origin: Origin) -> Iterator[UrlFacts]:
+        self.flush()
+        key = self._origin_key(origin)
+        locs_key, facts_key = self._key("locs", key), self._key("facts", key)
+        start = b"-"
+        while True:
+            locs = self._client.zrangebylex(locs_key, start, b"+", start=0, num=self.batch_size)
+            if not locs:
+                return
+            rows = self._client.hmget(facts_key, locs)
+            for loc, row in zip(locs, rows):
+                if row is None:
+                    continue
+                page_lastmod, item_lastmod, *rest = json.loads(row)
+                yield merge_row(_text(loc), item_lastmod or page_lastmod, *rest)
+            start = b"(" + _text(locs[-1]).encode()
+
+    def news_entries(self, origin: Origin) -> Iterator[UrlFacts]:
+        return (facts for facts in self.entries(origin) if facts.news is not None)
+
+    def __len__(self) -> int:
+        self.flush()
+        return sum(int(self._client.zcard(self._key("locs", self._origin_key(o)))) for o in self.origins())
+
+    # Coordination of the workers that share the store (see exporter.py).
+    def worker_started(self) -> None:
+        self._client.incr(self._key("workers"))
+
+    def worker_finished(self) -> bool:
+        """True for the last worker to finish that also wins the writer's lock."""
+        if int(self._client.decr(self._key("workers"))) > 0:
+            return False
+        return bool(self._client.set(self._key("writer"), "1", nx=True, ex=24 * 3600))
+
+    def close(self) -> None:
+        try:
+            self.flush()
+        finally:
+            self._client.close()
+
+    def raw(self) -> Any:
+        """The redis client, for tools and tests."""
+        return self._client

@@ -1,0 +1,214 @@
+"""The shared Redis store: same merge rules as SQLite, two scrapy-redis workers give the
+set one process gives, a killed worker keeps what it recorded, Redis going away is counted.
+
+A real redis-server (Debian's package, installed by `make test`) runs on a free loopback
+port for these tests."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from scrapy import signals
+from scrapy.utils.defer import deferred_f_from_coro_f
+
+from benchmarks.killresume import SPIDER, Site
+from scrapy_sitemapgen.facts import UrlFacts
+from scrapy_sitemapgen.redis_store import RedisFactStore
+from scrapy_sitemapgen.urls import Origin
+
+from .output import files, read_urls
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class RedisServer:
+    def __init__(self, workdir: Path) -> None:
+        binary = shutil.which("redis-server")
+        assert binary, "redis-server is not installed: `make test` installs Debian's package"
+        self.port = _free_port()
+        self.process = subprocess.Popen(
+            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", str(workdir)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", self.port)) == 0:
+                    break
+            time.sleep(0.05)
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
+    server = RedisServer(tmp_path)
+    yield server
+    server.stop()
+
+
+SITE = Origin("https", "www.example.com", 443)
+LOC = "https://www.example.com/page"
+
+
+def test_same_merge_rules_as_sqlite_whatever_the_order(redis_server: RedisServer) -> None:
+    stores = [RedisFactStore(redis_server.url, prefix=f"order{n}", batch_size=3) for n in (1, 2)]
+    page = UrlFacts(LOC, "2015-10-21T07:28:00+00:00", images=("https://cdn.example.net/a.jpg",))
+    older_page = UrlFacts(LOC, "2014-01-01T00:00:00+00:00")
+    item = UrlFacts(LOC, "2020-02-02", "daily", "0.8")
+    stores[0].record(page)
+    stores[0].record(older_page)
+    stores[0].record(item, from_item=True)
+    stores[1].record(item, from_item=True)
+    stores[1].record(older_page)
+    stores[1].record(page)
+    results = [list(store.entries(SITE)) for store in stores]
+    # The newest page record's media (here: none, from older_page in store 0) follow the
+    # arrival order, as in SQLite; the dates and the item's values do not.
+    assert [(e.loc, e.lastmod, e.changefreq, e.priority) for e in results[0]] == [
+        (LOC, "2020-02-02", "daily", "0.8")
+    ]
+    assert [(e.loc, e.lastmod, e.changefreq, e.priority) for e in results[1]] == [
+        (LOC, "2020-02-02", "daily", "0.8")
+    ]
+    for store in stores:
+        store.close()
+
+
+def test_entries_stream_in_loc_order_across_batches(redis_server: RedisServer) -> None:
+    store = RedisFactStore(redis_server.url, prefix="order", batch_size=7)
+    locs = [f"https://www.example.com/p/{i:03d}" for i in range(50)]
+    for loc in reversed(locs):
+        store.record(UrlFacts(loc))
+    store.record(UrlFacts("http://other.example/x"))
+    assert [e.loc for e in store.entries(SITE)] == locs
+    assert store.origins() == [Origin("http", "other.example", 80), SITE]
+    assert len(store) == 51
+    store.close()
+
+
+def _crawl(site: Site, settings: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
+    command = [
+        sys.executable, "-m", "scrapy", "runspider", str(SPIDER), "-a", f"url={site.root}/p/0",
+        "-s", 'ADDONS={"scrapy_sitemapgen.Addon": 500}', "-s", "TELNETCONSOLE_ENABLED=False",
+        "-s", "LOG_LEVEL=INFO", "-s", "RETRY_ENABLED=False",
+    ]
+    for name, value in settings.items():
+        command += ["-s", f"{name}={value}"]
+    return subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+@pytest.mark.parametrize("who_writes", ["build", "last"])
+def test_two_scrapy_redis_workers_give_the_single_process_set(
+    redis_server: RedisServer, tmp_path: Path, who_writes: str
+) -> None:
+    """Default: workers of a shared store do not write, sitemapgen-build does. "last": the
+    last worker to close writes, exactly one of them (a Redis lock)."""
+    site = Site(500, delay=0.02)  # slow enough that both workers take from the shared queue
+    shared_out = tmp_path / "shared"
+    try:
+        single = _crawl(site, {"SITEMAPGEN_URI": str(tmp_path / "single")}, tmp_path)
+        log, _ = single.communicate(timeout=300)
+        assert single.returncode == 0, log[-3000:]
+        shared = {
+            "SCHEDULER": "scrapy_redis.scheduler.Scheduler",
+            "DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
+            "REDIS_URL": redis_server.url,
+            "SITEMAPGEN_STORE": redis_server.url,
+            "SITEMAPGEN_URI": str(shared_out if who_writes == "last" else tmp_path / "never"),
+            "SITEMAPGEN_SHARED_WRITE": "last" if who_writes == "last" else "never",
+        }
+        workers = [_crawl(site, shared, tmp_path)]
+        time.sleep(2)  # the second worker joins a crawl under way, as a scaled-out one does
+        workers.append(_crawl(site, shared, tmp_path))
+        logs = [worker.communicate(timeout=300)[0] for worker in workers]
+        assert [w.returncode for w in workers] == [0, 0], logs[0][-2000:] + logs[1][-2000:]
+        assert all("'sitemapgen/pages/recorded'" in log for log in logs), logs[1][-3000:]  # both worked
+        if who_writes == "build":
+            assert not (tmp_path / "never").exists()  # workers of a shared store do not write
+            result = subprocess.run(
+                [sys.executable, "-m", "scrapy", "sitemapgen-build", "--store", redis_server.url,
+                 "-s", f"SITEMAPGEN_URI={shared_out}"],
+                cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+            )
+            assert result.returncode == 0, result.stderr[-3000:]
+        else:
+            assert sum("'sitemapgen/origins'" in log for log in logs) == 1  # exactly one wrote
+    finally:
+        site.close()
+    single_out = tmp_path / "single"
+    assert read_urls(shared_out) == read_urls(single_out)
+    assert len(next(iter(read_urls(single_out).values()))) == 490  # 500 pages, 10 noindex
+    for name in files(single_out):
+        if name.endswith(".gz"):
+            assert (shared_out / name).read_bytes() == (single_out / name).read_bytes()
+
+
+def test_a_killed_worker_keeps_what_it_recorded(redis_server: RedisServer, tmp_path: Path) -> None:
+    site = Site(2000, delay=0.01)
+    try:
+        worker = _crawl(site, {"SITEMAPGEN_STORE": redis_server.url, "SITEMAPGEN_URI": str(tmp_path / "x")}, tmp_path)
+        time.sleep(4)
+        worker.send_signal(signal.SIGKILL)
+        worker.communicate(timeout=60)
+    finally:
+        site.close()
+    store = RedisFactStore(redis_server.url)
+    try:
+        kept = len(store)
+        assert kept > 0
+        assert all(e.loc.startswith(site.root) for e in store.entries(store.origins()[0]))
+    finally:
+        store.close()
+
+
+@deferred_f_from_coro_f
+async def test_redis_going_away_is_logged_and_counted(site, crawl, redis_server, tmp_path: Path, caplog) -> None:
+    from scrapy.crawler import CrawlerRunner
+    from scrapy.utils.defer import maybe_deferred_to_future
+
+    from .conftest import BASE_SETTINGS, SiteSpider
+
+    runner = CrawlerRunner({
+        **BASE_SETTINGS,
+        "SITEMAPGEN_STORE": redis_server.url,
+        "SITEMAPGEN_SHARED_WRITE": "always",
+        "SITEMAPGEN_URI": str(tmp_path / "out"),
+        "CONCURRENT_REQUESTS": 1,
+    })
+    crawler = runner.create_crawler(SiteSpider)
+    seen = []
+
+    def stop_redis(response: object) -> None:
+        seen.append(response)
+        if len(seen) == 4:
+            redis_server.stop()
+
+    crawler.signals.connect(stop_redis, signal=signals.response_received, weak=False)
+    started = time.monotonic()
+    with caplog.at_level(logging.ERROR):
+        await maybe_deferred_to_future(runner.crawl(crawler, start_url=site.a.url("/")))
+    stats = crawler.stats.get_stats()
+    assert time.monotonic() - started < 60  # no hang
+    assert stats["finish_reason"] == "finished"
+    assert stats["sitemapgen/store/lost"] >= 1
+    assert stats["sitemapgen/output/failed"] == 1  # nothing to read the set from
+    assert any("Redis store" in str(r.exc_info[1]) for r in caplog.records if r.exc_info)
