@@ -54,9 +54,14 @@ class SitemapItemPipeline:
 
     def process_item(self, item: Any) -> Any:
         exporter = self.exporter
-        if exporter.store is None or not ItemAdapter.is_item(item):
+        if exporter.store is None:
             return item
-        adapter = ItemAdapter(item)
+        if type(item) is dict:  # the common case, and every record of a feed: no adapter needed
+            adapter: Any = item
+        elif ItemAdapter.is_item(item):
+            adapter = ItemAdapter(item)
+        else:
+            return item
         raw_loc = adapter.get("loc")
         if not raw_loc:
             return item
@@ -80,7 +85,7 @@ class SitemapItemPipeline:
 class _ItemFacts:
     """Validation of one item's fields; every rejection is reported as ``item_<reason>``."""
 
-    def __init__(self, loc: str, adapter: ItemAdapter, reporter: Reporter) -> None:
+    def __init__(self, loc: str, adapter: Any, reporter: Reporter) -> None:
         self.loc = loc
         self.adapter = adapter
         self.reporter = reporter
