@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test venv clean redis-server
+.PHONY: demo test venv clean redis-server bench
 
 venv: $(STAMP)
 
@@ -27,6 +27,11 @@ redis-server:
 test: $(STAMP) redis-server
 	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Benchmarks (README "Performance"): about 45 minutes on 2 cores. xml-sitemap-writer, a
+# benchmark-only contender, is installed into the venv on demand by the harness.
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks.bench --records 1000000 --repeat 3 --memory 100000,1000000,5000000
 
 clean:
 	rm -rf $(VENV) sitemaps build dist *.egg-info .pytest_cache

@@ -24,7 +24,7 @@ import gzip
 import json
 import sys
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, BinaryIO
 from urllib.parse import quote
 
 MAX_URLS = 50_000
@@ -65,7 +65,7 @@ class _Origin:
         self.folder = out / _folder(origin)
         self.folder.mkdir(parents=True)
         self.level = level
-        self.file: IO[bytes] | None = None
+        self.file: BinaryIO | None = None
         self.count = 0
         self.names: list[str] = []
 
@@ -75,12 +75,13 @@ class _Origin:
             name = f"sitemap-{len(self.names) + 1}.xml" + (".gz" if self.level is not None else "")
             self.names.append(name)
             path = self.folder / name
-            self.file = (
-                gzip.GzipFile(path, "wb", compresslevel=self.level, mtime=0)
+            file: BinaryIO = (
+                gzip.GzipFile(path, "wb", compresslevel=self.level, mtime=0)  # type: ignore[assignment]
                 if self.level is not None
                 else path.open("wb")
             )
-            self.file.write(_URLSET_OPEN)
+            file.write(_URLSET_OPEN)
+            self.file = file
             self.count = 0
         self.file.write(chunk)
         self.count += 1
@@ -157,7 +158,7 @@ def gzip_folder(folder: Path, level: int) -> int:
 
 
 def xsw(feed: Path, out: Path, level: int | None) -> int:
-    from xml_sitemap_writer import XMLSitemap  # type: ignore[import-not-found]
+    from xml_sitemap_writer import XMLSitemap
 
     urls = 0
     with contextlib.ExitStack() as stack:

@@ -41,7 +41,7 @@ def profile_build(feed_path: Path, work: Path, settings: list[str]) -> tuple[pst
         finally:
             profile.disable()
 
-    threading.Thread.run = profiled_run  # type: ignore[method-assign]
+    threading.Thread.run = profiled_run  # type: ignore[method-assign,assignment]
     from scrapy.cmdline import execute
 
     argv = ["scrapy", "sitemapgen-build", "--input", str(feed_path)]
