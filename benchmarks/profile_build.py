@@ -17,6 +17,7 @@ import cProfile
 import io
 import os
 import pstats
+import shutil
 import sys
 import tempfile
 import threading
@@ -95,7 +96,11 @@ def main(argv: list[str] | None = None) -> int:
         f"SITEMAPGEN_STATE={work / 'state.sqlite3'}",
         "LOG_LEVEL=WARNING",
     ]
-    stats, wall, code = profile_build(Path(info.path), work, settings)
+    try:
+        stats, wall, code = profile_build(Path(info.path), work, settings)
+    finally:
+        os.chdir(feed.OUT)
+        shutil.rmtree(work, ignore_errors=True)
     stats.dump_stats(str(out))
     print(f"sitemapgen-build --input ({info.records:,} records) under cProfile: {wall:.1f} s wall, exit {code}")
     print(f"profile saved to {out}\n")
