@@ -210,7 +210,7 @@ class SqliteFactStore:
         self._since = 0.0
         self._rows: list[tuple[Any, ...]] = []
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = _lock(self.path)
+        self._lock = _Lock(self.path)
         try:
             self._open()
         except BaseException:
@@ -371,6 +371,3 @@ class _Lock:
     def close(self) -> None:
         self._file.close()  # closing the file releases the lock
 
-
-def _lock(path: Path) -> _Lock:
-    return _Lock(path)
