@@ -28,7 +28,9 @@ from typing import Any
 from . import feed
 
 
-def profile_build(feed_path: Path, work: Path, settings: list[str]) -> tuple[pstats.Stats, float, int]:
+def profile_build(
+    feed_path: Path, work: Path, settings: list[str], workers: int = 1
+) -> tuple[pstats.Stats, float, int]:
     """Run the build in this process; the merged stats, the wall time and the exit code."""
     profiles: list[cProfile.Profile] = []
     run = threading.Thread.run
@@ -45,7 +47,7 @@ def profile_build(feed_path: Path, work: Path, settings: list[str]) -> tuple[pst
     threading.Thread.run = profiled_run  # type: ignore[method-assign,assignment]
     from scrapy.cmdline import execute
 
-    argv = ["scrapy", "sitemapgen-build", "--input", str(feed_path)]
+    argv = ["scrapy", "sitemapgen-build", "--input", str(feed_path), "--workers", str(workers)]
     for setting in settings:
         argv += ["-s", setting]
     os.chdir(work)  # no scrapy.cfg above: the settings are Scrapy's defaults plus ours
@@ -86,6 +88,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--records", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--top", type=int, default=15)
+    parser.add_argument(
+        "--workers", type=int, default=1,
+        help="the build's --workers; the default 1 keeps the feed's reading in this process, profiled",
+    )
     parser.add_argument("--out", type=Path, help="where to save the merged profile")
     args = parser.parse_args(argv)
     info = feed.build(args.records, args.seed)
@@ -97,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         "LOG_LEVEL=WARNING",
     ]
     try:
-        stats, wall, code = profile_build(Path(info.path), work, settings)
+        stats, wall, code = profile_build(Path(info.path), work, settings, args.workers)
     finally:
         os.chdir(feed.OUT)
         shutil.rmtree(work, ignore_errors=True)

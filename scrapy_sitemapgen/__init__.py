@@ -1,13 +1,21 @@
-"""scrapy-sitemapgen: sitemaps.org sitemaps written from what a Scrapy crawl saw."""
+"""scrapy-sitemapgen: sitemaps.org sitemaps written from what a Scrapy crawl saw.
+
+The components are imported on first use (PEP 562): the offline build's worker processes
+import only the pure modules they run, not Scrapy.
+"""
 
 from __future__ import annotations
 
-from .addon import Addon
-from .exporter import SitemapExporter
-from .items import SitemapItem
-from .middleware import SitemapSpiderMiddleware
-from .pipeline import SitemapItemPipeline
-from .resume import SitemapResumeMiddleware
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .addon import Addon
+    from .exporter import SitemapExporter
+    from .items import SitemapItem
+    from .middleware import SitemapSpiderMiddleware
+    from .pipeline import SitemapItemPipeline
+    from .resume import SitemapResumeMiddleware
 
 __all__ = [
     "Addon",
@@ -18,3 +26,25 @@ __all__ = [
     "SitemapSpiderMiddleware",
 ]
 __version__ = "0.1.0"
+
+_HOMES = {
+    "Addon": "addon",
+    "SitemapExporter": "exporter",
+    "SitemapItem": "items",
+    "SitemapItemPipeline": "pipeline",
+    "SitemapResumeMiddleware": "resume",
+    "SitemapSpiderMiddleware": "middleware",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -123,6 +123,13 @@ class SitemapExporter:
                 {"count": len(self.store), "path": path},
             )
 
+    def replace_store(self, store: FactStore) -> None:
+        """Publish from ``store`` instead of the one opened for this run, which is closed:
+        the offline build reads a whole feed faster than it could record it (bulk.py)."""
+        previous, self.store = self.store, store
+        if previous is not None:
+            previous.close()
+
     def track(self, request: Request, serialize: Callable[[], bytes]) -> bool:
         """A request was scheduled: remember it until it is answered (see resume.py);
         True if it was new to the store."""

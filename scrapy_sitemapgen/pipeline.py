@@ -9,34 +9,15 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 
 from .exporter import SitemapExporter
-from .facts import (
-    FactRejected,
-    News,
-    UrlFacts,
-    Video,
-    make_news,
-    make_video,
-    parse_changefreq,
-    parse_lastmod,
-    parse_priority,
-)
-from .limits import MAX_IMAGES_PER_URL
+from .records import record_facts
 from .stats import ITEMS_RECORDED
-from .urls import UrlRejected, normalize_loc
+from .urls import UrlRejected
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
-    from .stats import Reporter
-
 __all__ = ["SitemapItemPipeline"]
-
-_SCALARS = (
-    ("lastmod", parse_lastmod),
-    ("changefreq", parse_changefreq),
-    ("priority", parse_priority),
-)
 
 
 class SitemapItemPipeline:
@@ -76,87 +57,16 @@ class SitemapItemPipeline:
         if refusal is not None:
             reporter.exclude(refusal, loc)
             return item
-        facts = _ItemFacts(loc, adapter, reporter)
-        if exporter.record(facts.build(), from_item=True):
+
+        def issue(reason: str, value: object) -> None:
+            reporter.skip(f"item_{reason}", loc, detail=value)
+
+        facts = record_facts(loc, adapter.get, issue, datetime.now(timezone.utc), _as_mapping)
+        if exporter.record(facts, from_item=True):
             exporter.stats.inc_value(ITEMS_RECORDED)
         return item
 
 
-class _ItemFacts:
-    """Validation of one item's fields; every rejection is reported as ``item_<reason>``."""
-
-    def __init__(self, loc: str, adapter: Any, reporter: Reporter) -> None:
-        self.loc = loc
-        self.adapter = adapter
-        self.reporter = reporter
-        self.now = datetime.now(timezone.utc)
-
-    def issue(self, reason: str, value: object) -> None:
-        self.reporter.skip(f"item_{reason}", self.loc, detail=value)
-
-    def build(self) -> UrlFacts:
-        values: dict[str, str] = {}
-        for name, parse in _SCALARS:
-            raw = self.adapter.get(name)
-            if raw is None or raw == "":
-                continue
-            try:
-                values[name] = parse(raw)
-            except FactRejected as exc:
-                self.issue(exc.reason, raw)
-        return UrlFacts(
-            self.loc,
-            values.get("lastmod"),
-            values.get("changefreq"),
-            values.get("priority"),
-            images=self.images(),
-            videos=self.videos(),
-            news=self.news(),
-        )
-
-    def _list(self, name: str) -> list[Any]:
-        raw = self.adapter.get(name)
-        if raw is None:
-            return []
-        if isinstance(raw, (str, bytes, Mapping)) or not hasattr(raw, "__iter__"):
-            self.issue(f"bad_{name}", raw)
-            return []
-        return list(raw)
-
-    def images(self) -> tuple[str, ...]:
-        found: dict[str, None] = {}
-        for raw in self._list("images"):
-            try:
-                found[normalize_loc(raw)] = None
-            except (UrlRejected, AttributeError, TypeError):
-                self.issue("bad_image", raw)
-        if len(found) > MAX_IMAGES_PER_URL:
-            self.issue("images_over_limit", len(found))
-        return tuple(found)[:MAX_IMAGES_PER_URL]
-
-    def videos(self) -> tuple[Video, ...]:
-        videos = []
-        for raw in self._list("videos"):
-            if not isinstance(raw, Mapping):
-                self.issue("video_incomplete", raw)
-                continue
-            try:
-                videos.append(make_video(raw, normalize_loc, self.issue, self.now))
-            except FactRejected as exc:
-                self.issue(exc.reason, exc.value)
-        return tuple(videos)
-
-    def news(self) -> News | None:
-        raw = self.adapter.get("news")
-        if raw is None:
-            return None
-        if not isinstance(raw, Mapping):
-            raw = ItemAdapter(raw).asdict() if ItemAdapter.is_item(raw) else None
-        if raw is None:
-            self.issue("news_incomplete", self.adapter.get("news"))
-            return None
-        try:
-            return make_news(raw, self.now)
-        except FactRejected as exc:
-            self.issue(exc.reason, exc.value)
-            return None
+def _as_mapping(raw: object) -> Mapping[str, object] | None:
+    """A nested item (``news`` given as an item object) read as a mapping."""
+    return ItemAdapter(raw).asdict() if ItemAdapter.is_item(raw) else None

@@ -10,7 +10,9 @@ from __future__ import annotations
 import gzip
 import hashlib
 import re
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
@@ -27,6 +29,7 @@ from .limits import (
     VIDEO_NS,
     XHTML_NS,
     XML_FORBIDDEN_CHARS,
+    XML_SPECIAL_CHARS,
 )
 
 __all__ = [
@@ -61,6 +64,7 @@ _INDEX_OPEN = _XML_DECL + f'<sitemapindex xmlns="{SITEMAP_NS}">\n'.encode()
 _INDEX_CLOSE = b"</sitemapindex>\n"
 
 _FORBIDDEN_RE = re.compile(XML_FORBIDDEN_CHARS)
+_SPECIAL_RE = re.compile(XML_SPECIAL_CHARS)
 
 
 def escape(text: str) -> str:
@@ -69,6 +73,8 @@ def escape(text: str) -> str:
     For free text only: a ``<loc>`` with such a character is refused, not altered (see
     :func:`write_origin`), because removing a character from a URL changes the page named.
     """
+    if _SPECIAL_RE.search(text) is None:  # most text: one scan, no copy
+        return text
     if _FORBIDDEN_RE.search(text):
         text = _FORBIDDEN_RE.sub("", text)
     return (
@@ -141,12 +147,23 @@ class OriginOutput:
         return sum(f.entries for f in self.sitemaps)
 
 
+# Rendered bytes are handed to a thread in pieces of about this size: compressing and
+# hashing them there (zlib and hashlib release the GIL on large buffers) overlaps with
+# rendering the next entries here, and the pieces are large enough that the hand-over
+# costs nothing per entry. At most _IN_FLIGHT pieces wait, so memory stays bounded.
+_PIECE_BYTES = 512 * 1024
+_IN_FLIGHT = 2
+
+
 class _SplitFile:
-    """One output file being written: counts the uncompressed bytes exactly as written."""
+    """One output file being written: counts the uncompressed bytes exactly as written;
+    compression and hashing run in ``pool``'s one thread, in order."""
 
-    __slots__ = ("_gz", "_hash", "_raw", "entries", "name", "size")
+    __slots__ = ("_buffer", "_buffered", "_gz", "_hash", "_jobs", "_pool", "_raw", "entries", "name", "size")
 
-    def __init__(self, name: str, sink: BinaryIO, options: WriterOptions, head: bytes) -> None:
+    def __init__(
+        self, name: str, sink: BinaryIO, options: WriterOptions, head: bytes, pool: ThreadPoolExecutor
+    ) -> None:
         self.name = name
         self._raw = sink
         self._gz = (
@@ -159,12 +176,30 @@ class _SplitFile:
         self.entries = 0
         self.size = 0
         self._hash = hashlib.sha256()
+        self._pool = pool
+        self._jobs: deque[Future[None]] = deque()
+        self._buffer: list[bytes] = []
+        self._buffered = 0
         self._write(head)
 
     def _write(self, data: bytes) -> None:
-        (self._gz or self._raw).write(data)
-        self._hash.update(data)
+        self._buffer.append(data)
+        self._buffered += len(data)
         self.size += len(data)
+        if self._buffered >= _PIECE_BYTES:
+            self._hand_over()
+
+    def _hand_over(self) -> None:
+        piece = b"".join(self._buffer)
+        self._buffer.clear()
+        self._buffered = 0
+        while len(self._jobs) >= _IN_FLIGHT:
+            self._jobs.popleft().result()  # a failed write raises here, in the writer
+        self._jobs.append(self._pool.submit(self._consume, piece))
+
+    def _consume(self, piece: bytes) -> None:
+        (self._gz or self._raw).write(piece)
+        self._hash.update(piece)
 
     def add(self, chunk: bytes) -> None:
         self._write(chunk)
@@ -172,6 +207,9 @@ class _SplitFile:
 
     def finish(self, tail: bytes) -> WrittenFile:
         self._write(tail)
+        self._hand_over()
+        while self._jobs:
+            self._jobs.popleft().result()
         if self._gz is not None:
             self._gz.close()
         self._raw.close()
@@ -192,19 +230,20 @@ def _split(
     """Stream chunks into files, starting a new file *before* either limit would be passed."""
     current: _SplitFile | None = None
     number = 0
-    for chunk in chunks:
-        if current is not None and (
-            current.entries >= max_entries or current.size + len(chunk) + len(tail) > max_bytes
-        ):
+    with ThreadPoolExecutor(1, thread_name_prefix="sitemapgen-compress") as pool:
+        for chunk in chunks:
+            if current is not None and (
+                current.entries >= max_entries or current.size + len(chunk) + len(tail) > max_bytes
+            ):
+                yield current.finish(tail)
+                current = None
+            if current is None:
+                number += 1
+                name = name_for(number)
+                current = _SplitFile(name, open_sink(name), options, head, pool)
+            current.add(chunk)
+        if current is not None:
             yield current.finish(tail)
-            current = None
-        if current is None:
-            number += 1
-            name = name_for(number)
-            current = _SplitFile(name, open_sink(name), options, head)
-        current.add(chunk)
-    if current is not None:
-        yield current.finish(tail)
 
 
 def _video(video: Video) -> str:

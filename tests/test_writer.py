@@ -875,3 +875,64 @@ def test_p12_news_outside_the_origin_is_skipped() -> None:
     assert skips.calls == [("outside_origin", "https://other.example/n")]
     assert [f.entries for f in output.news] == [1]
     assert locs_of(assert_valid(sinks.data("sitemap-news-1.xml"))) == [f"{SITE}news/0000"]
+
+
+def test_forbidden_characters_are_exactly_those_outside_xml_char() -> None:
+    """P1: XML_FORBIDDEN_CHARS (written as a positive class, for speed) is the complement
+    of XML 1.0's Char production over every code point a str can hold."""
+    import re
+
+    from scrapy_sitemapgen.limits import XML_FORBIDDEN_CHARS, XML_SPECIAL_CHARS
+
+    def is_char(c: int) -> bool:  # XML 1.0, section 2.2
+        return c in (0x9, 0xA, 0xD) or 0x20 <= c <= 0xD7FF or 0xE000 <= c <= 0xFFFD or 0x10000 <= c <= 0x10FFFF
+
+    everything = "".join(map(chr, range(0x110000)))
+    assert set(re.findall(XML_FORBIDDEN_CHARS, everything)) == {chr(c) for c in range(0x110000) if not is_char(c)}
+    assert set(re.findall(XML_SPECIAL_CHARS, everything)) == set(re.findall(XML_FORBIDDEN_CHARS, everything)) | set("&<>\"'")
+
+
+class FullDisk(io.BytesIO):
+    """A sink that takes ``room`` bytes, then fails as a full disk does."""
+
+    def __init__(self, room: int) -> None:
+        super().__init__()
+        self.room = room
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        if self.tell() + len(data) > self.room:
+            raise OSError(28, "No space left on device")
+        return super().write(data)
+
+
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_a_failing_sink_fails_the_write(gzipped: bool) -> None:
+    """Compression and writing run in a thread (overlapping the rendering): an error there
+    still ends write_origin with that error, not with a file cut short and taken as done."""
+    opened: list[str] = []
+
+    def open_sink(name: str) -> BinaryIO:
+        opened.append(name)
+        return FullDisk(200_000)
+
+    with pytest.raises(OSError, match="No space left"):
+        write_origin(
+            (UrlFacts(f"{SITE}p/{i:07d}/{'x' * 40}") for i in range(60_000)),
+            scope=SITE, base_url=SITE, lastmod=LASTMOD, open_sink=open_sink,
+            options=WriterOptions(gzip=gzipped, compresslevel=0),
+        )
+    assert opened == [f"sitemap-1.xml{'.gz' if gzipped else ''}"]
+
+
+def test_pieces_handed_to_the_thread_keep_their_order() -> None:
+    """Several compression pieces per file (each about 512 KiB): the bytes come out whole
+    and in order, and the hash is of exactly those bytes."""
+    import hashlib
+
+    sinks = MemorySinks()
+    output = write(pages(45_000), sinks, gzip=True)
+    [urlset] = output.sitemaps
+    data = sinks.data(urlset.name)
+    assert len(data) == urlset.size > 3 * 512 * 1024
+    assert locs_of(data) == [page(i) for i in range(45_000)]
+    assert hashlib.sha256(data).hexdigest() == urlset.sha256

@@ -5,14 +5,20 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import scrapy
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
+from scrapy.utils.asyncio import run_in_thread
 
+from .. import stats as keys
 from ..addon import Addon
+from ..bulk import build_store
+from ..exporter import SitemapExporter
 from ..pipeline import SitemapItemPipeline
 
 if TYPE_CHECKING:
@@ -25,18 +31,54 @@ logger = logging.getLogger(__name__)
 
 
 class _NothingToCrawl(scrapy.Spider):
-    """Requests nothing: it records the ``input`` feed's records, if any, through the item
-    pipeline's own validation (straight into it, not through the engine, which would cost
-    more than the record), then closes, and the exporter publishes the store."""
+    """Requests nothing: it records the ``input`` feed's records, if any, then closes, and
+    the exporter publishes the store.
+
+    Into a store the user named (``--store``, ``--jobdir``), the records are merged one by
+    one through the item pipeline, straight into it (not through the engine, which would
+    cost more than the record). Otherwise nothing needs to outlive the run, and the feed is
+    read by ``workers`` processes into sorted runs (bulk.py), with the pipeline's own
+    validation, an order of magnitude faster."""
 
     name = "sitemapgen-build"
     input: str | None = None
+    bulk = False
+    workers = 1
 
     async def start(self) -> Any:
         if self.input:
-            self._ingest(Path(self.input))
+            exporter = self.crawler.get_extension(SitemapExporter)
+            if self.bulk and exporter is not None and exporter.store is not None:
+                await self._build(Path(self.input), exporter)
+            else:
+                self._ingest(Path(self.input))
         return
         yield
+
+    async def _build(self, path: Path, exporter: SitemapExporter) -> None:
+        store, tally = await run_in_thread(
+            build_store, path, exporter.config.url_policy, datetime.now(timezone.utc),
+            workers=self.workers,
+        )
+        exporter.replace_store(store)
+        stats, reporter = self.crawler.stats, exporter.reporter
+        for (kind, reason), count in sorted(tally.counts.items()):
+            url, detail = tally.first[kind, reason]
+            if kind == "skip":  # logged once, with the first case, as the pipeline does
+                reporter.skip(reason, url, detail)
+                stats.inc_value(keys.skipped(reason), count - 1)
+            else:
+                reporter.exclude(reason, url)
+                stats.inc_value(keys.excluded(reason), count - 1)
+        if tally.records:
+            stats.set_value(keys.ITEMS_RECORDED, tally.records)
+        if tally.bad_lines:
+            logger.warning(
+                "Sitemap: %(path)s: %(count)d line(s) are not JSON objects, the first at byte "
+                "%(offset)d; skipped",
+                {"path": path, "count": tally.bad_lines, "offset": tally.first_bad_offset},
+            )
+            stats.set_value(keys.skipped("bad_record"), tally.bad_lines)
 
     def _ingest(self, path: Path) -> None:
         pipeline = self.crawler.get_item_pipeline(SitemapItemPipeline)
@@ -57,7 +99,7 @@ class _NothingToCrawl(scrapy.Spider):
                     continue
                 pipeline.process_item(record)
         if bad:
-            self.crawler.stats.set_value("sitemapgen/skipped/bad_record", bad)
+            self.crawler.stats.set_value(keys.skipped("bad_record"), bad)
 
 
 class BuildCommand(ScrapyCommand):
@@ -82,6 +124,14 @@ class BuildCommand(ScrapyCommand):
             metavar="FEED",
             help="a JSON-lines feed: one object per page with loc and the item fields",
         )
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=os.cpu_count() or 1,
+            metavar="N",
+            help="processes that read an --input feed when no store is named "
+            "(default: one per CPU; 1: none, all in this process)",
+        )
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
@@ -89,6 +139,9 @@ class BuildCommand(ScrapyCommand):
         assert settings is not None
         if args:
             raise UsageError(f"unexpected arguments: {' '.join(args)}")
+        if opts.workers < 1:
+            raise UsageError(f"--workers must be at least 1, not {opts.workers}")
+        self.workers = opts.workers
         store = opts.store or settings.get("SITEMAPGEN_STORE")
         if opts.jobdir:
             store = store or str(Path(opts.jobdir) / "sitemapgen" / "store.sqlite3")
@@ -97,7 +150,8 @@ class BuildCommand(ScrapyCommand):
         if opts.input:
             if not Path(opts.input).is_file():
                 raise UsageError(f"no feed at {opts.input}")
-            self.input = opts.input  # recorded into the store given, or a temporary one
+            self.input = opts.input  # recorded into the store given, or read in bulk
+            self.bulk = not store
         elif not store:
             raise UsageError("name the source: --jobdir DIR, --store FILE or --input FEED.jsonl")
         elif "://" not in store and not Path(store).is_file():
@@ -117,7 +171,12 @@ class BuildCommand(ScrapyCommand):
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         assert self.crawler_process is not None
         crawler = self.crawler_process.create_crawler(_NothingToCrawl)
-        self.crawler_process.crawl(crawler, input=getattr(self, "input", None))
+        self.crawler_process.crawl(
+            crawler,
+            input=getattr(self, "input", None),
+            bulk=getattr(self, "bulk", False),
+            workers=self.workers,
+        )
         self.crawler_process.start()
         stats = crawler.stats.get_stats() if crawler.stats else {}
         if stats.get("sitemapgen/output/failed") or not stats.get("sitemapgen/origins"):

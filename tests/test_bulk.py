@@ -1,0 +1,224 @@
+"""The offline build's bulk road (bulk.py): worker processes, sorted runs, merged per
+origin. It must write exactly what recording the same records through the item pipeline
+into a store writes, whatever the number of workers and runs."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from scrapy_sitemapgen.bulk import build_store, feed_ranges, read_range
+from scrapy_sitemapgen.urls import Origin, UrlPolicy
+
+from .output import files, read_entries
+
+NOW = datetime.now(timezone.utc)
+RECENT = (NOW - timedelta(hours=3)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _records() -> list[object]:
+    """Every kind of record a feed can hold, repeats of one URL among them."""
+    a, b = "https://a.example/", "http://b.example:8080/"
+    return [
+        {"loc": f"{a}p/1", "lastmod": "2020-01-01", "changefreq": "daily", "priority": 0.5},
+        {"loc": f"{a}p/2", "images": [f"{a}i/2.jpg", f"{a}i/2.jpg", f"{a}i/2b.png"]},
+        # Repeats of p/1: the newest lastmod wins whatever its position; the later
+        # changefreq and priority replace earlier ones; a record without them keeps them.
+        {"loc": f"{a}p/1", "lastmod": "2021-05-05T10:00:00Z", "changefreq": "weekly"},
+        {"loc": f"{a}p/1", "lastmod": "2019-12-31T23:59:59+00:00", "priority": "0.9"},
+        {"loc": f"{a}p/1#fragment"},  # the same page once normalised
+        # Media: the later record with media replaces the earlier one's; none keeps them.
+        {"loc": f"{a}p/3", "images": [f"{a}i/old.jpg"]},
+        {"loc": f"{a}p/3", "images": [f"{a}i/new.jpg"], "videos": [{
+            "thumbnail_loc": f"{a}t.jpg", "title": "T & t", "description": "D",
+            "content_loc": f"{a}v.mp4", "duration": 61,
+        }]},
+        {"loc": f"{a}p/3", "lastmod": "2022-02-02"},
+        {"loc": f"{a}news/1", "news": {
+            "publication_name": "The A", "publication_language": "en",
+            "publication_date": RECENT, "title": "Hello <world>",
+        }},
+        {"loc": f"{a}caf\u00e9?q=1&r=\u00e9"},  # non-ASCII, & and a query
+        {"loc": f"{b}x;jsessionid=abc?sid=1&keep=2"},  # session ids stripped (G4)
+        {"loc": f"{b}y", "lastmod": "not a date", "changefreq": "sometimes", "priority": 7},
+        {"loc": f"{b}z", "images": "not a list", "videos": [1], "news": "no"},
+        {"loc": f"{b}denied/1"},
+        {"loc": "ftp://c.example/file"},
+        {"loc": "https://user:pw@c.example/"},
+        {"loc": "http://" + "h" * 300 + ".example/"},
+        {"loc": f"{b}{'x' * 2100}"},
+        {"loc": f"{b}future", "lastmod": "2999-01-01"},
+        {"no_loc": True},
+        [1, 2],
+        "a string",
+    ]
+
+
+def _write_feed(path: Path, records: list[object], *, copies: int = 1) -> None:
+    with path.open("wb") as feed:
+        for n in range(copies):
+            for record in records:
+                feed.write(json.dumps(record, ensure_ascii=n % 2 == 0).encode() + b"\n")
+            feed.write(b"\n   \n")  # blank lines are no records
+            feed.write(b"{not json\n")
+            feed.write(b'{"loc": "https://a.example/\xff"}\n')  # not UTF-8
+
+
+def _build(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "scrapy", "sitemapgen-build", *args,
+         "-s", "SITEMAPGEN_DENY=/denied/", "-s", "LOG_LEVEL=INFO"],
+        cwd=cwd, capture_output=True, text=True, timeout=120, check=False,
+    )
+
+
+def _stats(stderr: str) -> dict[str, int]:
+    """The ``sitemapgen/`` counters of the stats dump at the end of the log."""
+    dump = stderr[stderr.index("Dumping Scrapy stats:") :]
+    return {key: int(value) for key, value in re.findall(r"'(sitemapgen/[^']+)': (\d+)", dump)}
+
+
+def test_bulk_build_writes_what_the_pipeline_road_writes(tmp_path: Path) -> None:
+    feed = tmp_path / "feed.jsonl"
+    _write_feed(feed, _records(), copies=3)
+    outputs = {}
+    stats = {}
+    for road, extra in {
+        "pipeline": ["--store", str(tmp_path / "store.sqlite3")],  # a named store: one by one
+        "bulk-1": ["--workers", "1"],
+        "bulk-2": ["--workers", "2"],
+    }.items():
+        out = tmp_path / road
+        result = _build(tmp_path, "--input", str(feed), *extra, "-s", f"SITEMAPGEN_URI={out}",
+                        "-s", f"SITEMAPGEN_STATE={tmp_path / road}.state")
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert "Traceback" not in result.stderr
+        outputs[road] = out
+        stats[road] = _stats(result.stderr)
+    a, b = Origin("https", "a.example", 443).name, Origin("http", "b.example", 8080).name
+    for road in ("bulk-1", "bulk-2"):
+        assert files(outputs[road]) == files(outputs["pipeline"])
+        for name in files(outputs["pipeline"]):
+            if name.endswith(".gz"):
+                assert (outputs[road] / name).read_bytes() == (outputs["pipeline"] / name).read_bytes(), name
+        assert stats[road] == stats["pipeline"]
+    # And what that is, written out by hand from the records above.
+    entries = read_entries(outputs["bulk-2"], a)
+    assert sorted(entries) == [
+        "https://a.example/caf%C3%A9?q=1&r=%C3%A9",
+        "https://a.example/news/1",
+        "https://a.example/p/1",
+        "https://a.example/p/2",
+        "https://a.example/p/3",
+    ]
+    p1 = entries["https://a.example/p/1"]
+    assert (p1["lastmod"], p1["changefreq"], p1["priority"]) == ("2021-05-05T10:00:00+00:00", "weekly", "0.9")
+    assert entries["https://a.example/p/2"]["images"] == ["https://a.example/i/2.jpg", "https://a.example/i/2b.png"]
+    p3 = entries["https://a.example/p/3"]
+    assert p3["lastmod"] == "2022-02-02"
+    assert p3["images"] == ["https://a.example/i/new.jpg"]
+    assert [v["title"] for v in p3["videos"]] == ["T & t"]  # type: ignore[index]
+    news = read_entries(outputs["bulk-2"], a, "sitemap-news-")
+    assert news["https://a.example/news/1"]["news"]["title"] == "Hello <world>"  # type: ignore[index]
+    assert sorted(read_entries(outputs["bulk-2"], b)) == [
+        "http://b.example:8080/future",
+        "http://b.example:8080/x?keep=2",
+        "http://b.example:8080/y",
+        "http://b.example:8080/z",
+    ]
+    counts = stats["bulk-2"]
+    # Per copy: two JSON values that are no objects, a line of bad JSON, one of bad UTF-8.
+    assert counts["sitemapgen/skipped/bad_record"] == 3 * 4
+    assert counts["sitemapgen/excluded/denied"] == 3
+    assert counts["sitemapgen/skipped/item_bad_lastmod"] == 3
+    assert counts["sitemapgen/skipped/item_lastmod_future"] == 3
+    assert counts["sitemapgen/skipped/item_bad_scheme"] == 3
+    assert counts["sitemapgen/skipped/item_url_too_long"] == 3
+    # Per copy: p/1 four times, p/2, p/3 three times, news/1, café, x, y, z, the long host
+    # (a 300-character label is no DNS name, but a valid URI) and "future".
+    assert counts["sitemapgen/items/recorded"] == 3 * 15
+
+
+def test_workers_must_be_positive(tmp_path: Path) -> None:
+    feed = tmp_path / "feed.jsonl"
+    _write_feed(feed, _records())
+    result = _build(tmp_path, "--input", str(feed), "--workers", "0")
+    assert result.returncode == 2
+    assert "--workers must be at least 1, not 0" in result.stderr
+
+
+def test_ranges_cover_every_line_once(tmp_path: Path) -> None:
+    feed = tmp_path / "feed.jsonl"
+    lines = [json.dumps({"loc": f"https://a.example/{'x' * (n % 37)}{n}"}).encode() + b"\n" for n in range(500)]
+    feed.write_bytes(b"".join(lines))
+    for parts in (1, 2, 3, 7, 499, 500, 2000):
+        ranges = feed_ranges(feed, parts)
+        assert ranges[0][0] == 0 and ranges[-1][1] == feed.stat().st_size
+        assert all(end == start for (_, end), (start, _) in zip(ranges, ranges[1:]))
+        data = feed.read_bytes()
+        pieces = [data[start:end] for start, end in ranges]
+        assert all(piece.endswith(b"\n") for piece in pieces)  # cut only at line ends
+        assert len(ranges) <= parts
+
+
+def test_many_small_runs_merge_to_the_same_store(tmp_path: Path) -> None:
+    """A run of 3 records forces dozens of runs per origin and repeats across them."""
+    feed = tmp_path / "feed.jsonl"
+    records = [
+        {"loc": f"https://a.example/{n % 40}", "lastmod": f"20{10 + n % 13}-01-01", "priority": (n % 10) / 10}
+        for n in range(200)
+    ] + [{"loc": f"http://b.example/{n}"} for n in range(30)]
+    feed.write_text("".join(json.dumps(r) + "\n" for r in records))
+    policy = UrlPolicy()
+    stores = [
+        build_store(feed, policy, NOW, workers=workers, temp_dir=str(tmp_path), run_records=size)[0]
+        for workers, size in ((1, 1_000_000), (1, 3), (3, 3))
+    ]
+    try:
+        expected = {
+            f"https://a.example/{k}": (
+                max(f"20{10 + n % 13}-01-01" for n in range(200) if n % 40 == k),
+                str(max(n for n in range(200) if n % 40 == k) % 10 / 10),
+            )
+            for k in range(40)
+        }
+        for store in stores:
+            assert store.origins() == [Origin("http", "b.example", 80), Origin("https", "a.example", 443)]
+            assert len(store) == 70
+            got = {f.loc: (f.lastmod, f.priority) for f in store.entries(Origin("https", "a.example", 443))}
+            assert got == expected
+            locs = [f.loc for f in store.entries(Origin("https", "a.example", 443))]
+            assert locs == sorted(locs)  # code-point order, as the SQLite store gives
+            assert list(store.news_entries(Origin("https", "a.example", 443))) == []
+    finally:
+        for store in stores:
+            store.close()
+    assert [p.name for p in tmp_path.iterdir()] == ["feed.jsonl"]  # every run file removed
+
+
+def test_a_line_across_a_range_cut_is_read_once(tmp_path: Path) -> None:
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text("".join(json.dumps({"loc": f"https://a.example/{n}"}) + "\n" for n in range(10)))
+    size = feed.stat().st_size
+    seen = 0
+    for start, end in feed_ranges(feed, 4):
+        files_, tally = read_range(str(feed), start, end, str(tmp_path), f"t{start}", UrlPolicy(), NOW)
+        seen += tally.records
+    assert seen == 10 and size > 0
+
+
+@pytest.mark.parametrize("content", [b"", b"\n\n", b"[]\n"])
+def test_a_feed_with_no_record_writes_nothing(tmp_path: Path, content: bytes) -> None:
+    feed = tmp_path / "feed.jsonl"
+    feed.write_bytes(content)
+    store, tally = build_store(feed, UrlPolicy(), NOW, workers=2, temp_dir=str(tmp_path))
+    try:
+        assert store.origins() == [] and len(store) == 0 and tally.records == 0
+    finally:
+        store.close()
