@@ -8,11 +8,14 @@ baselines and printed as Markdown tables for the README.
    origins, one with a port, non-ASCII and ``&`` URLs, 0-3 images, some lastmod,
    changefreq and priority, 1 % repeated pages), cached under ``benchmarks/out/``.
 2. Write throughput, every contender in its own child process, run alternately
-   (ABCDE ABCDE ...), median of ``--repeat`` runs: wall, CPU (user + sys), peak RSS,
+   (ABCDEF ABCDEF ...), median of ``--repeat`` runs: wall, CPU (user + sys), peak RSS,
    output bytes. The contenders: ours (``scrapy sitemapgen-build --input``), a bare loop
    (string formatting + gzip, ``benchmarks.contenders``), ``gzip -6`` alone over the bare
-   loop's uncompressed bytes, reading + ``json.loads`` alone, and the PyPI package
-   ``xml-sitemap-writer`` (installed into this environment on first use). A run counts only
+   loop's uncompressed bytes, reading + ``json.loads`` alone, the PyPI package
+   ``xml-sitemap-writer`` (installed into this environment on first use), and sitemap.js, the
+   npm package ``sitemap`` at a pinned version through its documented streaming API
+   (``benchmarks/sitemapjs.cjs``; installed with npm under ``benchmarks/out/sitemapjs`` on
+   first use, skipped with a message without node and npm). A run counts only
    once its output is checked: the ``<loc>`` count, following each origin's index; for ours
    it must equal the feed's distinct normalised URLs, and ``validate`` passes on every file
    (N <= 100,000) or on each origin's first urlset (the other runs must then give the same
@@ -36,6 +39,7 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import itertools
+import json
 import os
 import platform
 import re
@@ -62,6 +66,14 @@ CONTENDERS = HERE / "contenders.py"
 SPIDER = HERE / "sitespider.py"
 #: Up to this many URLs, every file of ours is validated; above, each origin's first urlset.
 VALIDATE_ALL = 100_000
+#: The names an origin's index has: ours and the Python contenders', sitemap.js's.
+INDEX_NAMES = ("sitemap.xml", "sitemap-index.xml.gz")
+#: sitemap.js (npm ``sitemap``), pinned: installed on first use under ``benchmarks/out/``.
+SITEMAPJS_VERSION = "9.0.1"
+SITEMAPJS_PREFIX = feed.OUT / "sitemapjs"
+SITEMAPJS = HERE / "sitemapjs.cjs"
+#: URLs per file, the protocol's limit: the node script splits there; its check holds it to it.
+MAX_URLS = 50_000
 _LOG_FORMAT = "%(asctime)s.%(msecs)03d [%(name)s] %(levelname)s: %(message)s"
 _LOG_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) \[([^\]]+)\] (\w+): (.*)$")
 _STAT = re.compile(r"^[{ ]'([^']+)': ([0-9.]+|'[^']*')[,}]")
@@ -122,18 +134,24 @@ def measured(command: list[str], cwd: Path, log: Path) -> Measure:
     return Measure(float(wall), float(cpu), int(rss), int(code))
 
 
-def urlsets(out: Path) -> list[Path]:
-    """Every urlset of every origin folder in ``out``, following each ``sitemap.xml`` index."""
-    files = []
-    for index in sorted(out.glob("*/sitemap.xml")):
-        for entry in ElementTree.parse(index).iter(f"{NS}loc"):
-            files.append(index.parent / (entry.text or "").rsplit("/", 1)[1])
-    return files
-
-
 def read_sitemap(path: Path) -> bytes:
     data = path.read_bytes()
     return gzip.decompress(data) if path.suffix == ".gz" else data
+
+
+def indexes(out: Path) -> list[Path]:
+    """The index of every origin folder in ``out``: ``sitemap.xml``, or sitemap.js's
+    ``sitemap-index.xml.gz`` (the name and the compression its README gives the index)."""
+    return sorted(p for name in INDEX_NAMES for p in out.glob(f"*/{name}"))
+
+
+def urlsets(out: Path) -> list[Path]:
+    """Every urlset of every origin folder in ``out``, following each index."""
+    files = []
+    for index in indexes(out):
+        for entry in ElementTree.fromstring(read_sitemap(index)).iter(f"{NS}loc"):
+            files.append(index.parent / (entry.text or "").rsplit("/", 1)[1])
+    return files
 
 
 def count_locs(out: Path) -> tuple[int, int]:
@@ -141,7 +159,7 @@ def count_locs(out: Path) -> tuple[int, int]:
     files = urlsets(out)
     if not files:
         raise CheckFailed(f"no index, or an empty one, in {out}")
-    size = sum(p.stat().st_size for p in [*out.glob("*/sitemap.xml"), *files])
+    size = sum(p.stat().st_size for p in [*indexes(out), *files])
     return sum(read_sitemap(p).count(b"<loc>") for p in files), size
 
 
@@ -217,6 +235,9 @@ class WriteBench:
         self.ours_last: Path | None = None
         self.gzip_binary = shutil.which("gzip")
         self.xsw_version = self._xsw()
+        self.node = ""
+        self.sitemapjs_version = self._sitemapjs()
+        self._sitemapjs_parsed = False
         self.contenders = [
             Contender("ours", "ours: `scrapy sitemapgen-build --input`", self._ours, self._check_ours),
             Contender("bare", "bare loop: format + escape + gzip -6", self._bare, self._check_records),
@@ -235,6 +256,15 @@ class WriteBench:
                     f"xml-sitemap-writer {self.xsw_version}, level {xsw_level}, no images",
                     self._xsw_run,
                     self._check_records,
+                )
+            )
+        if self.sitemapjs_version:
+            self.contenders.append(
+                Contender(
+                    "smjs",
+                    f"sitemap.js {self.sitemapjs_version}, streaming API, gzip level 6",
+                    self._sitemapjs_run,
+                    self._check_sitemapjs,
                 )
             )
 
@@ -261,6 +291,65 @@ class WriteBench:
             f"(it ships with 9)."
         )
         return version
+
+    def _sitemapjs(self) -> str:
+        """sitemap.js at the pinned version, installed with npm under ``benchmarks/out/`` on
+        first use; its label's version, or "" (and a message) when node or npm is missing, the
+        install fails or this node is older than the package requires: it is then skipped."""
+
+        def skip(reason: str) -> str:
+            message = f"sitemap.js skipped: {reason}"
+            print(message, flush=True)
+            self.notes.append(message)
+            return ""
+
+        node, npm = shutil.which("node"), shutil.which("npm")
+        if not node or not npm:
+            missing = " and ".join(f"`{name}`" for name, path in (("node", node), ("npm", npm)) if not path)
+            return skip(f"{missing} not found on the PATH (the npm package `sitemap` needs Node.js and npm).")
+        manifest = SITEMAPJS_PREFIX / "node_modules" / "sitemap" / "package.json"
+
+        def installed() -> dict[str, object]:
+            try:
+                return dict(json.loads(manifest.read_text()))
+            except (OSError, ValueError):
+                return {}
+
+        if installed().get("version") != SITEMAPJS_VERSION:
+            print(
+                f"sitemap.js {SITEMAPJS_VERSION} is not installed: installing it under "
+                f"{SITEMAPJS_PREFIX} (a benchmark-only dependency) with npm ...",
+                flush=True,
+            )
+            SITEMAPJS_PREFIX.mkdir(parents=True, exist_ok=True)
+            result = subprocess.run(
+                [npm, "install", "--prefix", str(SITEMAPJS_PREFIX), "--no-audit", "--no-fund",
+                 "--save-exact", f"sitemap@{SITEMAPJS_VERSION}"],
+                capture_output=True, text=True, check=False,
+            )
+            if result.returncode or installed().get("version") != SITEMAPJS_VERSION:
+                return skip(f"`npm install sitemap@{SITEMAPJS_VERSION}` failed: {result.stderr.strip()[-300:]}")
+            self.notes.append(f"sitemap.js {SITEMAPJS_VERSION} was installed under {SITEMAPJS_PREFIX} by this run.")
+        found = subprocess.run([node, "--version"], capture_output=True, text=True, check=False).stdout.strip()
+        engines = installed().get("engines")
+        wanted = str(engines.get("node", "")) if isinstance(engines, dict) else ""
+
+        def numbers(version: str) -> tuple[int, ...]:
+            return tuple(int(n) for n in re.findall(r"\d+", version)[:3])
+
+        if wanted.startswith(">=") and numbers(found) < numbers(wanted):
+            return skip(f"node {found} is older than sitemap.js {SITEMAPJS_VERSION} requires ({wanted}).")
+        self.node = node
+        self.notes.append(
+            f"sitemap.js {SITEMAPJS_VERSION} on node {found} (`benchmarks/sitemapjs.cjs`): its streaming "
+            f"API as its README documents it, one `SitemapAndIndexStream` per origin whose "
+            f"`getSitemapStream` pipes a `SitemapStream` through zlib's `createGzip` (default level, 6), "
+            f"{MAX_URLS:,} URLs per file (`limit`; it defaults to 45,000), images written, the index "
+            f"gzipped too (`sitemap-index.xml.gz`, as in its README). It writes every lastmod in UTC "
+            f"with milliseconds, declares the news, xhtml, image and video namespaces in every urlset, "
+            f"and does not deduplicate (one `<url>` per record, like the bare loop)."
+        )
+        return f"{SITEMAPJS_VERSION} (node {found})"
 
     def _fresh(self, key: str) -> Path:
         run = self.work / f"{key}-{next(self._numbers)}"
@@ -316,6 +405,36 @@ class WriteBench:
         if measure.urls != self.info.records:  # no deduplication: one <url> per record
             raise CheckFailed(f"{measure.urls:,} URLs written, {self.info.records:,} expected")
         shutil.rmtree(out.parent, ignore_errors=True)
+
+    def _sitemapjs_run(self, run: Path) -> tuple[list[str], Path, Path]:
+        out = run / "out"
+        return [self.node, str(SITEMAPJS), str(self.feed), str(out), str(SITEMAPJS_PREFIX)], run, out
+
+    def _check_sitemapjs(self, measure: Measure, out: Path, log: Path) -> None:
+        """As the other record writers, and: no urlset over the limit, every image of the
+        feed written, every file well-formed (the first run), and whatever it printed besides
+        its count (its warnings) noted once."""
+        if measure.code:
+            raise CheckFailed(f"exit status {measure.code}:\n{tail(log)}")
+        images = 0
+        try:
+            for path in urlsets(out):
+                data = read_sitemap(path)
+                if data.count(b"<loc>") > MAX_URLS:
+                    raise CheckFailed(f"{path}: more than {MAX_URLS:,} URLs")
+                images += data.count(b"<image:loc>")
+                if not self._sitemapjs_parsed:
+                    ElementTree.fromstring(data)
+        except (OSError, ElementTree.ParseError) as exc:
+            raise CheckFailed(f"unreadable or malformed output: {exc}") from exc
+        if images != self.info.images:
+            raise CheckFailed(f"{images:,} images written, {self.info.images:,} expected")
+        if not self._sitemapjs_parsed:
+            printed = log.read_text(errors="replace").splitlines()[:-1]
+            if printed:
+                self.notes.append(f"sitemap.js printed {len(printed):,} other lines, the first: {printed[0][:200]}")
+            self._sitemapjs_parsed = True
+        self._check_records(measure, out, log)
 
     def prepare_plain(self) -> None:
         """The bare loop's bytes, uncompressed, once: the input of ``gzip alone``."""
