@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Iterable, Iterator
+import multiprocessing
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 from .facts import format_w3c
 from .manifest import FileRecord, manifest_json
@@ -26,7 +31,34 @@ if TYPE_CHECKING:
     from .stats import Reporter
     from .store import FactStore
 
-__all__ = ["MANIFEST_NAME", "ROBOTS_NAME", "OriginSet", "fresh_news", "stage_origin", "with_rules"]
+__all__ = [
+    "MANIFEST_NAME",
+    "ROBOTS_NAME",
+    "OriginSet",
+    "fresh_news",
+    "stage_origin",
+    "stage_origins",
+    "with_rules",
+]
+
+
+class SkipReporter(Protocol):
+    """What staging reports to: :class:`stats.Reporter` in the crawl's process, a
+    :class:`bulk.Tally` in a staging worker (replayed by the parent)."""
+
+    def skip(self, reason: str, url: str, detail: object = None) -> None: ...
+
+    def exclude(self, reason: str, url: str) -> None: ...
+
+
+class StateView(Protocol):
+    """What staging needs of :class:`manifest.PublishState`."""
+
+    def previous_files(self, output: str, origin: str) -> dict[str, tuple[str, str]]: ...
+
+    def note(self, origin: str, loc: str) -> None: ...
+
+    def url_changes(self, output: str, origin: str) -> tuple[int, int]: ...
 
 #: The file beside each index with the ``Sitemap:`` lines for that origin's robots.txt (P15).
 ROBOTS_NAME = "robots.txt"
@@ -75,7 +107,7 @@ def with_rules(entries: Iterable[UrlFacts], config: Config) -> Iterator[UrlFacts
 
 
 def fresh_news(
-    entries: Iterable[UrlFacts], now: datetime, max_age: int, reporter: Reporter
+    entries: Iterable[UrlFacts], now: datetime, max_age: int, reporter: SkipReporter
 ) -> Iterator[UrlFacts]:
     """News entries published within ``max_age`` seconds of ``now`` (Google News wants the
     last two days); older ones stay in the urlsets, out of the news sitemap."""
@@ -91,7 +123,7 @@ def fresh_news(
             reporter.exclude("news_too_old", facts.loc)
 
 
-def _noted(entries: Iterable[UrlFacts], state: PublishState, origin: str) -> Iterator[UrlFacts]:
+def _noted(entries: Iterable[UrlFacts], state: StateView, origin: str) -> Iterator[UrlFacts]:
     for facts in entries:
         state.note(origin, facts.loc)
         yield facts
@@ -117,8 +149,8 @@ def stage_origin(
     origin: Origin,
     config: Config,
     now: datetime,
-    state: PublishState,
-    reporter: Reporter,
+    state: StateView,
+    reporter: SkipReporter,
     staging: Path,
 ) -> OriginSet | None:
     """Write every file of ``origin`` into ``staging``; None when nothing was writable.
@@ -206,3 +238,110 @@ def _staged(
     return FileRecord(
         name, kind, 0, len(data), sha256, old_when if old_sha == sha256 else stamp, old_sha != sha256
     )
+
+
+def stage_origins(
+    store: FactStore,
+    config: Config,
+    now: datetime,
+    state: PublishState,
+    reporter: Reporter,
+    staging_of: Callable[[Origin], Path],
+    workers: int = 1,
+) -> list[OriginSet]:
+    """:func:`stage_origin` for every origin of ``store``, in origin order.
+
+    With ``workers`` > 1 and a store that crosses processes (the offline build's
+    :class:`bulk.RunStore`), origins are staged in that many processes at once: each
+    writes its files, notes its URLs into a scratch SQLite file that ``state`` then takes
+    in, and reports into a tally replayed here, so the result and the log are the same.
+    """
+    origins = store.origins()
+    if workers <= 1 or len(origins) < 2 or not getattr(store, "crosses_processes", False):
+        sets = []
+        for origin in origins:
+            origin_set = stage_origin(store, origin, config, now, state, reporter, staging_of(origin))
+            if origin_set is not None:
+                sets.append(origin_set)
+        return sets
+    from .bulk import Tally
+
+    scratch = Path(tempfile.mkdtemp(prefix="sitemapgen-notes-"))
+    try:
+        context = multiprocessing.get_context("spawn")  # see bulk._executor
+        with ProcessPoolExecutor(min(workers, len(origins)), mp_context=context) as pool:
+            # The largest origins first, so that the last to finish is a small one.
+            order = sorted(origins, key=lambda o: -getattr(store, "urls_of", lambda _: 0)(o))
+            futures = {
+                origin: pool.submit(
+                    _stage_in_worker, store, origin, config, now,
+                    state.previous_files(config.uri, origin.name), staging_of(origin),
+                    scratch / f"notes-{n}.sqlite3",
+                )
+                for n, origin in enumerate(order)
+            }
+            sets = []
+            for origin in origins:
+                origin_set, tally, notes = futures[origin].result()
+                assert isinstance(tally, Tally)
+                tally.replay(reporter)
+                state.take_notes(notes)
+                if origin_set is not None:
+                    origin_set.added, origin_set.removed = state.url_changes(config.uri, origin.name)
+                    sets.append(origin_set)
+            return sets
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+class _WorkerState:
+    """The state as a staging worker sees it: the previous run's files (read by the
+    parent), and the URLs written noted into a scratch SQLite file for the parent."""
+
+    def __init__(self, previous: dict[str, tuple[str, str]], notes: Path) -> None:
+        self._previous = previous
+        self._db = sqlite3.connect(notes)
+        self._db.execute("PRAGMA journal_mode = OFF")  # scratch: nothing to recover
+        self._db.execute("PRAGMA synchronous = OFF")
+        self._db.execute("CREATE TABLE current (origin TEXT NOT NULL, loc TEXT NOT NULL)")
+        self._pending: list[tuple[str, str]] = []
+
+    def previous_files(self, output: str, origin: str) -> dict[str, tuple[str, str]]:
+        return self._previous
+
+    def note(self, origin: str, loc: str) -> None:
+        self._pending.append((origin, loc))
+        if len(self._pending) >= 10_000:
+            self._flush()
+
+    def _flush(self) -> None:
+        self._db.executemany("INSERT INTO current VALUES (?, ?)", self._pending)
+        self._pending.clear()
+
+    def url_changes(self, output: str, origin: str) -> tuple[int, int]:
+        return 0, 0  # counted by the parent, once it has taken the notes in
+
+    def close(self) -> None:
+        self._flush()
+        self._db.commit()
+        self._db.close()
+
+
+def _stage_in_worker(
+    store: FactStore,
+    origin: Origin,
+    config: Config,
+    now: datetime,
+    previous: dict[str, tuple[str, str]],
+    staging: Path,
+    notes: Path,
+) -> tuple[OriginSet | None, object, Path]:
+    from .bulk import Tally
+
+    tally = Tally()
+    state = _WorkerState(previous, notes)
+    try:
+        origin_set = stage_origin(store, origin, config, now, state, tally, staging)
+    finally:
+        state.close()
+    return origin_set, tally, notes

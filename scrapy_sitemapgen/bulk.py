@@ -32,12 +32,16 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
+from . import stats as keys
 from .facts import News, UrlFacts, Video
 from .records import record_fields
 from .store import StoreError
 from .urls import Origin, UrlPolicy, UrlRejected, origin_of
+
+if TYPE_CHECKING:
+    from .stats import Reporter
 
 __all__ = ["RUN_RECORDS", "RunStore", "Tally", "build_store", "feed_ranges"]
 
@@ -71,6 +75,26 @@ class Tally:
         self.counts[key] = count + 1
         if not count:
             self.first[key] = (url, detail)  # a JSON value: it crosses processes as it is
+
+    def skip(self, reason: str, url: str, detail: object = None) -> None:
+        """:meth:`stats.Reporter.skip`, kept for the parent process to report."""
+        self.add("skip", reason, url, detail)
+
+    def exclude(self, reason: str, url: str) -> None:
+        """:meth:`stats.Reporter.exclude`, kept for the parent process to report."""
+        self.add("exclude", reason, url)
+
+    def replay(self, reporter: Reporter) -> None:
+        """Count and log through ``reporter`` what a worker met: the first case of each
+        cause as the crawl would log it, the rest counted."""
+        for (kind, reason), count in sorted(self.counts.items()):
+            url, detail = self.first[kind, reason]
+            if kind == "skip":
+                reporter.skip(reason, url, detail)
+                reporter.stats.inc_value(keys.skipped(reason), count - 1)
+            else:
+                reporter.exclude(reason, url)
+                reporter.stats.inc_value(keys.excluded(reason), count - 1)
 
     def update(self, other: Tally) -> None:
         self.records += other.records
@@ -288,9 +312,17 @@ class RunStore:
     """The read side of :class:`~.store.FactStore` over merged run files: what the
     exporter needs to publish. Read-only; :meth:`close` removes the files."""
 
-    def __init__(self, folder: Path, merged: dict[Origin, _Merged]) -> None:
+    def __init__(self, folder: Path, merged: dict[Origin, _Merged], workers: int = 1) -> None:
         self.folder = folder
         self._merged = merged
+        #: Processes the exporter may stage origins in (see build.stage_origins): this
+        #: store is files and counts, so a worker process can read it too.
+        self.workers = workers
+        self.crosses_processes = True
+
+    def urls_of(self, origin: Origin) -> int:
+        merged = self._merged.get(origin)
+        return merged.urls if merged else 0
 
     def record(self, facts: UrlFacts, *, from_item: bool = False) -> None:
         raise StoreError("a build's run store is read-only")
@@ -397,7 +429,7 @@ def build_store(
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    return RunStore(folder, merged), tally
+    return RunStore(folder, merged, workers), tally
 
 
 def _executor(workers: int) -> Executor:

@@ -16,7 +16,7 @@ from scrapy.exceptions import CloseSpider, NotConfigured
 from scrapy.utils.asyncio import create_looping_call, run_in_thread
 
 from . import stats as keys
-from .build import stage_origin
+from .build import stage_origins
 from .delivery import publish_local, publish_remote, staging_for
 from .manifest import PublishState
 from .settings import Config
@@ -269,15 +269,15 @@ class SitemapExporter:
 def _stage(
     store: FactStore, config: Config, reporter: Reporter, state: PublishState, staged: list[Path]
 ) -> list[OriginSet]:
-    now = datetime.now(timezone.utc)
-    sets = []
-    for origin in store.origins():
+    def staging_of(origin: Origin) -> Path:
         staging = staging_for(config, origin_folder(config.uri, origin))
         staged.append(staging)
-        origin_set = stage_origin(store, origin, config, now, state, reporter, staging)
-        if origin_set is not None:
-            sets.append(origin_set)
-    return sets
+        return staging
+
+    return stage_origins(
+        store, config, datetime.now(timezone.utc), state, reporter, staging_of,
+        workers=getattr(store, "workers", 1),
+    )
 
 
 async def publish(

@@ -230,6 +230,7 @@ class UrlPolicy:
         loc = normalize_loc(url, encoding)
         if not self.host_aliases and (
             not self.strip_params
+            or ("?" not in loc and ";" not in loc)  # no parameter at all: most locs
             # %-escaped names ("%73id") are matched after unquoting, by the full split
             or ("%" not in loc and not _params_pattern(self.strip_params).search(loc))
         ):

@@ -222,3 +222,35 @@ def test_a_feed_with_no_record_writes_nothing(tmp_path: Path, content: bytes) ->
         assert store.origins() == [] and len(store) == 0 and tally.records == 0
     finally:
         store.close()
+
+
+def test_parallel_staging_counts_changes_as_one_process_does(tmp_path: Path) -> None:
+    """Origins staged in worker processes: the URLs each noted reach the publish state, so
+    a second run counts what came and went (+3, -2 here, counted by hand) exactly as the
+    one-process road does, and keeps the index lastmod of files that did not change."""
+    first = [{"loc": f"https://a.example/{n}"} for n in range(10)] + [
+        {"loc": f"http://b.example/{n}"} for n in range(5)
+    ]
+    second = [r for r in first if r["loc"] not in ("https://a.example/3", "https://a.example/4")] + [
+        {"loc": f"https://a.example/new-{n}"} for n in range(3)
+    ]
+    logs = {}
+    b_indexes: dict[str, list[bytes]] = {}
+    for road, extra in {"one": ["--workers", "1"], "two": ["--workers", "2"]}.items():
+        out, state = tmp_path / road, tmp_path / f"{road}.state"
+        for number, records in enumerate((first, second)):
+            feed = tmp_path / f"feed-{number}.jsonl"
+            feed.write_text("".join(json.dumps(r) + "\n" for r in records))
+            result = _build(tmp_path, "--input", str(feed), *extra, "-s", f"SITEMAPGEN_URI={out}",
+                            "-s", f"SITEMAPGEN_STATE={state}")
+            assert result.returncode == 0, result.stderr[-3000:]
+            index = out / Origin("http", "b.example", 80).name / "sitemap.xml"
+            b_indexes.setdefault(road, []).append(index.read_bytes())
+        logs[road] = sorted(re.findall(r"Sitemap: (\S+): (\d+) URLs \(([+-]\d+), -(\d+) since", result.stderr))
+    assert logs["two"] == logs["one"] == [
+        ("http://b.example/", "5", "+0", "0"),
+        ("https://a.example/", "11", "+3", "2"),
+    ]
+    # b did not change: its index (and the lastmod in it) is the first run's, on both roads.
+    assert b_indexes["two"][0] == b_indexes["two"][1]
+    assert b_indexes["one"][0] == b_indexes["one"][1]

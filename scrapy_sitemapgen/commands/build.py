@@ -61,15 +61,8 @@ class _NothingToCrawl(scrapy.Spider):
             workers=self.workers,
         )
         exporter.replace_store(store)
-        stats, reporter = self.crawler.stats, exporter.reporter
-        for (kind, reason), count in sorted(tally.counts.items()):
-            url, detail = tally.first[kind, reason]
-            if kind == "skip":  # logged once, with the first case, as the pipeline does
-                reporter.skip(reason, url, detail)
-                stats.inc_value(keys.skipped(reason), count - 1)
-            else:
-                reporter.exclude(reason, url)
-                stats.inc_value(keys.excluded(reason), count - 1)
+        stats = self.crawler.stats
+        tally.replay(exporter.reporter)
         if tally.records:
             stats.set_value(keys.ITEMS_RECORDED, tally.records)
         if tally.bad_lines:
