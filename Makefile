@@ -28,8 +28,9 @@ test: $(STAMP) redis-server
 	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-# Benchmarks (README "Performance"): about 45 minutes on 2 cores. xml-sitemap-writer, a
-# benchmark-only contender, is installed into the venv on demand by the harness.
+# Benchmarks (README "Performance"). xml-sitemap-writer (into the venv) and sitemap.js
+# (npm `sitemap` 9.0.1, with npm under benchmarks/out/sitemapjs) are benchmark-only
+# contenders, installed on demand by the harness; sitemap.js is skipped without node and npm.
 # The quick run: make bench BENCH_ARGS="--records 100000 --repeat 3" (about 5 minutes).
 BENCH_ARGS ?= --records 1000000 --repeat 3 --memory 100000,1000000,5000000
 bench: $(STAMP)
