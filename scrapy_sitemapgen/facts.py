@@ -167,6 +167,15 @@ def parse_lastmod(value: object, now: datetime | None = None) -> str:
     date-time). A date-time without a zone is taken as UTC, Python's and most feeds'
     convention, and documented as such. Date-times are written in UTC; dates stay dates.
     """
+    if type(value) is str and _UTC_DATETIME_RE.match(value):
+        # Already UTC to the second: the output is the input with "+00:00", once the date
+        # is known to exist (a million feed records take this road).
+        try:
+            moment = datetime.fromisoformat(value[:19]).replace(tzinfo=timezone.utc)
+        except ValueError:
+            raise FactRejected("bad_lastmod", value) from None
+        _check_not_future(moment, now, value)
+        return f"{value[:19]}+00:00"
     if isinstance(value, datetime):
         moment = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
     elif isinstance(value, date):
@@ -175,21 +184,18 @@ def parse_lastmod(value: object, now: datetime | None = None) -> str:
         return value.isoformat()
     elif isinstance(value, str):
         text = value.strip()
-        if _UTC_DATETIME_RE.match(text):
-            # Already UTC to the second: the output is the input with "+00:00", once the
-            # date is known to exist (a million feed records take this road).
+        if text != value:
             try:
-                moment = datetime.fromisoformat(text[:19]).replace(tzinfo=timezone.utc)
-            except ValueError:
-                raise FactRejected("bad_lastmod", value) from None
-            _check_not_future(moment, now, value)
-            return f"{text[:19]}+00:00"
+                return parse_lastmod(text, now)
+            except FactRejected as exc:
+                raise FactRejected(exc.reason, value) from None
         if _W3C_DATE_RE.match(text):
             try:
                 day = date.fromisoformat(text)
             except ValueError:
                 raise FactRejected("bad_lastmod", value) from None
-            return parse_lastmod(day, now)
+            _check_not_future(datetime(day.year, day.month, day.day, tzinfo=timezone.utc), now, value)
+            return text  # a valid YYYY-MM-DD is its own isoformat()
         match = _W3C_DATETIME_RE.match(text)
         if not match:
             raise FactRejected("bad_lastmod", value)

@@ -62,16 +62,23 @@ def record_fields(
 ) -> Fields:
     """:func:`record_facts` as a plain tuple (lastmod, changefreq, priority, images,
     videos, news): the offline build keeps rows, not objects, for a million records."""
-    lastmod = _scalar(get("lastmod"), lambda raw: parse_lastmod(raw, now), issue)
-    changefreq = _scalar(get("changefreq"), parse_changefreq, issue)
-    priority = _scalar(get("priority"), parse_priority, issue)
+    raw = get("lastmod")
+    lastmod = None
+    if raw is not None and raw != "":
+        try:
+            lastmod = parse_lastmod(raw, now)
+        except FactRejected as exc:
+            issue(exc.reason, raw)
+    images = get("images")
+    videos = get("videos")
+    news = get("news")
     return (
         lastmod,
-        changefreq,
-        priority,
-        _images(get, issue) if get("images") is not None else (),
-        _videos(get, issue, now) if get("videos") is not None else (),
-        _news(get, issue, now, as_mapping),
+        _scalar(get("changefreq"), parse_changefreq, issue),
+        _scalar(get("priority"), parse_priority, issue),
+        _images(images, issue) if images is not None else (),
+        _videos(videos, issue, now) if videos is not None else (),
+        _news(news, issue, now, as_mapping) if news is not None else None,
     )
 
 
@@ -85,19 +92,18 @@ def _scalar(raw: object, parse: Callable[[object], str], issue: OnIssue) -> str 
         return None
 
 
-def _list(get: Callable[[str], Any], name: str, issue: OnIssue) -> list[Any]:
-    raw = get(name)
-    if raw is None:
-        return []
+def _list(raw: object, name: str, issue: OnIssue) -> list[Any]:
+    if type(raw) is list:  # what JSON gives, and most items: no ABC check needed
+        return raw
     if isinstance(raw, (str, bytes, Mapping)) or not hasattr(raw, "__iter__"):
         issue(f"bad_{name}", raw)
         return []
     return list(raw)
 
 
-def _images(get: Callable[[str], Any], issue: OnIssue) -> tuple[str, ...]:
+def _images(images: object, issue: OnIssue) -> tuple[str, ...]:
     found: dict[str, None] = {}
-    for raw in _list(get, "images", issue):
+    for raw in _list(images, "images", issue):
         try:
             found[normalize_loc(raw)] = None
         except (UrlRejected, AttributeError, TypeError):
@@ -107,9 +113,9 @@ def _images(get: Callable[[str], Any], issue: OnIssue) -> tuple[str, ...]:
     return tuple(found)[:MAX_IMAGES_PER_URL]
 
 
-def _videos(get: Callable[[str], Any], issue: OnIssue, now: datetime) -> tuple[Video, ...]:
+def _videos(raws: object, issue: OnIssue, now: datetime) -> tuple[Video, ...]:
     videos = []
-    for raw in _list(get, "videos", issue):
+    for raw in _list(raws, "videos", issue):
         if not isinstance(raw, Mapping):
             issue("video_incomplete", raw)
             continue
@@ -121,14 +127,11 @@ def _videos(get: Callable[[str], Any], issue: OnIssue, now: datetime) -> tuple[V
 
 
 def _news(
-    get: Callable[[str], Any],
+    raw: object,
     issue: OnIssue,
     now: datetime,
     as_mapping: Callable[[object], Mapping[str, object] | None] | None,
 ) -> News | None:
-    raw = get("news")
-    if raw is None:
-        return None
     mapping = raw if isinstance(raw, Mapping) else as_mapping(raw) if as_mapping else None
     if mapping is None:
         issue("news_incomplete", raw)

@@ -151,6 +151,9 @@ LASTMOD_CASES = [
     ("2024-05-06T07:08:09+14:00", "2024-05-05T17:08:09+00:00"),
     # No zone: UTC, as for datetime objects.
     ("2024-05-06T07:08:09", "2024-05-06T07:08:09+00:00"),
+    # Already UTC to the second (the shortcut), with blanks around, and the first year.
+    (" 2024-05-06T07:08:09Z\t", "2024-05-06T07:08:09+00:00"),
+    ("0001-01-01T00:00:00Z", "0001-01-01T00:00:00+00:00"),
 ]
 
 
@@ -189,6 +192,11 @@ BAD_LASTMODS = [
     "2024-05-06T07:08:09+02",
     # Year 1 at UTC+1 is still year 0 in UTC: no such year in a W3C date.
     "0001-01-01T00:30:00+01:00",
+    # The UTC shortcut checks the calendar too; blanks around keep the value reported.
+    "2024-02-30T10:00:00Z",
+    "0000-01-01T00:00:00+00:00",
+    " 2024-02-30 ",
+    "2024-05-06T07:08:09\u0662Z",
 ]
 
 
