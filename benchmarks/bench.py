@@ -94,6 +94,9 @@ class Measure:
     code: int
     urls: int = 0
     bytes: int = 0
+    #: The largest sum of RSS over the process and its descendants, sampled every 50 ms:
+    #: what a build with worker processes holds in all (``ru_maxrss`` is one process's).
+    tree_rss: int = 0
 
 
 # A small launcher between this process and each measured command. A child's ``ru_maxrss``
@@ -101,19 +104,45 @@ class Measure:
 # the image an exec replaces), and this harness holds Scrapy and lxml; the launcher, a bare
 # ``python -S``, holds a few MiB, and reports that floor with the child's figures.
 _LAUNCHER = """
-import os, sys, time
+import os, sys, threading, time
 try:
     with open('/proc/self/status') as status:
         floor = int(status.read().split('VmHWM:')[1].split()[0])
 except (OSError, IndexError, ValueError):
     floor = 0
+
+def tree_rss(pid):
+    # VmRSS of pid and every descendant, in KiB (0 for a process gone meanwhile).
+    total, todo = 0, [pid]
+    while todo:
+        pid = todo.pop()
+        try:
+            with open(f'/proc/{pid}/status') as status:
+                total += int(status.read().split('VmRSS:')[1].split()[0])
+            for task in os.listdir(f'/proc/{pid}/task'):
+                with open(f'/proc/{pid}/task/{task}/children') as children:
+                    todo += [int(c) for c in children.read().split()]
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
 started = time.perf_counter()
 pid = os.posix_spawnp(sys.argv[2], sys.argv[2:], os.environ)
+peak, done = [0], threading.Event()
+
+def sample():
+    while not done.wait(0.05):
+        peak[0] = max(peak[0], tree_rss(pid))
+
+sampler = threading.Thread(target=sample, daemon=True)
+sampler.start()
 _, status, usage = os.wait4(pid, 0)
 wall = time.perf_counter() - started
+done.set()
+sampler.join()
 with open(sys.argv[1], 'w') as result:
     result.write(f'{wall} {usage.ru_utime + usage.ru_stime} {usage.ru_maxrss} '
-                 f'{os.waitstatus_to_exitcode(status)} {floor}')
+                 f'{os.waitstatus_to_exitcode(status)} {floor} {peak[0]}')
 """
 #: The launcher's own peak RSS in KiB: a child's peak RSS is never reported below it.
 rss_floor = 0
@@ -129,9 +158,9 @@ def measured(command: list[str], cwd: Path, log: Path) -> Measure:
             [sys.executable, "-S", "-c", _LAUNCHER, str(result), *command],
             cwd=cwd, stdout=sink, stderr=subprocess.STDOUT, check=True,
         )
-    wall, cpu, rss, code, floor = result.read_text().split()
+    wall, cpu, rss, code, floor, tree = result.read_text().split()
     rss_floor = max(rss_floor, int(floor))
-    return Measure(float(wall), float(cpu), int(rss), int(code))
+    return Measure(float(wall), float(cpu), int(rss), int(code), tree_rss=int(tree))
 
 
 def read_sitemap(path: Path) -> bytes:
@@ -756,14 +785,16 @@ def main(argv: list[str] | None = None) -> int:
                 f"#### Writing sitemaps from {info.records:,} records "
                 f"(median of {args.repeat} alternating runs, each in its own process)",
                 "",
-                "| contender | wall vs bare loop | wall | CPU (user+sys) | peak RSS | output | URLs written | records/s |",
-                "|---|---:|---:|---:|---:|---:|---:|---:|",
+                "| contender | wall vs bare loop | wall | CPU (user+sys) | peak RSS | peak RSS, all processes "
+                "| output | URLs written | records/s |",
+                "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
             ]
             for contender in bench.contenders:
                 wall = contender.median("wall")
                 lines.append(
                     f"| {contender.label} | {wall / base:.2f}x | {seconds(wall)} | "
                     f"{seconds(contender.median('cpu'))} | {mib(contender.median('rss'))} | "
+                    f"{mib(contender.median('tree_rss'))} | "
                     f"{size(contender.median('bytes'))} | {int(contender.median('urls')):,} | "
                     f"{info.records / wall:,.0f} |"
                 )
@@ -805,9 +836,9 @@ def main(argv: list[str] | None = None) -> int:
                 "",
                 "#### Memory and phases of ours (`sitemapgen-build --input`, one run per size)",
                 "",
-                "| records | URLs | wall | peak RSS | start-up | ingestion into the store | "
-                "ingestion rate | writing + publishing |",
-                "|---:|---:|---:|---:|---:|---:|---:|---:|",
+                "| records | URLs | wall | peak RSS | peak RSS, all processes | start-up | "
+                "ingestion into the store | ingestion rate | writing + publishing |",
+                "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
             ]
             for count in sizes:
                 size_info, measure, split = memory_run(count, args.seed, work)
@@ -820,7 +851,8 @@ def main(argv: list[str] | None = None) -> int:
                         f"{count / split.ingest:,.0f} records/s | {seconds(split.write)}"
                     )
                 lines.append(
-                    f"| {count:,} | {measure.urls:,} | {seconds(measure.wall)} | {mib(measure.rss)} | {cells} |"
+                    f"| {count:,} | {measure.urls:,} | {seconds(measure.wall)} | {mib(measure.rss)} | "
+                    f"{mib(measure.tree_rss)} | {cells} |"
                 )
         if "crawl" in sections:
             results = crawl_bench(args.pages, args.pairs, work)

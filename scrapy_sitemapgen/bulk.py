@@ -48,7 +48,11 @@ __all__ = ["RUN_RECORDS", "RunStore", "Tally", "build_store", "feed_ranges"]
 #: Rows a worker holds before it sorts them and writes a run: its memory bound (a row is
 #: a few hundred bytes), and large enough that a million records make only a few runs.
 RUN_RECORDS = 50_000
-_BLOCK = 2_000  # rows per marshal block: one read or write call per block, not per row
+# Rows per marshal block: one read or write call per block, not per row. A merge holds
+# one block of each run it reads, and reads at most _FAN_IN runs at once (more are first
+# merged in groups, an extra pass on disk): its memory is bounded whatever the feed's size.
+_BLOCK = 500
+_FAN_IN = 64
 
 # A row: (loc, seq, lastmod, changefreq, priority, images, videos, news). ``seq`` is the
 # record's byte offset in the feed, its arrival order: sorting by (loc, seq) puts repeats
@@ -284,8 +288,27 @@ def _combine(old: Row, new: Row) -> Row:
 def merge_origin(paths: list[str], out: str) -> tuple[int, int]:
     """Phase 2, in a worker: one origin's runs merged into one file in ``loc`` order, each
     URL once. Returns (URLs, URLs with news)."""
+    number = 0
+    while len(paths) > _FAN_IN:  # a feed of millions: merge the runs in groups first
+        groups = [paths[i : i + _FAN_IN] for i in range(0, len(paths), _FAN_IN)]
+        paths = []
+        for group in groups:
+            number += 1
+            merged = f"{out}.pass-{number}"
+            with open(merged, "wb") as file:
+                block: list[Row] = []
+                for row in heapq.merge(*(_rows(Path(p)) for p in group)):
+                    block.append(row)
+                    if len(block) >= _BLOCK:
+                        _dump_block(file, block)
+                        block = []
+                if block:
+                    _dump_block(file, block)
+            for path in group:
+                os.unlink(path)
+            paths.append(merged)
     urls = news = 0
-    block: list[Row] = []
+    block = []
     previous: Row | None = None
     with open(out, "wb") as file:
         for row in heapq.merge(*(_rows(Path(p)) for p in paths)):

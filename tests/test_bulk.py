@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from scrapy_sitemapgen import bulk
 from scrapy_sitemapgen.bulk import build_store, feed_ranges, read_range
 from scrapy_sitemapgen.urls import Origin, UrlPolicy
 
@@ -167,8 +168,9 @@ def test_ranges_cover_every_line_once(tmp_path: Path) -> None:
         assert len(ranges) <= parts
 
 
-def test_many_small_runs_merge_to_the_same_store(tmp_path: Path) -> None:
-    """A run of 3 records forces dozens of runs per origin and repeats across them."""
+def test_many_small_runs_merge_to_the_same_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run of 3 records forces dozens of runs per origin and repeats across them; a
+    fan-in of 4 forces merges in several passes."""
     feed = tmp_path / "feed.jsonl"
     records = [
         {"loc": f"https://a.example/{n % 40}", "lastmod": f"20{10 + n % 13}-01-01", "priority": (n % 10) / 10}
@@ -180,6 +182,8 @@ def test_many_small_runs_merge_to_the_same_store(tmp_path: Path) -> None:
         build_store(feed, policy, NOW, workers=workers, temp_dir=str(tmp_path), run_records=size)[0]
         for workers, size in ((1, 1_000_000), (1, 3), (3, 3))
     ]
+    monkeypatch.setattr(bulk, "_FAN_IN", 4)
+    stores.append(build_store(feed, policy, NOW, workers=1, temp_dir=str(tmp_path), run_records=3)[0])
     try:
         expected = {
             f"https://a.example/{k}": (
