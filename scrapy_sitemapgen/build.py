@@ -169,7 +169,10 @@ def stage_origin(
     def open_sink(name: str) -> BinaryIO:
         return (staging / name).open("wb")
 
-    options = WriterOptions(max_urls=config.max_urls, max_bytes=config.max_bytes, gzip=config.gzip)
+    options = WriterOptions(
+        max_urls=config.max_urls, max_bytes=config.max_bytes, gzip=config.gzip,
+        compresslevel=config.gzip_level,
+    )
     skip = reporter.skip
     base_url = base_url_for(config.base_url, origin)
     output = OriginOutput()

@@ -40,6 +40,7 @@ DEFAULTS: dict[str, Any] = {
     "SITEMAPGEN_MAX_URLS": MAX_URLS_PER_SITEMAP,
     "SITEMAPGEN_MAX_BYTES": MAX_BYTES_PER_SITEMAP,
     "SITEMAPGEN_GZIP": True,
+    "SITEMAPGEN_GZIP_LEVEL": 6,
     "SITEMAPGEN_CONTENT_TYPES": ["text/html", "application/xhtml+xml"],
     "SITEMAPGEN_WRITE_ON_SHUTDOWN": False,
     "SITEMAPGEN_FORMATS": ["xml"],
@@ -323,6 +324,7 @@ class Config:
     max_urls: int
     max_bytes: int
     gzip: bool
+    gzip_level: int
     content_types: frozenset[str]
     write_on_shutdown: bool
     jobdir: Path | None
@@ -405,6 +407,7 @@ class Config:
                 "G2: 50 MB uncompressed at most",
             ),
             gzip=_bool(settings, "SITEMAPGEN_GZIP"),
+            gzip_level=_int(settings, "SITEMAPGEN_GZIP_LEVEL", 1, 9, "zlib's levels"),
             content_types=frozenset(t.strip().lower() for t in content_types),
             write_on_shutdown=_bool(settings, "SITEMAPGEN_WRITE_ON_SHUTDOWN"),
             jobdir=Path(jobdir) if jobdir else None,

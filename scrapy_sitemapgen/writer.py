@@ -7,13 +7,14 @@ tests) and the same code serves the crawl, the offline build and the benchmarks.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import re
+import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import BinaryIO
 
 from .facts import UrlFacts, Video
@@ -33,6 +34,8 @@ from .limits import (
 )
 
 __all__ = [
+    "DEFAULT_GZIP_BACKEND",
+    "GZIP_BACKENDS",
     "INDEX_NAME",
     "OriginOutput",
     "WrittenFile",
@@ -65,6 +68,19 @@ _INDEX_CLOSE = b"</sitemapindex>\n"
 
 _FORBIDDEN_RE = re.compile(XML_FORBIDDEN_CHARS)
 _SPECIAL_RE = re.compile(XML_SPECIAL_CHARS)
+
+#: Deflate implementations by name. zlib-ng (the optional extra ``fast``) writes the same
+#: format about 1.4 times as fast at level 6, and a little smaller; it is used when it is
+#: installed. Either way a file is one gzip member with no name and no time (wbits 31), so
+#: a run repeated on one machine gives the same bytes.
+GZIP_BACKENDS: dict[str, ModuleType] = {"zlib": zlib}
+try:
+    from zlib_ng import zlib_ng
+
+    GZIP_BACKENDS["zlib-ng"] = zlib_ng
+except ImportError:  # pragma: no cover - the extra is installed for the tests
+    pass
+DEFAULT_GZIP_BACKEND = "zlib-ng" if "zlib-ng" in GZIP_BACKENDS else "zlib"
 
 
 def escape(text: str) -> str:
@@ -115,6 +131,7 @@ class WriterOptions:
     max_index_entries: int = MAX_SITEMAPS_PER_INDEX  # P8
     gzip: bool = True
     compresslevel: int = 6
+    gzip_backend: str = DEFAULT_GZIP_BACKEND
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,17 +176,16 @@ class _SplitFile:
     """One output file being written: counts the uncompressed bytes exactly as written;
     compression and hashing run in ``pool``'s one thread, in order."""
 
-    __slots__ = ("_buffer", "_buffered", "_gz", "_hash", "_jobs", "_pool", "_raw", "entries", "name", "size")
+    __slots__ = ("_buffer", "_buffered", "_deflate", "_hash", "_jobs", "_pool", "_raw", "entries", "name", "size")
 
     def __init__(
         self, name: str, sink: BinaryIO, options: WriterOptions, head: bytes, pool: ThreadPoolExecutor
     ) -> None:
         self.name = name
         self._raw = sink
-        self._gz = (
-            gzip.GzipFile(
-                filename="", mode="wb", fileobj=sink, mtime=0, compresslevel=options.compresslevel
-            )
+        backend = GZIP_BACKENDS[options.gzip_backend]
+        self._deflate = (
+            backend.compressobj(options.compresslevel, backend.DEFLATED, 31)  # 31: gzip framing
             if name.endswith(".gz")
             else None
         )
@@ -198,7 +214,7 @@ class _SplitFile:
         self._jobs.append(self._pool.submit(self._consume, piece))
 
     def _consume(self, piece: bytes) -> None:
-        (self._gz or self._raw).write(piece)
+        self._raw.write(self._deflate.compress(piece) if self._deflate is not None else piece)
         self._hash.update(piece)
 
     def add(self, chunk: bytes) -> None:
@@ -210,8 +226,8 @@ class _SplitFile:
         self._hand_over()
         while self._jobs:
             self._jobs.popleft().result()
-        if self._gz is not None:
-            self._gz.close()
+        if self._deflate is not None:
+            self._raw.write(self._deflate.flush())
         self._raw.close()
         return WrittenFile(self.name, self.entries, self.size, self._hash.hexdigest())
 

@@ -613,3 +613,17 @@ def test_a_pattern_from_the_command_line_keeps_its_commas() -> None:
     """-s SITEMAPGEN_DENY='a{1,2}' is one regular expression, not two halves."""
     assert [p.pattern for p in config(SITEMAPGEN_DENY="/x{1,2}/").url_policy.deny] == ["/x{1,2}/"]
     assert [p.pattern for p in config(SITEMAPGEN_DENY='["a,b", "c"]').url_policy.deny] == ["a,b", "c"]
+
+
+# --- SITEMAPGEN_GZIP_LEVEL ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [0, 10, -1, "fast", 6.5, True])
+def test_gzip_level_out_of_range_is_refused(value: object) -> None:
+    assert_rejected("SITEMAPGEN_GZIP_LEVEL", value, r"\b1\b", r"\b9\b")
+
+
+@pytest.mark.parametrize(("value", "expected"), [(None, 6), (1, 1), ("9", 9)])
+def test_gzip_level(value: object, expected: int) -> None:
+    settings = {} if value is None else {"SITEMAPGEN_GZIP_LEVEL": value}
+    assert config(**settings).gzip_level == expected

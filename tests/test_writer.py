@@ -936,3 +936,32 @@ def test_pieces_handed_to_the_thread_keep_their_order() -> None:
     assert len(data) == urlset.size > 3 * 512 * 1024
     assert locs_of(data) == [page(i) for i in range(45_000)]
     assert hashlib.sha256(data).hexdigest() == urlset.sha256
+
+
+@pytest.mark.parametrize("backend", ["zlib", "zlib-ng"])
+def test_each_gzip_backend_writes_the_same_xml_in_a_timeless_gzip(backend: str) -> None:
+    """zlib-ng (the extra ``fast``, installed for the tests) and the standard zlib write the
+    same uncompressed bytes, each as one gzip member with no time and no name, and the same
+    compressed bytes twice in a row."""
+    from scrapy_sitemapgen.writer import DEFAULT_GZIP_BACKEND, GZIP_BACKENDS
+
+    assert DEFAULT_GZIP_BACKEND == "zlib-ng" and set(GZIP_BACKENDS) == {"zlib", "zlib-ng"}
+    plain, first, second = MemorySinks(), MemorySinks(), MemorySinks()
+    write(pages(60_000), plain, gzip=False)
+    write(pages(60_000), first, gzip=True, gzip_backend=backend)
+    write(pages(60_000), second, gzip=True, gzip_backend=backend)
+    for number in (1, 2):
+        name = f"sitemap-{number}.xml"
+        raw = first.raw(f"{name}.gz")
+        assert raw == second.raw(f"{name}.gz")
+        assert raw[:4] == b"\x1f\x8b\x08\x00" and raw[4:8] == b"\x00\x00\x00\x00"
+        assert first.data(f"{name}.gz") == plain.data(name)
+
+
+def test_a_higher_gzip_level_writes_fewer_bytes() -> None:
+    sizes = {}
+    for level in (1, 9):
+        sinks = MemorySinks()
+        write(pages(20_000), sinks, gzip=True, compresslevel=level)
+        sizes[level] = len(sinks.raw("sitemap-1.xml.gz"))
+    assert sizes[9] < sizes[1]
