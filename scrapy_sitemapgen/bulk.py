@@ -53,6 +53,7 @@ RUN_RECORDS = 50_000
 # merged in groups, an extra pass on disk): its memory is bounded whatever the feed's size.
 _BLOCK = 500
 _FAN_IN = 64
+_BOM = b"\xef\xbb\xbf"
 
 # A row: (loc, seq, lastmod, changefreq, priority, images, videos, news). ``seq`` is the
 # record's byte offset in the feed, its arrival order: sorting by (loc, seq) puts repeats
@@ -225,7 +226,8 @@ def read_range(
             seq = offset
             offset += len(line)
             try:
-                record = decode(line.decode())
+                # json.loads() of bytes, as the pipeline road reads a line, skips a BOM too.
+                record = decode(line.decode("utf-8-sig" if line.startswith(_BOM) else "utf-8"))
             except ValueError:  # UnicodeDecodeError included
                 if line.isspace():
                     continue

@@ -63,6 +63,7 @@ def _records() -> list[object]:
 
 def _write_feed(path: Path, records: list[object], *, copies: int = 1) -> None:
     with path.open("wb") as feed:
+        feed.write(b'\xef\xbb\xbf{"loc": "https://a.example/bom"}\n')  # as some tools start a file
         for n in range(copies):
             for record in records:
                 feed.write(json.dumps(record, ensure_ascii=n % 2 == 0).encode() + b"\n")
@@ -112,6 +113,7 @@ def test_bulk_build_writes_what_the_pipeline_road_writes(tmp_path: Path) -> None
     # And what that is, written out by hand from the records above.
     entries = read_entries(outputs["bulk-2"], a)
     assert sorted(entries) == [
+        "https://a.example/bom",
         "https://a.example/caf%C3%A9?q=1&r=%C3%A9",
         "https://a.example/news/1",
         "https://a.example/p/1",
@@ -143,7 +145,7 @@ def test_bulk_build_writes_what_the_pipeline_road_writes(tmp_path: Path) -> None
     assert counts["sitemapgen/skipped/item_url_too_long"] == 3
     # Per copy: p/1 four times, p/2, p/3 three times, news/1, café, x, y, z, the long host
     # (a 300-character label is no DNS name, but a valid URI) and "future".
-    assert counts["sitemapgen/items/recorded"] == 3 * 15
+    assert counts["sitemapgen/items/recorded"] == 1 + 3 * 15
 
 
 def test_workers_must_be_positive(tmp_path: Path) -> None:
