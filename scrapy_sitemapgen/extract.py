@@ -10,7 +10,6 @@ with the spider), and a switched-off feature costs nothing.
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from parsel import Selector
@@ -69,23 +68,36 @@ class _Page:
         #: (and Scrapy's own requests) do; paths always in UTF-8.
         self.encoding: str = getattr(response, "encoding", None) or "utf-8"
         self._ld: list[Any] | None = None
+        # Computed on first use (plain attributes: functools.cached_property takes a lock).
+        self._nodes: page.PageNodes | None = None
+        self._base: str | None = None
+        self._locs: dict[str, str] = {}
 
-    @cached_property
-    def selector(self) -> Selector:
-        """Scrapy's cached selector: built on first use here or in the spider, never twice."""
-        response = self.response
-        return response.selector if isinstance(response, HtmlResponse) else _NO_HTML
+    @property
+    def nodes(self) -> page.PageNodes:
+        """The elements every reader looks at, gathered in one walk of the tree of Scrapy's
+        cached selector (built on first use here or in the spider, never twice)."""
+        if self._nodes is None:
+            response = self.response
+            selector = response.selector if isinstance(response, HtmlResponse) else _NO_HTML
+            self._nodes = page.PageNodes(selector)
+        return self._nodes
 
-    @cached_property
+    @property
     def base(self) -> str:
         """What relative URLs resolve against: ``<base href>`` or the page URL."""
-        response = self.response
-        return get_base_url(response) if isinstance(response, HtmlResponse) else response.url
+        if self._base is None:
+            response = self.response
+            if isinstance(response, HtmlResponse):
+                self._base = get_base_url(response)
+            else:
+                self._base = response.url
+        return self._base
 
     @property
     def ld(self) -> list[Any]:
         if self._ld is None:
-            self._ld, invalid = page.json_ld(self.selector)
+            self._ld, invalid = page.json_ld(self.nodes)
             for _ in range(invalid):
                 self.reporter.skip("bad_json_ld", self.loc)
         return self._ld
@@ -94,24 +106,32 @@ class _Page:
         """Whether ``url`` names this page once both are normalised (unparsable: yes,
         since a broken canonical or refresh sends a crawler nowhere)."""
         try:
-            return self.config.url_policy.loc(url, self.encoding) == self.loc
+            return self.policy_loc(url) == self.loc
         except UrlRejected:
             return True
+
+    def policy_loc(self, url: str) -> str:
+        """The crawl's URL policy applied to a URL of this page, once per distinct URL (a
+        page names itself as the canonical and the "en" and "x-default" alternates)."""
+        loc = self._locs.get(url)
+        if loc is None:
+            loc = self._locs[url] = self.config.url_policy.loc(url, self.encoding)
+        return loc
 
     def exclusion(self) -> str | None:
         config = self.config
         if config.respect_noindex:
             x_robots = _header_values(self.response, b"X-Robots-Tag")
-            directives = page.robots_directives(self.selector, x_robots, config.robots_user_agents)
+            directives = page.robots_directives(self.nodes, x_robots, config.robots_user_agents)
             if directives & _NOINDEX:
                 return "noindex"
         if config.respect_canonical:
-            canonicals = page.canonical_urls(self.selector, self.links, self.base)
+            canonicals = page.canonical_urls(self.nodes, self.links, self.base)
             # Several different canonicals contradict each other; Google then ignores them.
             if len(set(canonicals)) == 1 and not self.same_page(canonicals[0]):
                 return "canonical_elsewhere"
         if config.respect_meta_refresh and self.html:
-            target = page.refresh_url(self.selector, self.base)
+            target = page.refresh_url(self.nodes, self.base)
             if target is not None and not self.same_page(target):
                 return "meta_refresh"
         return None
@@ -127,7 +147,7 @@ class _Page:
                     except FactRejected as exc:
                         self.reporter.skip(exc.reason, self.loc, detail=header.decode("latin-1"))
             elif source == "page":
-                for raw in page.page_dates(self.selector, self.ld):
+                for raw in page.page_dates(self.nodes, self.ld):
                     try:
                         return parse_lastmod(raw, now)
                     except FactRejected as exc:
@@ -139,13 +159,15 @@ class _Page:
     def images(self) -> tuple[str, ...]:
         found: dict[str, None] = {}
         policy = self.config.image_policy
-        for raw in page.image_urls(self.selector, self.base):
+        filtered = bool(policy.allow or policy.deny)  # without patterns, nothing is refused
+        encoding = self.encoding
+        for raw in page.image_urls(self.nodes, self.base):
             try:
-                url = normalize_loc(raw, self.encoding)
+                url = normalize_loc(raw, encoding)
             except UrlRejected as exc:
                 self.reporter.skip(f"image_{exc.reason}", self.loc, detail=raw)
                 continue
-            if policy.refusal(url) is None:
+            if not filtered or policy.refusal(url) is None:
                 found[url] = None
         if len(found) > MAX_IMAGES_PER_URL:
             self.reporter.skip("images_over_limit", self.loc, detail=len(found))
@@ -153,7 +175,7 @@ class _Page:
 
     def videos(self, now: datetime) -> tuple[Video, ...]:
         videos = []
-        for raw in page.videos(self.selector, self.ld, self.base):
+        for raw in page.videos(self.nodes, self.ld, self.base):
             try:
                 videos.append(make_video(raw, self._normalize, self._issue, now))
             except FactRejected as exc:
@@ -162,9 +184,9 @@ class _Page:
 
     def alternates(self) -> tuple[Alternate, ...]:
         found: dict[Alternate, None] = {}
-        for hreflang, href in page.alternates(self.selector, self.links, self.base):
+        for hreflang, href in page.alternates(self.nodes, self.links, self.base):
             try:
-                found[Alternate(parse_hreflang(hreflang), self.config.url_policy.loc(href, self.encoding))] = None
+                found[Alternate(parse_hreflang(hreflang), self.policy_loc(href))] = None
             except FactRejected as exc:
                 self.reporter.skip(exc.reason, self.loc, detail=hreflang)
             except UrlRejected as exc:

@@ -2,7 +2,9 @@
 targets, images, videos, hreflang alternates and modification dates.
 
 Pure readers over the parsel selector Scrapy already cached for the response, so the page is
-parsed once and shared with the spider. No Scrapy imports, so the offline tools can reuse
+parsed once and shared with the spider. The elements they look at are gathered in one walk
+of that tree (:class:`PageNodes`), which a caller reading several facts of one page builds
+once and passes to every reader. No Scrapy imports, so the offline tools can reuse
 them. They only *read*: URLs come back as ``urljoin(base, value.strip())`` and text and
 dates come back raw, because the caller runs every URL through :func:`urls.normalize_loc`
 and every date through :func:`facts.parse_lastmod`, and counts what those reject. The pages
@@ -16,6 +18,8 @@ import json
 import re
 import string
 from collections.abc import Collection, Iterator
+from functools import lru_cache
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
@@ -23,6 +27,7 @@ if TYPE_CHECKING:
     from parsel import Selector
 
 __all__ = [
+    "PageNodes",
     "alternates",
     "canonical_urls",
     "image_urls",
@@ -75,8 +80,29 @@ _SRCSET_SPACE_RE = re.compile(r"[\t\n\f\r ]*")
 _SRCSET_URL_RE = re.compile(r"[^\t\n\f\r ]+")
 # One descriptor: runs to whitespace or a comma, except inside parentheses.
 _SRCSET_DESCRIPTOR_RE = re.compile(r"(?:[^\t\n\f\r ,(]+|\([^)]*\)?)+")
+# The common shape, read without the tokenizer (same result): candidates of a URL without
+# commas and at most one plainly valid descriptor ("480w", "1.5x"), each comma after
+# whitespace or a descriptor (a comma right after the URL belongs to it, or ends it).
+_PLAIN_SRCSET_RE = re.compile(
+    r"[\t\n\f\r ]*(?:[^\t\n\f\r ,]+(?:"
+    r"[\t\n\f\r ]+(?:(?:[1-9][0-9]*w|(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)x)[\t\n\f\r ]*)?"
+    r",[\t\n\f\r ]*(?=[^\t\n\f\r ,])"
+    r"|(?:[\t\n\f\r ]+(?:(?:[1-9][0-9]*w|(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)x)[\t\n\f\r ]*)?)?\Z))*"
+)
+_PLAIN_SRCSET_URL_RE = re.compile(r"(?:^|,)[\t\n\f\r ]*([^\t\n\f\r ,]+)")
 _HTML_INTEGER_RE = re.compile(r"[0-9]+\Z")
 _HTML_FLOAT_RE = re.compile(r"-?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z")
+
+# URLs urljoin() gives back unchanged, or (rooted) after the base's "scheme://netloc": no
+# character the URL parser strips (C0, space, tab, newline), no ";" path parameters, no
+# empty query, no fragment; a rooted path also holds no dot segment (checked apart).
+_PLAIN_ABSOLUTE_RE = re.compile(
+    r"https?://[^\x00-\x20\x7f\\/?#]+(?:/[^\x00-\x20\x7f\\;?#]*)?(?:\?[^\x00-\x20\x7f\\#]+)?"
+)
+# "scheme://netloc" of a base URL that the URL parser splits without changing: lower-case
+# http(s), an ASCII netloc without brackets or stripped characters.
+_PLAIN_ORIGIN_RE = re.compile(r"https?://[A-Za-z0-9._~!$&'()*+,;=:@%-]+(?=[/?#]|\Z)")
+_PLAIN_ROOTED_RE = re.compile(r"/(?![/\\])[^\x00-\x20\x7f\\;?#]*(?:\?[^\x00-\x20\x7f\\#]+)?")
 
 # Meta refresh content: the time, and the optional "url =" before the URL (HTML standard,
 # shared declarative refresh steps); group 1 is set only when the "=" is there.
@@ -98,10 +124,101 @@ _VIDEO_FILE_EXTENSIONS = (
 )  # fmt: skip
 
 
+# The only elements the readers look at.
+_READ_TAGS = ("link", "meta", "script", "img", "source", "video", "time")
+
+
+# --- the page's elements ------------------------------------------------------------------
+
+
+class PageNodes:
+    """The elements of one parsed page that the readers look at, in document order, gathered
+    in a single walk of the tree instead of one XPath query per reader.
+
+    Each list holds what the XPath named beside it selects, as lxml elements (no parsel
+    wrappers, which cost more than the walk itself). Build it once per page and pass it to
+    every reader; a reader given a plain selector builds its own. It is a snapshot: a tree
+    changed later is not seen.
+    """
+
+    __slots__ = ("_og", "_rels", "images", "itemprops", "links", "metas", "scripts", "videos")
+
+    def __init__(self, selector: Selector) -> None:
+        #: ``//link[@rel]``, and the lower-case ``rel`` of each
+        self.links: list[Any] = []
+        self._rels: list[str] = []
+        #: ``//meta``
+        self.metas: list[Any] = []
+        #: ``//script[@type]``
+        self.scripts: list[Any] = []
+        #: ``//img | //picture//source | //meta[@property][@content]``
+        self.images: list[Any] = []
+        #: ``//video``
+        self.videos: list[Any] = []
+        #: ``//meta[@itemprop] | //time[@itemprop]``
+        self.itemprops: list[Any] = []
+        self._og: dict[str, list[str]] | None = None
+        for element in _document_elements(selector.root):
+            tag = element.tag
+            get = element.get
+            if tag == "meta":
+                self.metas.append(element)
+                if get("property") is not None and get("content") is not None:
+                    self.images.append(element)
+                if get("itemprop") is not None:
+                    self.itemprops.append(element)
+            elif tag == "link":
+                rel = get("rel")
+                if rel is not None:
+                    self.links.append(element)
+                    self._rels.append(rel.translate(_ASCII_LOWER))
+            elif tag == "img":
+                self.images.append(element)
+            elif tag == "source":
+                # libxml2 does not know <source> as a void element, so a run of <source>
+                # tags nests: hence any <picture> ancestor, not only the parent.
+                if next(element.iterancestors("picture"), None) is not None:
+                    self.images.append(element)
+            elif tag == "script":
+                if get("type") is not None:
+                    self.scripts.append(element)
+            elif tag == "video":
+                self.videos.append(element)
+            elif get("itemprop") is not None:  # <time>
+                self.itemprops.append(element)
+
+    @property
+    def open_graph(self) -> dict[str, list[str]]:
+        """``<meta property content>`` values by lower-case property, in document order."""
+        if self._og is None:
+            og: dict[str, list[str]] = {}
+            for element in self.metas:
+                prop, content = element.get("property"), element.get("content")
+                if prop is not None and content is not None:
+                    og.setdefault(prop.strip().translate(_ASCII_LOWER), []).append(content)
+            self._og = og
+        return self._og
+
+
+def _document_elements(root: Any) -> Iterator[Any]:
+    """Every element named in ``_READ_TAGS`` in the document of ``root``, in document order,
+    as ``//tag`` finds them. libxml2 can leave more than one top-level element (markup after
+    ``</html>`` gets an ``<html>`` of its own), so the walk covers every one."""
+    if root.getparent() is None and root.getprevious() is None and root.getnext() is None:
+        return root.iter(*_READ_TAGS)  # type: ignore[no-any-return]  # the usual: one root
+    top = root.getroottree().getroot()
+    tops = [*reversed(list(top.itersiblings(preceding=True))), top, *top.itersiblings()]
+    return chain.from_iterable(element.iter(*_READ_TAGS) for element in tops)
+
+
+def _nodes(source: Selector | PageNodes) -> PageNodes:
+    return source if isinstance(source, PageNodes) else PageNodes(source)
+
+
 # --- JSON-LD ------------------------------------------------------------------------------
 
 
-def json_ld(selector: Selector) -> tuple[list[Any], int]:
+def json_ld(selector: Selector | PageNodes) -> tuple[list[Any], int]:
     """The parsed JSON-LD blocks of the page, in document order, and how many were not JSON.
 
     Takes every ``<script type="application/ld+json">``, with the type matched
@@ -113,11 +230,11 @@ def json_ld(selector: Selector) -> tuple[list[Any], int]:
     """
     blocks: list[Any] = []
     invalid = 0
-    for node in selector.xpath("//script[@type]"):
-        media_type = node.attrib.get("type", "").split(";", 1)[0]
+    for element in _nodes(selector).scripts:
+        media_type = element.attrib.get("type", "").split(";", 1)[0]
         if media_type.strip().translate(_ASCII_LOWER) != _LD_MEDIA_TYPE:
             continue
-        text = _unwrap_script("".join(node.xpath("text()").getall()))
+        text = _unwrap_script("".join(element.xpath("text()", smart_strings=False)))
         try:
             blocks.append(json.loads(text))
         except (ValueError, RecursionError):  # RecursionError: "[[[[..." nested too deep
@@ -191,7 +308,7 @@ def _ld_url(value: Any, base: str) -> str | None:
 
 
 def robots_directives(
-    selector: Selector, x_robots_tag: list[str], user_agents: Collection[str]
+    selector: Selector | PageNodes, x_robots_tag: list[str], user_agents: Collection[str]
 ) -> frozenset[str]:
     """The lower-case robots directives that apply to a generic crawler or to one of the
     named ``user_agents`` (lower-case names such as ``{"googlebot"}``).
@@ -207,10 +324,13 @@ def robots_directives(
     """
     named = {agent.translate(_ASCII_LOWER) for agent in user_agents}
     directives: set[str] = set()
-    for node in selector.xpath("//meta[@name][@content]"):
-        name = node.attrib["name"].strip().translate(_ASCII_LOWER)
+    for element in _nodes(selector).metas:
+        name, content = element.get("name"), element.get("content")
+        if name is None or content is None:
+            continue
+        name = name.strip().translate(_ASCII_LOWER)
         if name == "robots" or name in named:
-            for item in node.attrib["content"].split(","):
+            for item in content.split(","):
                 directive = _directive_name(item)
                 if directive is not None:
                     directives.add(directive)
@@ -353,15 +473,16 @@ def _rel_tokens(value: str) -> set[str]:
     return set(_HTML_SPACE_RE.split(value.translate(_ASCII_LOWER)))
 
 
-def _page_links(selector: Selector, rel: str) -> Iterator[dict[str, str]]:
-    """Attributes of each ``<link>`` with ``rel`` among its (case-insensitive) rel tokens."""
-    for node in selector.xpath("//link[@rel]"):
-        attrib = node.attrib
-        if rel in _rel_tokens(attrib["rel"]):
-            yield attrib
+def _page_links(nodes: PageNodes, rel: str) -> Iterator[Any]:
+    """Each ``<link>`` element with ``rel`` among its (case-insensitive) rel tokens."""
+    for value, element in zip(nodes._rels, nodes.links):
+        if rel in value and rel in _HTML_SPACE_RE.split(value):
+            yield element
 
 
-def canonical_urls(selector: Selector, link_headers: list[str], base: str) -> list[str]:
+def canonical_urls(
+    selector: Selector | PageNodes, link_headers: list[str], base: str
+) -> list[str]:
     """Every canonical URL the page declares: the hrefs of ``<link rel="canonical">`` in
     document order, then the ``rel=canonical`` targets of ``Link`` headers.
 
@@ -371,8 +492,8 @@ def canonical_urls(selector: Selector, link_headers: list[str], base: str) -> li
     against the response URL, which only differs when the page has a ``<base href>``.
     """
     found: list[str] = []
-    for attrib in _page_links(selector, "canonical"):
-        url = _absolute(base, attrib.get("href", ""))
+    for link in _page_links(_nodes(selector), "canonical"):
+        url = _absolute(base, link.get("href", ""))
         if url is not None:
             found.append(url)
     for uri, _params in _header_links(link_headers, "canonical"):
@@ -382,7 +503,9 @@ def canonical_urls(selector: Selector, link_headers: list[str], base: str) -> li
     return found
 
 
-def alternates(selector: Selector, link_headers: list[str], base: str) -> list[tuple[str, str]]:
+def alternates(
+    selector: Selector | PageNodes, link_headers: list[str], base: str
+) -> list[tuple[str, str]]:
     """``(hreflang, absolute href)`` pairs for the page's language versions (G6).
 
     Sources are ``<link rel="alternate" hreflang href>`` (rel token matched
@@ -394,9 +517,9 @@ def alternates(selector: Selector, link_headers: list[str], base: str) -> list[t
     pairs: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()
     raw = [  # no hreflang attribute at all: another kind of alternate (a feed, a print view)
-        (attrib["hreflang"], attrib.get("href", ""))
-        for attrib in _page_links(selector, "alternate")
-        if "hreflang" in attrib
+        (link.get("hreflang"), link.get("href", ""))
+        for link in _page_links(_nodes(selector), "alternate")
+        if link.get("hreflang") is not None
     ]
     raw += [
         (params["hreflang"], uri)
@@ -415,7 +538,7 @@ def alternates(selector: Selector, link_headers: list[str], base: str) -> list[t
 # --- meta refresh -------------------------------------------------------------------------
 
 
-def refresh_url(selector: Selector, base: str) -> str | None:
+def refresh_url(selector: Selector | PageNodes, base: str) -> str | None:
     """The absolute target of ``<meta http-equiv="refresh" content="5; url=/x">``, or
     ``None`` when the page has no refresh or only a plain reload.
 
@@ -424,10 +547,13 @@ def refresh_url(selector: Selector, base: str) -> str | None:
     ``.5;x``). As in a browser, the first refresh that parses is the one that counts; an
     unparsable one is passed over.
     """
-    for node in selector.xpath("//meta[@http-equiv][@content]"):
-        if node.attrib["http-equiv"].strip().translate(_ASCII_LOWER) != "refresh":
+    for element in _nodes(selector).metas:
+        http_equiv, content = element.get("http-equiv"), element.get("content")
+        if http_equiv is None or content is None:
             continue
-        target = _refresh_target(node.attrib["content"])
+        if http_equiv.strip().translate(_ASCII_LOWER) != "refresh":
+            continue
+        target = _refresh_target(content)
         if target is None:
             continue
         if not target:
@@ -482,6 +608,8 @@ def parse_srcset(value: str) -> list[str]:
     are skipped. Like the browser, a candidate with invalid descriptors (``2x 3x``,
     ``0w``) is dropped, because no browser would load its image.
     """
+    if _PLAIN_SRCSET_RE.fullmatch(value) is not None:
+        return _PLAIN_SRCSET_URL_RE.findall(value)
     urls: list[str] = []
     end = len(value)
     pos = 0
@@ -537,7 +665,7 @@ def _valid_descriptors(descriptors: list[str]) -> bool:
     return width or not height
 
 
-def image_urls(selector: Selector, base: str) -> list[str]:
+def image_urls(selector: Selector | PageNodes, base: str) -> list[str]:
     """Absolute URLs of the page's images, in document order, each once (first wins).
 
     Reads ``<img src>``, the ``<img srcset>`` candidates, the ``srcset`` candidates of
@@ -546,36 +674,38 @@ def image_urls(selector: Selector, base: str) -> list[str]:
     ``blob:`` and ``about:`` URLs are skipped, since none of them is an image a crawler can
     fetch. No cap is applied; the caller applies the 1,000-per-URL limit.
     """
-    found: list[str] = []
-    seen: set[str] = set()
-
-    def add(raw: str) -> None:
-        url = _media_url(base, raw)
-        if url is not None and url not in seen:
-            seen.add(url)
-            found.append(url)
-
-    # libxml2 does not know <source> as a void element, so a run of <source> tags nests:
-    # hence the descendant axis under <picture>.
-    for node in selector.xpath("//img | //picture//source | //meta[@property][@content]"):
-        attrib = node.attrib
-        tag = node.root.tag
+    found: dict[str, None] = {}  # insertion-ordered; a repeat keeps its first place
+    for element in _nodes(selector).images:
+        get = element.get
+        tag = element.tag
         if tag == "meta":
-            prop = attrib["property"].strip().translate(_ASCII_LOWER)
-            if prop in ("og:image", "og:image:url", "og:image:secure_url"):
-                add(attrib["content"])
+            if get("property").strip().translate(_ASCII_LOWER) in _OG_IMAGE_PROPERTIES:
+                url = _media_url(base, get("content"))
+                if url is not None:
+                    found[url] = None
             continue
-        if tag == "img" and "src" in attrib:
-            add(attrib["src"])
-        for url in parse_srcset(attrib.get("srcset", "")):
-            add(url)
-    return found
+        if tag == "img":
+            src = get("src")
+            if src is not None:
+                url = _media_url(base, src)
+                if url is not None:
+                    found[url] = None
+        srcset = get("srcset")
+        if srcset:
+            for raw in parse_srcset(srcset):
+                url = _media_url(base, raw)
+                if url is not None:
+                    found[url] = None
+    return list(found)
+
+
+_OG_IMAGE_PROPERTIES = frozenset({"og:image", "og:image:url", "og:image:secure_url"})
 
 
 # --- videos -------------------------------------------------------------------------------
 
 
-def videos(selector: Selector, ld: list[Any], base: str) -> list[dict[str, str]]:
+def videos(selector: Selector | PageNodes, ld: list[Any], base: str) -> list[dict[str, str]]:
     """Video candidates with the raw fields the page gives for each.
 
     Keys are among ``thumbnail_loc``, ``title``, ``description``, ``content_loc``,
@@ -601,12 +731,13 @@ def videos(selector: Selector, ld: list[Any], base: str) -> list[dict[str, str]]
     field at all. Text is whitespace-collapsed; empty values and
     ``data:``/``javascript:``/``blob:``/``about:`` URLs are omitted.
     """
-    og = _open_graph(selector)
+    nodes = _nodes(selector)
+    og = nodes.open_graph
     candidates = [_ld_video(obj, base) for obj in _ld_objects(ld) if _has_type(obj, "VideoObject")]
     og_video = _og_video(og, base)
     if og_video is not None:
         candidates.append(og_video)
-    candidates += _element_videos(selector, og, base)
+    candidates += _element_videos(nodes, og, base)
 
     kept: list[dict[str, str]] = []
     seen: set[str] = set()
@@ -633,15 +764,6 @@ def _ld_video(obj: dict[str, Any], base: str) -> dict[str, str]:
         if seconds is not None:
             fields["duration"] = str(seconds)
     return {key: value for key, value in fields.items() if value is not None}
-
-
-def _open_graph(selector: Selector) -> dict[str, list[str]]:
-    """``<meta property content>`` values by lower-case property, in document order."""
-    og: dict[str, list[str]] = {}
-    for node in selector.xpath("//meta[@property][@content]"):
-        prop = node.attrib["property"].strip().translate(_ASCII_LOWER)
-        og.setdefault(prop, []).append(node.attrib["content"])
-    return og
 
 
 def _og_url(og: dict[str, list[str]], base: str, *props: str) -> str | None:
@@ -684,10 +806,11 @@ def _og_video(og: dict[str, list[str]], base: str) -> dict[str, str] | None:
 
 
 def _element_videos(
-    selector: Selector, og: dict[str, list[str]], base: str
+    nodes: PageNodes, og: dict[str, list[str]], base: str
 ) -> Iterator[dict[str, str]]:
-    for node in selector.xpath("//video"):
-        sources = [node.attrib.get("src", ""), *node.xpath(".//source/@src").getall()]
+    for node in nodes.videos:
+        sources = [node.get("src", "")]  # then ``.//source/@src``
+        sources += [src for src in map(_get_src, node.iterdescendants("source")) if src is not None]
         content = next(
             (url for url in (_media_url(base, raw) for raw in sources) if url is not None), None
         )
@@ -702,6 +825,10 @@ def _element_videos(
             "description": _og_text(og, "og:description"),
         }
         yield {key: value for key, value in fields.items() if value}
+
+
+def _get_src(element: Any) -> str | None:
+    return element.get("src")  # type: ignore[no-any-return]
 
 
 def iso8601_duration(value: str) -> int | None:
@@ -732,7 +859,7 @@ def iso8601_duration(value: str) -> int | None:
 # --- dates --------------------------------------------------------------------------------
 
 
-def page_dates(selector: Selector, ld: list[Any]) -> list[str]:
+def page_dates(selector: Selector | PageNodes, ld: list[Any]) -> list[str]:
     """The raw modification dates the page declares, most trusted first.
 
     The order is ``article:modified_time``, then ``og:updated_time``, then the first
@@ -742,22 +869,23 @@ def page_dates(selector: Selector, ld: list[Any]) -> list[str]:
     first one :func:`facts.parse_lastmod` accepts. Strings are stripped, and empty ones and
     repeats are dropped.
     """
-    og = _open_graph(selector)
+    nodes = _nodes(selector)
+    og = nodes.open_graph
     raw: list[str] = [*og.get("article:modified_time", ()), *og.get("og:updated_time", ())]
     for obj in _ld_objects(ld):
         modified = obj.get("dateModified")
         if isinstance(modified, str) and modified.strip():
             raw.append(modified)
             break
-    for node in selector.xpath("//meta[@itemprop] | //time[@itemprop]"):
+    for node in nodes.itemprops:
         if "dateModified" not in _HTML_SPACE_RE.split(node.attrib["itemprop"]):
             continue
-        if node.root.tag == "meta":
+        if node.tag == "meta":
             raw.append(node.attrib.get("content", ""))
         elif "datetime" in node.attrib:
             raw.append(node.attrib["datetime"])
         else:
-            raw.append(node.xpath("string()").get(""))
+            raw.append(node.xpath("string()", smart_strings=False))
     dates: dict[str, None] = {}  # ordered and deduplicated
     for value in raw:
         if value.strip():
@@ -771,14 +899,41 @@ def page_dates(selector: Selector, ld: list[Any]) -> list[str]:
 def _absolute(base: str, value: str) -> str | None:
     """``urljoin(base, value.strip())``; ``None`` for an empty value. A value the URL parser
     rejects (such as an unclosed IPv6 bracket) comes back as written, so the caller's URL
-    check refuses it and counts it rather than it vanishing unseen."""
+    check refuses it and counts it rather than it vanishing unseen.
+
+    The two shapes most page URLs have skip urljoin's parse and rebuild (same result): an
+    absolute http(s) URL that rebuilding leaves unchanged (urljoin returns those as they
+    are), and a path from the root of an http(s) base."""
     value = value.strip()
     if not value:
         return None
+    if value[0] == "/":
+        if _PLAIN_ROOTED_RE.fullmatch(value) is not None and "/." not in value:
+            prefix = _join_prefix(base)
+            if prefix is not None:
+                return prefix + value
+    elif _PLAIN_ABSOLUTE_RE.fullmatch(value) is not None:
+        return value
     try:
         return urljoin(base, value)
     except ValueError:
         return value
+
+
+@lru_cache(maxsize=16)
+def _join_prefix(base: str) -> str | None:
+    """``scheme://netloc`` of an http(s) ``base``, which urljoin puts before a path from the
+    root; None when urljoin must do the work."""
+    plain = _PLAIN_ORIGIN_RE.match(base)
+    if plain is not None:
+        return plain.group()
+    try:
+        parts = urlsplit(base)
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return None
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def _media_url(base: str, value: str) -> str | None:
@@ -788,6 +943,8 @@ def _media_url(base: str, value: str) -> str | None:
     url = _absolute(base, value)
     if url is None:
         return None
+    if url.startswith(("http://", "https://")):
+        return url
     try:
         scheme = urlsplit(url).scheme
     except ValueError:
