@@ -46,6 +46,16 @@ __all__ = [
 FUTURE_TOLERANCE = timedelta(days=1)
 
 _W3C_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+# RFC 9110 5.6.7 IMF-fixdate, "Sun, 06 Nov 1994 08:49:37 GMT" (the day name is not checked,
+# as email.utils does not check it either).
+_IMF_FIXDATE_RE = re.compile(
+    r"\s*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), ([0-9]{2}) "
+    r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([0-9]{4}) "
+    r"([0-9]{2}):([0-9]{2}):([0-9]{2}) GMT\s*\Z"
+)
+_MONTHS = {name: number for number, name in enumerate(
+    ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1
+)}
 _UTC_DATETIME_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:Z|\+00:00)\Z")
 _W3C_DATETIME_RE = re.compile(
     r"^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?$"
@@ -147,6 +157,18 @@ def lastmod_from_http(value: bytes | str, now: datetime | None = None) -> str:
     future: the lastmod is then omitted, never replaced by the crawl time.
     """
     text = value.decode("latin-1") if isinstance(value, bytes) else value
+    fixdate = _IMF_FIXDATE_RE.match(text)
+    if fixdate is not None:  # what servers send (RFC 9110's preferred form): no email parser
+        day, month, year, hour, minute, second = fixdate.groups()
+        try:
+            moment = datetime(
+                int(year), _MONTHS[month], int(day), int(hour), int(minute), int(second),
+                tzinfo=timezone.utc,
+            )
+        except ValueError:
+            raise FactRejected("bad_lastmod", value) from None
+        _check_not_future(moment, now, value)
+        return f"{year}-{_MONTHS[month]:02d}-{day}T{hour}:{minute}:{second}+00:00"  # format_w3c's
     try:
         moment = parsedate_to_datetime(text.strip())
     except (TypeError, ValueError, IndexError, OverflowError):

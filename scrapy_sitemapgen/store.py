@@ -78,6 +78,11 @@ _SELECT = (
 )
 
 
+# json.dumps() with options builds an encoder per call: these are built once (same text).
+_compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_news_json = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def _dump_extra(facts: UrlFacts) -> str:
     """Images, videos and alternates as compact JSON; "" when there are none (not NULL, so
     a newer page record without media does replace an older one's)."""
@@ -94,7 +99,7 @@ def _dump_extra(facts: UrlFacts) -> str:
         ]
     if facts.alternates:
         extra["a"] = [[a.hreflang, a.href] for a in facts.alternates]
-    return json.dumps(extra, ensure_ascii=False, separators=(",", ":"))
+    return _compact_json(extra)
 
 
 def _load_extra(text: str | None) -> dict[str, Any]:
@@ -107,10 +112,9 @@ def fact_row(facts: UrlFacts, from_item: bool) -> tuple[str | None, ...]:
     on arrival order."""
     extra = _dump_extra(facts)
     news = (
-        json.dumps(
+        _news_json(
             [facts.news.publication_name, facts.news.publication_language,
-             facts.news.publication_date, facts.news.title],
-            ensure_ascii=False,
+             facts.news.publication_date, facts.news.title]
         )
         if facts.news
         else None

@@ -607,3 +607,30 @@ def test_hreflang_rejected(value: object) -> None:
     with pytest.raises(FactRejected) as info:
         parse_hreflang(value)
     assert info.value.reason == "bad_hreflang"
+
+
+def test_p4_lastmod_from_http_fixdate_shortcut_agrees_with_email_utils() -> None:
+    """The IMF-fixdate shortcut gives what Python's email parser (the general road) gives,
+    on valid and impossible dates alike (day 00 or 31 of a short month, hour 24, ...)."""
+    import random
+    from email.utils import parsedate_to_datetime
+
+    from scrapy_sitemapgen.facts import format_w3c
+
+    rng = random.Random(7)
+    months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    for _ in range(3000):
+        value = (
+            f"{rng.choice(['Mon', 'Sun'])}, {rng.randint(0, 32):02d} {rng.choice(months)} "
+            f"{rng.randint(1000, 2023)} {rng.randint(0, 25):02d}:{rng.randint(0, 61):02d}:"
+            f"{rng.randint(0, 61):02d} GMT"
+        )
+        try:
+            expected = format_w3c(parsedate_to_datetime(value))
+        except ValueError:
+            expected = "rejected"
+        try:
+            got = lastmod_from_http(value.encode(), now=NOW)
+        except FactRejected:
+            got = "rejected"
+        assert got == expected, value
