@@ -4,14 +4,15 @@ The offline build (``scrapy sitemapgen-build --input``) has the whole feed up fr
 need not take the crawl's road of one store upsert per record. Instead:
 
 1. the feed is cut into byte ranges at line ends, and worker processes read them: each
-   record validated by :func:`records.record_facts`, exactly as the item pipeline does,
+   record validated by :func:`records.record_fields`, exactly as the item pipeline does,
    then kept as a plain row in sorted runs on disk (at most ``run_records`` rows in memory
    per worker, whatever the feed's size);
 2. each origin's runs are merged into one file in ``loc`` order, repeated URLs combined by
    the store's merge rules (newest lastmod; the later record's changefreq, priority, media
    and news), again one origin per worker;
 3. :class:`RunStore` reads those files through the :class:`~.store.FactStore` interface,
-   so the exporter writes and publishes them as it would a crawl's store: the same bytes.
+   so the exporter writes and publishes them as it would a crawl's store: the same bytes
+   (its origins staged in parallel processes too, see :func:`build.stage_origins`).
 
 Pure: no Scrapy here. The rows are tuples of strings, numbers and ``None``, stored with
 :mod:`marshal` in blocks (the fastest serialisation of such data in the standard library,
@@ -28,7 +29,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -415,8 +416,6 @@ class _Inline(Executor):
     """Runs each task at once in this process: a one-worker build spawns nothing."""
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
-        from concurrent.futures import Future
-
         future: Future[Any] = Future()
         try:
             future.set_result(fn(*args, **kwargs))
