@@ -19,6 +19,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol
 
+from .bulk import RunStore, Tally
 from .facts import format_w3c
 from .manifest import FileRecord, manifest_json
 from .urls import Origin, base_url_for, origin_folder
@@ -250,31 +251,28 @@ def stage_origins(
     state: PublishState,
     reporter: Reporter,
     staging_of: Callable[[Origin], Path],
-    workers: int = 1,
 ) -> list[OriginSet]:
     """:func:`stage_origin` for every origin of ``store``, in origin order.
 
-    With ``workers`` > 1 and a store that crosses processes (the offline build's
-    :class:`bulk.RunStore`), origins are staged in that many processes at once: each
+    The offline build's :class:`bulk.RunStore` is files that any process can read: with
+    its ``workers`` > 1, origins are staged in that many processes at once: each
     writes its files, notes its URLs into a scratch SQLite file that ``state`` then takes
     in, and reports into a tally replayed here, so the result and the log are the same.
     """
     origins = store.origins()
-    if workers <= 1 or len(origins) < 2 or not getattr(store, "crosses_processes", False):
+    if not isinstance(store, RunStore) or store.workers <= 1 or len(origins) < 2:
         sets = []
         for origin in origins:
             origin_set = stage_origin(store, origin, config, now, state, reporter, staging_of(origin))
             if origin_set is not None:
                 sets.append(origin_set)
         return sets
-    from .bulk import Tally
-
     scratch = Path(tempfile.mkdtemp(prefix="sitemapgen-notes-"))
     try:
         context = multiprocessing.get_context("spawn")  # see bulk._executor
-        with ProcessPoolExecutor(min(workers, len(origins)), mp_context=context) as pool:
+        with ProcessPoolExecutor(min(store.workers, len(origins)), mp_context=context) as pool:
             # The largest origins first, so that the last to finish is a small one.
-            order = sorted(origins, key=lambda o: -getattr(store, "urls_of", lambda _: 0)(o))
+            order = sorted(origins, key=lambda o: -store.urls_of(o))
             futures = {
                 origin: pool.submit(
                     _stage_in_worker, store, origin, config, now,
@@ -286,7 +284,6 @@ def stage_origins(
             sets = []
             for origin in origins:
                 origin_set, tally, notes = futures[origin].result()
-                assert isinstance(tally, Tally)
                 tally.replay(reporter)
                 state.take_notes(notes)
                 if origin_set is not None:
@@ -338,9 +335,7 @@ def _stage_in_worker(
     previous: dict[str, tuple[str, str]],
     staging: Path,
     notes: Path,
-) -> tuple[OriginSet | None, object, Path]:
-    from .bulk import Tally
-
+) -> tuple[OriginSet | None, Tally, Path]:
     tally = Tally()
     state = _WorkerState(previous, notes)
     try:

@@ -354,7 +354,6 @@ class RunStore:
         #: Processes the exporter may stage origins in (see build.stage_origins): this
         #: store is files and counts, so a worker process can read it too.
         self.workers = workers
-        self.crosses_processes = True
 
     def urls_of(self, origin: Origin) -> int:
         merged = self._merged.get(origin)

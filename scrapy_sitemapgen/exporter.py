@@ -274,10 +274,7 @@ def _stage(
         staged.append(staging)
         return staging
 
-    return stage_origins(
-        store, config, datetime.now(timezone.utc), state, reporter, staging_of,
-        workers=getattr(store, "workers", 1),
-    )
+    return stage_origins(store, config, datetime.now(timezone.utc), state, reporter, staging_of)
 
 
 async def publish(
