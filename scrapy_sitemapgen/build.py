@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 from .bulk import RunStore, Tally
 from .facts import format_w3c
-from .manifest import FileRecord, manifest_json
+from .manifest import FileRecord, UrlNotes, manifest_json, previous_locs
 from .urls import Origin, base_url_for, origin_folder
 from .writer import OriginOutput, WriterOptions, WrittenFile, write_origin, write_text
 
@@ -57,9 +57,7 @@ class StateView(Protocol):
 
     def previous_files(self, output: str, origin: str) -> dict[str, tuple[str, str]]: ...
 
-    def note(self, origin: str, loc: str) -> None: ...
-
-    def url_changes(self, output: str, origin: str) -> tuple[int, int]: ...
+    def url_notes(self, output: str, origin: str) -> UrlNotes: ...
 
 #: The file beside each index with the ``Sitemap:`` lines for that origin's robots.txt (P15).
 ROBOTS_NAME = "robots.txt"
@@ -124,9 +122,9 @@ def fresh_news(
             reporter.exclude("news_too_old", facts.loc)
 
 
-def _noted(entries: Iterable[UrlFacts], state: StateView, origin: str) -> Iterator[UrlFacts]:
+def _noted(entries: Iterable[UrlFacts], note: Callable[[str], None]) -> Iterator[UrlFacts]:
     for facts in entries:
-        state.note(origin, facts.loc)
+        note(facts.loc)
         yield facts
 
 
@@ -177,9 +175,10 @@ def stage_origin(
     skip = reporter.skip
     base_url = base_url_for(config.base_url, origin)
     output = OriginOutput()
+    notes = state.url_notes(config.uri, origin.name)
     if "xml" in config.formats:
         output = write_origin(
-            _noted(with_rules(store.entries(origin), config), state, origin.name),
+            _noted(with_rules(store.entries(origin), config), notes.note),
             news=fresh_news(store.news_entries(origin), now, config.news_max_age, reporter),
             scope=origin.root,
             base_url=base_url,
@@ -191,7 +190,7 @@ def stage_origin(
     if "txt" in config.formats:
         entries = store.entries(origin)
         output.texts = write_text(
-            entries if "xml" in config.formats else _noted(entries, state, origin.name),
+            entries if "xml" in config.formats else _noted(entries, notes.note),
             scope=origin.root,
             open_sink=open_sink,
             options=options,
@@ -215,7 +214,7 @@ def stage_origin(
         output=output,
         index_urls=tuple(f"{base_url}{f.name}" for f in announced),
     )
-    origin_set.added, origin_set.removed = state.url_changes(config.uri, origin.name)
+    origin_set.added, origin_set.removed = notes.finish()
     # robots.txt and the manifest go out before the index, which is always published last.
     before_index = len(records) - len(output.indexes)
     robots = _robots(config, origin, origin_set.robots_lines)
@@ -256,8 +255,9 @@ def stage_origins(
 
     The offline build's :class:`bulk.RunStore` is files that any process can read: with
     its ``workers`` > 1, origins are staged in that many processes at once: each
-    writes its files, notes its URLs into a scratch SQLite file that ``state`` then takes
-    in, and reports into a tally replayed here, so the result and the log are the same.
+    writes its files, compares its URLs with the previous run's (reading the state file)
+    and saves them into a scratch SQLite file that ``state`` then takes in, and reports
+    into a tally replayed here, so the result and the log are the same.
     """
     origins = store.origins()
     if not isinstance(store, RunStore) or store.workers <= 1 or len(origins) < 2:
@@ -276,8 +276,8 @@ def stage_origins(
             futures = {
                 origin: pool.submit(
                     _stage_in_worker, store, origin, config, now,
-                    state.previous_files(config.uri, origin.name), staging_of(origin),
-                    scratch / f"notes-{n}.sqlite3",
+                    state.previous_files(config.uri, origin.name), state.path,
+                    staging_of(origin), scratch / f"notes-{n}.sqlite3",
                 )
                 for n, origin in enumerate(order)
             }
@@ -285,9 +285,8 @@ def stage_origins(
             for origin in origins:
                 origin_set, tally, notes = futures[origin].result()
                 tally.replay(reporter)
-                state.take_notes(notes)
                 if origin_set is not None:
-                    origin_set.added, origin_set.removed = state.url_changes(config.uri, origin.name)
+                    state.take_notes(origin.name, notes)
                     sets.append(origin_set)
             return sets
     finally:
@@ -296,33 +295,28 @@ def stage_origins(
 
 class _WorkerState:
     """The state as a staging worker sees it: the previous run's files (read by the
-    parent), and the URLs written noted into a scratch SQLite file for the parent."""
+    parent) and URL set (read here, from the state file), the URLs written saved into a
+    scratch SQLite file for the parent to take in."""
 
-    def __init__(self, previous: dict[str, tuple[str, str]], notes: Path) -> None:
+    def __init__(self, previous: dict[str, tuple[str, str]], state_path: Path, notes: Path) -> None:
         self._previous = previous
+        self._state = sqlite3.connect(f"{state_path.resolve().as_uri()}?mode=ro", uri=True)
         self._db = sqlite3.connect(notes)
         self._db.execute("PRAGMA journal_mode = OFF")  # scratch: nothing to recover
         self._db.execute("PRAGMA synchronous = OFF")
-        self._db.execute("CREATE TABLE current (origin TEXT NOT NULL, loc TEXT NOT NULL)")
-        self._pending: list[tuple[str, str]] = []
+        self._db.execute("CREATE TABLE blocks (seq INTEGER PRIMARY KEY, data BLOB NOT NULL)")
 
     def previous_files(self, output: str, origin: str) -> dict[str, tuple[str, str]]:
         return self._previous
 
-    def note(self, origin: str, loc: str) -> None:
-        self._pending.append((origin, loc))
-        if len(self._pending) >= 10_000:
-            self._flush()
+    def url_notes(self, output: str, origin: str) -> UrlNotes:
+        def save(seq: int, data: bytes) -> None:
+            self._db.execute("INSERT INTO blocks VALUES (?, ?)", (seq, data))
 
-    def _flush(self) -> None:
-        self._db.executemany("INSERT INTO current VALUES (?, ?)", self._pending)
-        self._pending.clear()
-
-    def url_changes(self, output: str, origin: str) -> tuple[int, int]:
-        return 0, 0  # counted by the parent, once it has taken the notes in
+        return UrlNotes(previous_locs(self._state, output, origin), save)
 
     def close(self) -> None:
-        self._flush()
+        self._state.close()
         self._db.commit()
         self._db.close()
 
@@ -333,11 +327,12 @@ def _stage_in_worker(
     config: Config,
     now: datetime,
     previous: dict[str, tuple[str, str]],
+    state_path: Path,
     staging: Path,
     notes: Path,
 ) -> tuple[OriginSet | None, Tally, Path]:
     tally = Tally()
-    state = _WorkerState(previous, notes)
+    state = _WorkerState(previous, state_path, notes)
     try:
         origin_set = stage_origin(store, origin, config, now, state, tally, staging)
     finally:

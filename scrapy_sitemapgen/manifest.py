@@ -10,21 +10,126 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+import zlib
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["FileRecord", "PublishState", "manifest_json"]
+__all__ = ["URL_BLOCK", "FileRecord", "PublishState", "UrlNotes", "manifest_json", "previous_locs"]
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS files (
         output TEXT NOT NULL, origin TEXT NOT NULL, name TEXT NOT NULL,
         sha256 TEXT NOT NULL, lastmod TEXT NOT NULL,
         PRIMARY KEY (output, origin, name)) WITHOUT ROWID""",
-    """CREATE TABLE IF NOT EXISTS urls (
-        output TEXT NOT NULL, origin TEXT NOT NULL, loc TEXT NOT NULL,
-        PRIMARY KEY (output, origin, loc)) WITHOUT ROWID""",
+    # An origin's URL set, in loc order, as zlib blocks of URL_BLOCK locs joined by line
+    # feeds: a million URLs are a few hundred small rows, written and read at once, where a
+    # row per URL cost more than writing the sitemaps themselves. (A state file of 0.1.0
+    # has a row per URL in ``urls`` instead: read once, then moved to blocks.)
+    """CREATE TABLE IF NOT EXISTS url_blocks (
+        output TEXT NOT NULL, origin TEXT NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL,
+        PRIMARY KEY (output, origin, seq))""",
 )
+#: Locs per stored block: large enough to compress well (sorted URLs share prefixes), small
+#: enough that reading the previous run's set holds one block at a time.
+URL_BLOCK = 2000
+
+
+def _encode_block(locs: list[str]) -> bytes:
+    text = "\n".join(locs)
+    if text.count("\n") != len(locs) - 1:  # normalize_loc never lets one through
+        raise ValueError("a loc with a line feed cannot be noted")
+    return zlib.compress(text.encode(), 1)
+
+
+def _decode_block(data: bytes) -> list[str]:
+    return zlib.decompress(data).decode().split("\n")
+
+
+def previous_locs(db: sqlite3.Connection, output: str, origin: str) -> Iterator[str]:
+    """The URLs the previous run published for (``output``, ``origin``), in loc order,
+    one block in memory at a time. Each block is its own query, so no cursor stays open
+    while the caller writes through the same connection."""
+    seq = 0
+    while True:
+        row = db.execute(
+            "SELECT data FROM url_blocks WHERE output = ? AND origin = ? AND seq = ?",
+            (output, origin, seq),
+        ).fetchone()
+        if row is None:
+            break
+        yield from _decode_block(row[0])
+        seq += 1
+    if seq or not _has_table(db, "urls"):
+        return
+    after = ""  # a state file from before the blocks: its rows, in their key's order
+    while True:
+        rows = db.execute(
+            "SELECT loc FROM urls WHERE output = ? AND origin = ? AND loc > ? ORDER BY loc LIMIT ?",
+            (output, origin, after, URL_BLOCK),
+        ).fetchall()
+        if not rows:
+            return
+        for (loc,) in rows:
+            yield loc
+        after = rows[-1][0]
+
+
+def _has_table(db: sqlite3.Connection, name: str) -> bool:
+    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
+
+
+class UrlNotes:
+    """One origin's URLs as this run writes them, in loc order (the order every store
+    gives): compared on the fly with the previous run's set, read in the same order, so
+    counting what came and went is one merge pass with one block of each in memory; and
+    kept as blocks for the next run through ``save(seq, data)``."""
+
+    def __init__(self, previous: Iterator[str], save: Callable[[int, bytes], None]) -> None:
+        self._previous = previous
+        self._head = next(previous, None)
+        self._last: str | None = None
+        self._block: list[str] = []
+        self._seq = 0
+        self._save = save
+        self.added = 0
+        self.removed = 0
+
+    def note(self, loc: str) -> None:
+        """Note ``loc`` as published; each must come after the one before."""
+        last = self._last
+        if last is not None and loc <= last:
+            if loc == last:
+                return
+            raise ValueError(f"URLs must be noted in loc order: {loc!r} came after {last!r}")
+        self._last = loc
+        head = self._head
+        while head is not None and head < loc:
+            self.removed += 1
+            head = next(self._previous, None)
+        if head == loc:
+            head = next(self._previous, None)
+        else:
+            self.added += 1
+        self._head = head
+        block = self._block
+        block.append(loc)
+        if len(block) >= URL_BLOCK:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._block:
+            self._save(self._seq, _encode_block(self._block))
+            self._seq += 1
+            self._block = []
+
+    def finish(self) -> tuple[int, int]:
+        """(added, removed) since the previous run, once every URL was noted."""
+        self._flush()
+        while self._head is not None:
+            self.removed += 1
+            self._head = next(self._previous, None)
+        return self.added, self.removed
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,22 +147,23 @@ class FileRecord:
 
 
 class PublishState:
-    """The state file. One instance per write; URLs of the run are noted as they are
-    written (in batches, into a temporary table) and compared in SQL, so memory stays flat
-    however many URLs there are."""
+    """The state file. One instance per write; the URLs of the run are noted as they are
+    written (see :class:`UrlNotes`, blocks into a temporary table) and stored with the
+    files once the delivery succeeded, so memory stays flat however many URLs there are."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
         self._db = sqlite3.connect(path, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode = WAL")
         with self._db:
             for statement in _SCHEMA:
                 self._db.execute(statement)
         self._db.execute(
-            "CREATE TEMP TABLE IF NOT EXISTS current (origin TEXT NOT NULL, loc TEXT NOT NULL,"
-            " PRIMARY KEY (origin, loc)) WITHOUT ROWID"
+            "CREATE TEMP TABLE IF NOT EXISTS current_blocks (origin TEXT NOT NULL,"
+            " seq INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (origin, seq))"
         )
-        self._pending: list[tuple[str, str]] = []
+        self._old_urls = _has_table(self._db, "urls")
 
     def previous_files(self, output: str, origin: str) -> dict[str, tuple[str, str]]:
         """name -> (sha256, lastmod) of what the previous run published."""
@@ -67,57 +173,44 @@ class PublishState:
         )
         return {name: (sha256, lastmod) for name, sha256, lastmod in rows}
 
-    def note(self, origin: str, loc: str) -> None:
-        """Note ``loc`` as published by this run for ``origin``."""
-        self._pending.append((origin, loc))
-        if len(self._pending) >= 1000:
-            self._flush()
+    def url_notes(self, output: str, origin: str) -> UrlNotes:
+        """Notes for the URLs this run writes for ``origin`` (anew if it is staged again)."""
+        self._db.execute("DELETE FROM current_blocks WHERE origin = ?", (origin,))
 
-    def _flush(self) -> None:
-        self._db.executemany("INSERT OR IGNORE INTO current VALUES (?, ?)", self._pending)
-        self._pending.clear()
+        def save(seq: int, data: bytes) -> None:
+            self._db.execute("INSERT INTO current_blocks VALUES (?, ?, ?)", (origin, seq, data))
 
-    def take_notes(self, path: Path) -> None:
-        """Note every ``(origin, loc)`` of the ``current`` table of another SQLite file: a
-        staging worker's notes, copied inside SQLite rather than row by row in Python."""
-        self._flush()
+        return UrlNotes(previous_locs(self._db, output, origin), save)
+
+    def take_notes(self, origin: str, path: Path) -> None:
+        """Take the blocks a staging worker saved for ``origin`` into another SQLite file
+        (its ``blocks`` table), copied inside SQLite."""
         self._db.commit()  # ATTACH is refused inside a transaction
         self._db.execute("ATTACH DATABASE ? AS notes", (str(path),))
         try:
             with self._db:
-                self._db.execute("INSERT OR IGNORE INTO current SELECT origin, loc FROM notes.current")
+                self._db.execute("DELETE FROM current_blocks WHERE origin = ?", (origin,))
+                self._db.execute(
+                    "INSERT INTO current_blocks SELECT ?, seq, data FROM notes.blocks", (origin,)
+                )
         finally:
             self._db.execute("DETACH DATABASE notes")
 
-    def url_changes(self, output: str, origin: str) -> tuple[int, int]:
-        """(added, removed) between the previous run's URLs and the ones noted now."""
-        self._flush()
-        added = self._db.execute(
-            "SELECT COUNT(*) FROM current WHERE origin = ? AND loc NOT IN"
-            " (SELECT loc FROM urls WHERE output = ? AND origin = ?)",
-            (origin, output, origin),
-        ).fetchone()[0]
-        removed = self._db.execute(
-            "SELECT COUNT(*) FROM urls WHERE output = ? AND origin = ?"
-            " AND loc NOT IN (SELECT loc FROM current WHERE origin = ?)",
-            (output, origin, origin),
-        ).fetchone()[0]
-        return int(added), int(removed)
-
     def commit(self, output: str, origin: str, files: Iterable[FileRecord]) -> None:
         """Record what was published for one origin (after delivery succeeded)."""
-        self._flush()
         with self._db:
             self._db.execute("DELETE FROM files WHERE output = ? AND origin = ?", (output, origin))
             self._db.executemany(
                 "INSERT INTO files VALUES (?, ?, ?, ?, ?)",
                 [(output, origin, f.name, f.sha256, f.lastmod) for f in files],
             )
-            self._db.execute("DELETE FROM urls WHERE output = ? AND origin = ?", (output, origin))
+            self._db.execute("DELETE FROM url_blocks WHERE output = ? AND origin = ?", (output, origin))
             self._db.execute(
-                "INSERT INTO urls SELECT ?, origin, loc FROM current WHERE origin = ?",
+                "INSERT INTO url_blocks SELECT ?, origin, seq, data FROM current_blocks WHERE origin = ?",
                 (output, origin),
             )
+            if self._old_urls:  # now in blocks: the old rows would only be read again
+                self._db.execute("DELETE FROM urls WHERE output = ? AND origin = ?", (output, origin))
 
     def close(self) -> None:
         self._db.close()

@@ -1,0 +1,105 @@
+"""The publish state's URL set: what came and went between runs (the close log's ``+N, -M``),
+kept as blocks in a real SQLite file, and a state file of 0.1.0 (a row per URL) read on."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scrapy_sitemapgen.manifest import URL_BLOCK, FileRecord, PublishState, UrlNotes
+
+OUT = "/out"
+ORIGIN = "https_example.com_443"
+
+
+def publish(path: Path, locs: list[str], origin: str = ORIGIN) -> tuple[int, int]:
+    """One run: note ``locs`` (sorted, as every store gives them), commit, close."""
+    state = PublishState(path)
+    try:
+        notes = state.url_notes(OUT, origin)
+        for loc in sorted(locs):
+            notes.note(loc)
+        changes = notes.finish()
+        state.commit(OUT, origin, [FileRecord("sitemap.xml", "index", 1, 10, "ab", "2026-01-01", True)])
+        return changes
+    finally:
+        state.close()
+
+
+def url(n: int) -> str:
+    return f"https://example.com/page-{n:07d}"
+
+
+def test_changes_across_runs_are_the_set_differences(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    first = [url(n) for n in range(0, 5000)]
+    second = [url(n) for n in range(3, 5000) if n % 7] + [url(n) for n in range(5000, 5004)]
+    assert publish(path, first) == (5000, 0)
+    # computed by hand: 3 dropped at the start, the multiples of 7 from 7 to 4998 dropped
+    # (714 of them), 4 new at the end
+    assert publish(path, second) == (4, 3 + 714)
+    assert publish(path, second) == (0, 0)
+
+
+def test_origins_and_outputs_are_apart(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    publish(path, [url(1), url(2)])
+    assert publish(path, [url(1)], origin="http_example.com_80") == (1, 0)
+    assert publish(path, [url(2), url(3)]) == (1, 1)
+
+
+def test_blocks_hold_the_set_in_few_rows(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    count = URL_BLOCK * 2 + 17
+    publish(path, [url(n) for n in range(count)])
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT COUNT(*) FROM url_blocks").fetchone()[0]
+    assert rows == 3
+    assert publish(path, [url(n) for n in range(count)]) == (0, 0)
+
+
+def test_out_of_order_notes_are_refused(tmp_path: Path) -> None:
+    notes = UrlNotes(iter(()), lambda seq, data: None)
+    notes.note(url(2))
+    notes.note(url(2))  # the same URL again is one URL
+    with pytest.raises(ValueError, match="loc order"):
+        notes.note(url(1))
+    assert notes.finish() == (1, 0)
+
+
+def test_a_state_file_of_0_1_0_is_read_then_moved_to_blocks(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    with sqlite3.connect(path) as db:  # the 0.1.0 schema, as that release created it
+        db.execute(
+            "CREATE TABLE urls (output TEXT NOT NULL, origin TEXT NOT NULL, loc TEXT NOT NULL,"
+            " PRIMARY KEY (output, origin, loc)) WITHOUT ROWID"
+        )
+        db.executemany(
+            "INSERT INTO urls VALUES (?, ?, ?)",
+            [(OUT, ORIGIN, url(n)) for n in range(URL_BLOCK + 5)] + [("/other", ORIGIN, url(1))],
+        )
+    locs = [url(n) for n in range(2, URL_BLOCK + 9)]
+    assert publish(path, locs) == (4, 2)
+    with sqlite3.connect(path) as db:
+        left = db.execute("SELECT output FROM urls").fetchall()
+    assert left == [("/other",)]  # only the published pair moved
+    assert publish(path, locs) == (0, 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sets(st.integers(0, 3 * URL_BLOCK), max_size=3 * URL_BLOCK), min_size=1, max_size=4),
+    st.sampled_from(["", "\u00e9", "%C3%A9", "\U0001f600"]),
+)
+def test_changes_match_set_arithmetic_over_runs(tmp_path_factory: pytest.TempPathFactory, runs: list[set[int]], tail: str) -> None:
+    path = tmp_path_factory.mktemp("state") / "state.sqlite3"
+    previous: set[str] = set()
+    for numbers in runs:
+        # Non-ASCII tails: Python's order must be the one the blocks keep (code points).
+        current = {f"{url(n)}{tail if n % 3 else ''}" for n in numbers}
+        assert publish(path, list(current)) == (len(current - previous), len(previous - current))
+        previous = current
