@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import multiprocessing
 import shutil
 import sqlite3
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -253,42 +251,42 @@ def stage_origins(
 ) -> list[OriginSet]:
     """:func:`stage_origin` for every origin of ``store``, in origin order.
 
-    The offline build's :class:`bulk.RunStore` is files that any process can read: with
-    its ``workers`` > 1, origins are staged in that many processes at once: each
+    The offline build's :class:`bulk.RunStore` is files that any process can read: when
+    it has worker processes (its ``pool``), origins are staged in them at once: each
     writes its files, compares its URLs with the previous run's (reading the state file)
     and saves them into a scratch SQLite file that ``state`` then takes in, and reports
     into a tally replayed here, so the result and the log are the same.
     """
     origins = store.origins()
-    if not isinstance(store, RunStore) or store.workers <= 1 or len(origins) < 2:
+    pool = store.pool if isinstance(store, RunStore) else None
+    if pool is None or len(origins) < 2:
         sets = []
         for origin in origins:
             origin_set = stage_origin(store, origin, config, now, state, reporter, staging_of(origin))
             if origin_set is not None:
                 sets.append(origin_set)
         return sets
+    assert isinstance(store, RunStore)
     scratch = Path(tempfile.mkdtemp(prefix="sitemapgen-notes-"))
     try:
-        context = multiprocessing.get_context("spawn")  # see bulk._executor
-        with ProcessPoolExecutor(min(store.workers, len(origins)), mp_context=context) as pool:
-            # The largest origins first, so that the last to finish is a small one.
-            order = sorted(origins, key=lambda o: -store.urls_of(o))
-            futures = {
-                origin: pool.submit(
-                    _stage_in_worker, store, origin, config, now,
-                    state.previous_files(config.uri, origin.name), state.path,
-                    staging_of(origin), scratch / f"notes-{n}.sqlite3",
-                )
-                for n, origin in enumerate(order)
-            }
-            sets = []
-            for origin in origins:
-                origin_set, tally, notes = futures[origin].result()
-                tally.replay(reporter)
-                if origin_set is not None:
-                    state.take_notes(origin.name, notes)
-                    sets.append(origin_set)
-            return sets
+        # The largest origins first, so that the last to finish is a small one.
+        order = sorted(origins, key=lambda o: -store.size_of(o))
+        futures = {
+            origin: pool.submit(
+                _stage_in_worker, store, origin, config, now,
+                state.previous_files(config.uri, origin.name), state.path,
+                staging_of(origin), scratch / f"notes-{n}.sqlite3",
+            )
+            for n, origin in enumerate(order)
+        }
+        sets = []
+        for origin in origins:
+            origin_set, tally, notes = futures[origin].result()
+            tally.replay(reporter)
+            if origin_set is not None:
+                state.take_notes(origin.name, notes)
+                sets.append(origin_set)
+        return sets
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

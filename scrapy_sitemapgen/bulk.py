@@ -7,12 +7,12 @@ need not take the crawl's road of one store upsert per record. Instead:
    record validated by :func:`records.record_fields`, exactly as the item pipeline does,
    then kept as a plain row in sorted runs on disk (at most ``run_records`` rows in memory
    per worker, whatever the feed's size);
-2. each origin's runs are merged into one file in ``loc`` order, repeated URLs combined by
-   the store's merge rules (newest lastmod; the later record's changefreq, priority, media
-   and news), again one origin per worker;
-3. :class:`RunStore` reads those files through the :class:`~.store.FactStore` interface,
-   so the exporter writes and publishes them as it would a crawl's store: the same bytes
-   (its origins staged in parallel processes too, see :func:`build.stage_origins`).
+2. :class:`RunStore` reads each origin's runs through the :class:`~.store.FactStore`
+   interface, merged on the fly in ``loc`` order, repeated URLs combined by the store's
+   merge rules (newest lastmod; the later record's changefreq, priority, media and news),
+   so the exporter writes and publishes them as it would a crawl's store: the same bytes.
+   Its origins are staged in the same worker processes (see :func:`build.stage_origins`),
+   each merging its own origin's runs while it writes: no merged copy is ever written.
 
 Pure: no Scrapy here. The rows are tuples of strings, numbers and ``None``, stored with
 :mod:`marshal` in blocks (the fastest serialisation of such data in the standard library,
@@ -31,6 +31,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
+from operator import itemgetter
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -44,7 +45,7 @@ from .urls import Origin, UrlPolicy, UrlRejected, origin_of
 if TYPE_CHECKING:
     from .stats import Reporter
 
-__all__ = ["RUN_RECORDS", "RunStore", "Tally", "build_store", "feed_ranges"]
+__all__ = ["DEFAULT_JSON_PARSER", "JSON_PARSERS", "RUN_RECORDS", "RunStore", "Runs", "Tally", "build_store", "feed_ranges", "merged_rows"]
 
 #: Rows a worker holds before it sorts them and writes a run: its memory bound (a row is
 #: a few hundred bytes), and large enough that a million records make only a few runs.
@@ -56,11 +57,12 @@ _BLOCK = 500
 _FAN_IN = 64
 _BOM = b"\xef\xbb\xbf"
 
-# A row: (loc, seq, lastmod, changefreq, priority, images, videos, news). ``seq`` is the
-# record's byte offset in the feed, its arrival order: sorting by (loc, seq) puts repeats
-# of a URL together, oldest first, so merging them needs no other state. A merged row has
-# no seq: (loc, lastmod, changefreq, priority, images, videos, news).
+# A row: (loc, lastmod, changefreq, priority, images, videos, news). Runs are sorted by
+# loc alone with a stable sort, and merged by loc alone with a stable merge in feed order
+# (heapq.merge keeps the order of its inputs for equal keys): repeats of a URL come out
+# together, oldest first, so combining them needs no other state.
 Row = tuple[Any, ...]
+_LOC = itemgetter(0)
 OriginKey = str  # the origin's root, "https://host[:port]/": a prefix of every loc of it
 
 
@@ -173,6 +175,8 @@ class _Runs:
         self.pending: dict[OriginKey, list[Row]] = {}
         self.held = 0
         self.files: dict[OriginKey, list[str]] = {}
+        #: Rows and rows with news per origin: repeats counted, so an upper bound.
+        self.rows: dict[OriginKey, list[int]] = {}
         self.number = 0
 
     def spill(self) -> None:
@@ -180,10 +184,13 @@ class _Runs:
             return
         self.number += 1
         for index, (key, rows) in enumerate(self.pending.items()):
-            rows.sort()  # (loc, seq): seq is unique, so later fields are never compared
+            rows.sort(key=_LOC)  # stable: a repeated URL's rows stay in feed order
             path = self.folder / f"run-{self.tag}-{self.number}-{index}"
             _write_blocks(path, rows)
             self.files.setdefault(key, []).append(str(path))
+            counts = self.rows.setdefault(key, [0, 0])
+            counts[0] += len(rows)
+            counts[1] += sum(1 for row in rows if row[6] is not None)
         self.pending = {}
         self.held = 0
 
@@ -202,10 +209,50 @@ class _Issues:
         self.tally.add("skip", f"item_{reason}", self.loc, value)
 
 
+@dataclass
+class Runs:
+    """What a range's worker wrote: per origin, its run files (in feed order) and how many
+    rows and rows with news they hold (repeats counted)."""
+
+    files: dict[OriginKey, list[str]]
+    rows: dict[OriginKey, list[int]]
+
+
+_STDLIB_DECODE = json.JSONDecoder().decode  # json.loads less its per-call type checks
+
+
+def _json_line(line: bytes) -> Any:
+    """A line as ``json.loads(line)`` reads it, as the pipeline road does (a BOM skipped)."""
+    return _STDLIB_DECODE(line.decode("utf-8-sig" if line.startswith(_BOM) else "utf-8"))
+
+
+def _orjson_line(line: bytes) -> Any:
+    """:func:`_json_line` at three times the speed: what orjson refuses (a BOM, NaN, a
+    lone surrogate, a float out of range) is read by the standard parser, so the same
+    lines are records. One difference: orjson reads an integer beyond 64 bits as a float,
+    and no sitemap field accepts such a number, so at most a refused value is logged as a
+    float rather than an integer."""
+    try:
+        return _orjson_loads(line)
+    except ValueError:  # orjson.JSONDecodeError is one
+        return _json_line(line)
+
+
+#: The JSON parsers a build can read a feed with: orjson when installed (the ``fast`` extra).
+JSON_PARSERS: dict[str, Callable[[bytes], Any]] = {"json": _json_line}
+try:
+    from orjson import loads as _orjson_loads
+
+    JSON_PARSERS["orjson"] = _orjson_line
+except ImportError:  # pragma: no cover - the extra is installed for the tests
+    pass
+DEFAULT_JSON_PARSER = "orjson" if "orjson" in JSON_PARSERS else "json"
+
+
 def read_range(
     feed: str, start: int, end: int, folder: str, tag: str, policy: UrlPolicy, now: datetime,
-    run_records: int = RUN_RECORDS,
-) -> tuple[dict[OriginKey, list[str]], Tally]:
+    run_records: int = RUN_RECORDS, parser: str = DEFAULT_JSON_PARSER,
+) -> tuple[Runs, Tally]:
     """Phase 1, in a worker: the records of ``feed[start:end]`` as sorted run files.
 
     Each record is taken as :class:`~.pipeline.SitemapItemPipeline` takes an item. One
@@ -214,7 +261,7 @@ def read_range(
     runs = _Runs(Path(folder), tag, run_records)
     issues = _Issues(tally)
     issue = issues.issue
-    decode = json.JSONDecoder().decode  # json.loads less its per-call type checks
+    parse = JSON_PARSERS[parser]
     locate = policy.loc
     refuse = policy.refusal
     pending = runs.pending
@@ -227,8 +274,7 @@ def read_range(
             seq = offset
             offset += len(line)
             try:
-                # json.loads() of bytes, as the pipeline road reads a line, skips a BOM too.
-                record = decode(line.decode("utf-8-sig" if line.startswith(_BOM) else "utf-8"))
+                record = parse(line)
             except ValueError:  # UnicodeDecodeError included
                 if line.isspace():
                     continue
@@ -254,7 +300,6 @@ def read_range(
             lastmod, changefreq, priority, images, videos, news = record_fields(record.get, issue, now)
             row = (
                 loc,
-                seq,
                 lastmod,
                 changefreq,
                 priority,
@@ -275,24 +320,43 @@ def read_range(
                 runs.spill()
                 pending = runs.pending
     runs.spill()
-    return runs.files, tally
+    return Runs(runs.files, runs.rows), tally
 
 
 def _combine(old: Row, new: Row) -> Row:
     """Two records of one URL, ``new`` read after ``old``: the store's merge rules for
     items (see store._UPSERT), so a feed builds what the pipeline would have stored."""
-    lastmod = old[2] if new[2] is None or (old[2] is not None and old[2] > new[2]) else new[2]
-    media = (new[5], new[6]) if new[5] or new[6] else (old[5], old[6])
-    return (
-        new[0], new[1], lastmod, new[3] or old[3], new[4] or old[4], *media, new[7] or old[7]
+    lastmod = old[1] if new[1] is None or (old[1] is not None and old[1] > new[1]) else new[1]
+    media = (new[4], new[5]) if new[4] or new[5] else (old[4], old[5])
+    return (new[0], lastmod, new[2] or old[2], new[3] or old[3], *media, new[6] or old[6])
+
+
+def merged_rows(paths: list[str]) -> Iterator[Row]:
+    """One origin's runs (in feed order, at most _FAN_IN of them) in ``loc`` order, each
+    URL once, its repeats combined."""
+    rows = (
+        _rows(Path(paths[0]))
+        if len(paths) == 1
+        else heapq.merge(*(_rows(Path(path)) for path in paths), key=_LOC)
     )
+    previous: Row | None = None
+    for row in rows:
+        if previous is not None:
+            if row[0] == previous[0]:
+                previous = _combine(previous, row)
+                continue
+            yield previous
+        previous = row
+    if previous is not None:
+        yield previous
 
 
-def merge_origin(paths: list[str], out: str) -> tuple[int, int]:
-    """Phase 2, in a worker: one origin's runs merged into one file in ``loc`` order, each
-    URL once. Returns (URLs, URLs with news)."""
+def merge_passes(paths: list[str], out: str) -> list[str]:
+    """In a worker, for an origin of more than _FAN_IN runs (millions of records): its
+    runs merged in groups, in order, until at most _FAN_IN are left, so that a reader
+    holds at most _FAN_IN blocks whatever the feed's size. Repeats are combined later."""
     number = 0
-    while len(paths) > _FAN_IN:  # a feed of millions: merge the runs in groups first
+    while len(paths) > _FAN_IN:
         groups = [paths[i : i + _FAN_IN] for i in range(0, len(paths), _FAN_IN)]
         paths = []
         for group in groups:
@@ -300,7 +364,7 @@ def merge_origin(paths: list[str], out: str) -> tuple[int, int]:
             merged = f"{out}.pass-{number}"
             with open(merged, "wb") as file:
                 block: list[Row] = []
-                for row in heapq.merge(*(_rows(Path(p)) for p in group)):
+                for row in heapq.merge(*(_rows(Path(p)) for p in group), key=_LOC):
                     block.append(row)
                     if len(block) >= _BLOCK:
                         _dump_block(file, block)
@@ -310,54 +374,38 @@ def merge_origin(paths: list[str], out: str) -> tuple[int, int]:
             for path in group:
                 os.unlink(path)
             paths.append(merged)
-    urls = news = 0
-    block = []
-    previous: Row | None = None
-    with open(out, "wb") as file:
-        for row in heapq.merge(*(_rows(Path(p)) for p in paths)):
-            if previous is not None:
-                if row[0] == previous[0]:
-                    previous = _combine(previous, row)
-                    continue
-                block.append((previous[0], *previous[2:]))
-                urls += 1
-                news += previous[7] is not None
-                if len(block) >= _BLOCK:
-                    _dump_block(file, block)
-                    block = []
-            previous = row
-        if previous is not None:
-            block.append((previous[0], *previous[2:]))
-            urls += 1
-            news += previous[7] is not None
-        if block:
-            _dump_block(file, block)
-    for path in paths:
-        os.unlink(path)
-    return urls, news
+    return paths
 
 
 @dataclass(frozen=True)
-class _Merged:
-    path: Path
-    urls: int
+class _OriginRuns:
+    paths: list[str]
+    rows: int  # repeats counted: an upper bound of the URLs
     news: int
 
 
 class RunStore:
-    """The read side of :class:`~.store.FactStore` over merged run files: what the
-    exporter needs to publish. Read-only; :meth:`close` removes the files."""
+    """The read side of :class:`~.store.FactStore` over sorted run files: what the
+    exporter needs to publish. Read-only; :meth:`close` removes the files and stops the
+    worker processes, which the exporter stages origins in (see build.stage_origins)."""
 
-    def __init__(self, folder: Path, merged: dict[Origin, _Merged], workers: int = 1) -> None:
+    def __init__(self, folder: Path, runs: dict[Origin, _OriginRuns], pool: Executor | None = None) -> None:
         self.folder = folder
-        self._merged = merged
-        #: Processes the exporter may stage origins in (see build.stage_origins): this
-        #: store is files and counts, so a worker process can read it too.
-        self.workers = workers
+        self._runs = runs
+        #: The build's worker processes (None: this process only).
+        self.pool = pool
 
-    def urls_of(self, origin: Origin) -> int:
-        merged = self._merged.get(origin)
-        return merged.urls if merged else 0
+    def __getstate__(self) -> dict[str, Any]:
+        # What a staging worker gets: the files, not the pool it runs in.
+        return {"folder": self.folder, "_runs": self._runs, "pool": None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def size_of(self, origin: Origin) -> int:
+        """Rows held for ``origin``, repeats counted: for sharing out the work."""
+        runs = self._runs.get(origin)
+        return runs.rows if runs else 0
 
     def record(self, facts: UrlFacts, *, from_item: bool = False) -> None:
         raise StoreError("a build's run store is read-only")
@@ -378,25 +426,24 @@ class RunStore:
         """No request is tracked."""
 
     def origins(self) -> list[Origin]:
-        return sorted(origin for origin, merged in self._merged.items() if merged.urls)
+        return sorted(origin for origin, runs in self._runs.items() if runs.rows)
 
     def _facts(self, origin: Origin, news_only: bool) -> Iterator[UrlFacts]:
-        merged = self._merged.get(origin)
-        if merged is None or (news_only and not merged.news):
+        runs = self._runs.get(origin)
+        if runs is None or (news_only and not runs.news):
             return
-        for block in _read_blocks(merged.path):
-            for loc, lastmod, changefreq, priority, images, videos, news in block:
-                if news_only and news is None:
-                    continue
-                yield UrlFacts(
-                    loc,
-                    lastmod,
-                    changefreq,
-                    priority,
-                    images=images or (),
-                    videos=tuple(Video(*v) for v in videos) if videos else (),
-                    news=News(*news) if news else None,
-                )
+        for loc, lastmod, changefreq, priority, images, videos, news in merged_rows(runs.paths):
+            if news_only and news is None:
+                continue
+            yield UrlFacts(
+                loc,
+                lastmod,
+                changefreq,
+                priority,
+                images=images or (),
+                videos=tuple(Video(*v) for v in videos) if videos else (),
+                news=News(*news) if news else None,
+            )
 
     def entries(self, origin: Origin) -> Iterator[UrlFacts]:
         return self._facts(origin, news_only=False)
@@ -405,10 +452,16 @@ class RunStore:
         return self._facts(origin, news_only=True)
 
     def __len__(self) -> int:
-        return sum(merged.urls for merged in self._merged.values())
+        """Distinct URLs: counted by merging the runs (not needed to publish them)."""
+        return sum(sum(1 for _ in merged_rows(runs.paths)) for runs in self._runs.values())
 
     def close(self) -> None:
-        shutil.rmtree(self.folder, ignore_errors=True)
+        try:
+            if self.pool is not None:
+                self.pool.shutdown(cancel_futures=True)
+                self.pool = None
+        finally:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 class _Inline(Executor):
@@ -431,38 +484,51 @@ def build_store(
     workers: int,
     temp_dir: str | None = None,
     run_records: int = RUN_RECORDS,
+    parser: str = DEFAULT_JSON_PARSER,
 ) -> tuple[RunStore, Tally]:
-    """Read ``feed`` with ``workers`` processes (1: in this process) into a :class:`RunStore`."""
+    """Read ``feed`` with ``workers`` processes (1: in this process) into a :class:`RunStore`
+    that keeps those processes for staging, until it is closed."""
     folder = Path(tempfile.mkdtemp(prefix="sitemapgen-build-", dir=temp_dir))
+    pool = _executor(workers)
     try:
-        with _executor(workers) as pool:
-            ranges = feed_ranges(feed, workers)
-            tally = Tally()
-            runs: dict[OriginKey, list[str]] = {}
-            futures = [
-                pool.submit(read_range, str(feed), start, end, str(folder), str(n), policy, now,
-                            run_records)
-                for n, (start, end) in enumerate(ranges)
-            ]
-            for future in futures:
-                files, part = future.result()
-                tally.update(part)
-                for key, paths in files.items():
-                    runs.setdefault(key, []).extend(paths)
-            # The biggest origins first, so the last one to finish is a small one.
-            order = sorted(runs, key=lambda key: -len(runs[key]))
-            merges = {
-                key: pool.submit(merge_origin, runs[key], str(folder / f"merged-{n}"))
-                for n, key in enumerate(order)
-            }
-            merged = {}
-            for n, key in enumerate(order):
-                urls, news = merges[key].result()
-                merged[origin_of(key)] = _Merged(folder / f"merged-{n}", urls, news)
+        tally = Tally()
+        files: dict[OriginKey, list[str]] = {}
+        rows: dict[OriginKey, list[int]] = {}
+        futures = [
+            pool.submit(read_range, str(feed), start, end, str(folder), str(n), policy, now,
+                        run_records, parser)
+            for n, (start, end) in enumerate(feed_ranges(feed, workers))
+        ]
+        for future in futures:  # in feed order: the merge keeps it for repeated URLs
+            runs, part = future.result()
+            tally.update(part)
+            for key, paths in runs.files.items():
+                files.setdefault(key, []).extend(paths)
+                counts = rows.setdefault(key, [0, 0])
+                counts[0] += runs.rows[key][0]
+                counts[1] += runs.rows[key][1]
+        passes = {
+            key: pool.submit(merge_passes, paths, str(folder / f"merged-{n}"))
+            for n, (key, paths) in enumerate(files.items())
+            if len(paths) > _FAN_IN
+        }
+        store = RunStore(
+            folder,
+            {
+                origin_of(key): _OriginRuns(
+                    passes[key].result() if key in passes else paths, *rows[key]
+                )
+                for key, paths in files.items()
+            },
+            pool if workers > 1 else None,
+        )
     except BaseException:
+        pool.shutdown(cancel_futures=True)
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    return RunStore(folder, merged, workers), tally
+    if store.pool is None:
+        pool.shutdown()
+    return store, tally
 
 
 def _executor(workers: int) -> Executor:

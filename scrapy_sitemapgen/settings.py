@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from scrapy.utils.project import data_path
 from w3lib.url import file_uri_to_path
 
 from .facts import FactRejected, parse_changefreq, parse_priority
@@ -379,6 +378,10 @@ class Config:
         elif output_dir is not None and "%(" not in str(output_dir):
             state_path = output_dir / LOCAL_STATE_NAME
         else:
+            # Imported here: a build's worker processes unpickle a Config, and should not
+            # pay for importing Scrapy to do it.
+            from scrapy.utils.project import data_path
+
             state_path = Path(data_path("sitemapgen-state.sqlite3"))
         robots_txt = _get(settings, "SITEMAPGEN_ROBOTS_TXT")
         if not isinstance(robots_txt, (str, Path)):

@@ -260,3 +260,58 @@ def test_parallel_staging_counts_changes_as_one_process_does(tmp_path: Path) -> 
     # b did not change: its index (and the lastmod in it) is the first run's, on both roads.
     assert b_indexes["two"][0] == b_indexes["two"][1]
     assert b_indexes["one"][0] == b_indexes["one"][1]
+
+
+ODD_JSON = [
+    b'{"loc": "https://a.example/nan", "priority": NaN}\n',  # the stdlib reads NaN, orjson not
+    b'{"loc": "https://a.example/inf", "priority": 1e400}\n',
+    b'{"loc": "https://a.example/big", "priority": 123456789012345678901234567890}\n',
+    b'{"loc": "https://a.example/sur\\ud800"}\n',  # a lone surrogate escape
+    b'{"loc": "https://a.example/dup", "loc": "https://a.example/dup2"}\n',  # the last wins
+    b'\xef\xbb\xbf{"loc": "https://a.example/bom2"}\n',
+    b'{"loc": "https://a.example/nul"}\x00\n',
+    b'  {"loc": "https://a.example/ws"}  \r\n',
+]
+
+
+def _decoded(parse: object, line: bytes) -> object:
+    try:
+        return ("ok", parse(line))  # type: ignore[operator]
+    except ValueError:
+        return ("refused", None)
+
+
+@pytest.mark.skipif("orjson" not in bulk.JSON_PARSERS, reason="the fast extra is not installed")
+def test_orjson_reads_lines_as_the_standard_parser_does() -> None:
+    fast, slow = bulk.JSON_PARSERS["orjson"], bulk.JSON_PARSERS["json"]
+    for line in ODD_JSON:
+        got, want = _decoded(fast, line), _decoded(slow, line)
+        if b"1234567890123" in line:  # the one documented difference: a float, not an int
+            assert got == ("ok", {"loc": "https://a.example/big", "priority": 1.2345678901234568e29})
+            assert want == ("ok", {"loc": "https://a.example/big", "priority": 123456789012345678901234567890})
+        elif b"NaN" in line:  # nan != nan: compare the text
+            assert repr(got) == repr(want) == "('ok', {'loc': 'https://a.example/nan', 'priority': nan})"
+        else:
+            assert got == want, line
+    assert _decoded(fast, ODD_JSON[4]) == ("ok", {"loc": "https://a.example/dup2"})
+    assert _decoded(fast, ODD_JSON[6]) == ("refused", None)
+
+
+@pytest.mark.skipif("orjson" not in bulk.JSON_PARSERS, reason="the fast extra is not installed")
+def test_both_parsers_build_the_same_store(tmp_path: Path) -> None:
+    feed = tmp_path / "feed.jsonl"
+    _write_feed(feed, _records(), copies=2)
+    with feed.open("ab") as file:
+        file.write(b"".join(ODD_JSON))
+    seen = []
+    for parser in ("json", "orjson"):
+        store, tally = build_store(feed, UrlPolicy(), NOW, workers=1, temp_dir=str(tmp_path), parser=parser)
+        try:
+            entries = [f for origin in store.origins() for f in store.entries(origin)]
+            seen.append((entries, tally.records, tally.bad_lines, tally.counts))
+        finally:
+            store.close()
+    assert seen[0] == seen[1]
+    locs = {f.loc for f in seen[0][0]}
+    assert {"https://a.example/nan", "https://a.example/inf", "https://a.example/dup2", "https://a.example/ws"} <= locs
+    assert seen[0][2] == 2 * 4 + 1  # the bad lines of _write_feed, and the NUL one
