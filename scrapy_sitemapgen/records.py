@@ -61,7 +61,10 @@ def record_fields(
     as_mapping: Callable[[object], Mapping[str, object] | None] | None = None,
 ) -> Fields:
     """:func:`record_facts` as a plain tuple (lastmod, changefreq, priority, images,
-    videos, news): the offline build keeps rows, not objects, for a million records."""
+    videos, news): the offline build keeps rows, not objects, for a million records.
+
+    The fields are read and refused in one fixed order (lastmod, changefreq, priority,
+    then the media), which is the order the issues are reported in."""
     raw = get("lastmod")
     lastmod = None
     if raw is not None and raw != "":
@@ -102,8 +105,17 @@ def _list(raw: object, name: str, issue: OnIssue) -> list[Any]:
 
 
 def _images(images: object, issue: OnIssue) -> tuple[str, ...]:
+    if type(images) is list:  # what JSON gives, and most items
+        if len(images) == 1:  # a third of feed image lists: no dict to dedup through
+            try:
+                return (normalize_loc(images[0]),)
+            except (UrlRejected, AttributeError, TypeError):
+                pass  # read again below, which reports it
+        raws: list[Any] = images
+    else:
+        raws = _list(images, "images", issue)
     found: dict[str, None] = {}
-    for raw in _list(images, "images", issue):
+    for raw in raws:
         try:
             found[normalize_loc(raw)] = None
         except (UrlRejected, AttributeError, TypeError):

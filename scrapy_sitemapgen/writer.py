@@ -281,23 +281,25 @@ def _video(video: Video) -> str:
 
 
 def _url_chunk(facts: UrlFacts) -> bytes:
-    parts = [f"<url><loc>{escape(facts.loc)}</loc>"]
-    if facts.lastmod:
-        parts.append(f"<lastmod>{facts.lastmod}</lastmod>")
-    if facts.changefreq:
-        parts.append(f"<changefreq>{facts.changefreq}</changefreq>")
-    if facts.priority:
-        parts.append(f"<priority>{facts.priority}</priority>")
+    # One string grown in place (CPython appends to a string nothing else holds), not a
+    # list joined: this runs once per URL.
+    lastmod, changefreq, priority = facts.lastmod, facts.changefreq, facts.priority
+    text = (
+        f"<url><loc>{escape(facts.loc)}</loc>"
+        f"{f'<lastmod>{lastmod}</lastmod>' if lastmod else ''}"
+        f"{f'<changefreq>{changefreq}</changefreq>' if changefreq else ''}"
+        f"{f'<priority>{priority}</priority>' if priority else ''}"
+    )
     for alternate in facts.alternates:
-        parts.append(
+        text += (
             f'<xhtml:link rel="alternate" hreflang="{escape(alternate.hreflang)}"'
             f' href="{escape(alternate.href)}"/>'
         )
     for image in facts.images:
-        parts.append(f"<image:image><image:loc>{escape(image)}</image:loc></image:image>")
-    parts.extend(_video(video) for video in facts.videos)
-    parts.append("</url>\n")
-    return "".join(parts).encode()
+        text += f"<image:image><image:loc>{escape(image)}</image:loc></image:image>"
+    for video in facts.videos:
+        text += _video(video)
+    return (text + "</url>\n").encode()
 
 
 def _news_chunk(facts: UrlFacts) -> bytes:

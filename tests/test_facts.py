@@ -634,3 +634,87 @@ def test_p4_lastmod_from_http_fixdate_shortcut_agrees_with_email_utils() -> None
         except FactRejected:
             got = "rejected"
         assert got == expected, value
+
+
+# --- memoised parsers: a warm read is the cold one (P4, P5, P6) -------------------------
+
+
+@pytest.mark.parametrize(
+    ("first", "then"), [(1, True), (1.0, True), (0, False), (0.0, False), ("1", True)], ids=repr
+)
+def test_p6_priority_memo_keeps_bool_refused(first: object, then: bool) -> None:
+    # True == 1 == 1.0 as dict keys: a memo keyed by value alone would accept True.
+    assert parse_priority(first) in ("1.0", "0.0")
+    for _ in range(2):
+        with pytest.raises(FactRejected) as info:
+            parse_priority(then)
+        assert (info.value.reason, info.value.value) == ("bad_priority", then)
+
+
+@pytest.mark.parametrize(("value", "expected"), [(1, "1.0"), (1.0, "1.0"), ("1", "1.0"), ("1.0", "1.0"), (-0.0, "0.0")])
+def test_p6_priority_warm_equals_cold(value: object, expected: str) -> None:
+    assert [parse_priority(value) for _ in range(3)] == [expected] * 3
+
+
+def test_p5_changefreq_warm_equals_cold() -> None:
+    assert [parse_changefreq(" Daily ") for _ in range(2)] == ["daily", "daily"]
+    for _ in range(2):
+        with pytest.raises(FactRejected) as info:
+            parse_changefreq("Dayly")
+        assert (info.value.reason, info.value.value) == ("bad_changefreq", "Dayly")
+
+
+@pytest.mark.parametrize("value", ["2024-06-10", "2024-06-10T08:00:00Z", "2024-06-10T10:00:00+02:00", " 2024-06-10 "])
+def test_p4_parse_lastmod_future_verdict_is_not_memoised(value: str) -> None:
+    later = NOW + timedelta(days=9)
+    for now, reason in [(NOW, "lastmod_future"), (later, None), (NOW, "lastmod_future"), (None, None)]:
+        if reason is None:
+            assert parse_lastmod(value, now=now).startswith("2024-06-10")
+        else:
+            with pytest.raises(FactRejected) as info:
+                parse_lastmod(value, now=now)
+            assert (info.value.reason, info.value.value) == (reason, value)
+
+
+@pytest.mark.parametrize("value", ["2021-02-29", "2021-02-29T00:00:00Z", "2021-02-29T00:00:00+01:00", "0001-01-01T00:30:00+01:00"])
+def test_p4_parse_lastmod_bad_string_is_refused_every_time(value: str) -> None:
+    for _ in range(3):
+        with pytest.raises(FactRejected) as info:
+            parse_lastmod(value, now=NOW)
+        assert (info.value.reason, info.value.value) == ("bad_lastmod", value)
+
+
+def test_p4_parse_lastmod_to_the_second_shortcut_agrees_with_the_general_road() -> None:
+    """Date-times to the second with a zone skip the general parser; a blank in front
+    sends the same text down the general road, which must give the same answer."""
+    import random
+
+    rng = random.Random(11)
+    zones = ["Z", "+00:00", "-00:00", "+02:00", "-05:30", "+14:00", "+23:59", "-23:59", "+24:00", "+05:60"]
+    clocks = [NOW, datetime(9999, 12, 30, tzinfo=UTC), datetime(2, 1, 1, tzinfo=UTC)]
+    for _ in range(3000):
+        value = (
+            f"{rng.choice([1, 2, 1999, 2024, 9998, 9999]):04d}-{rng.randint(0, 13):02d}-"
+            f"{rng.choice([0, 1, 28, 29, 30, 31, 32]):02d}T{rng.randint(0, 24):02d}:"
+            f"{rng.choice([0, 30, 59, 60]):02d}:{rng.choice([0, 59, 60]):02d}{rng.choice(zones)}"
+        )
+        now = rng.choice(clocks)
+        answers = []
+        for text in (value, f" {value}"):
+            try:
+                answers.append(parse_lastmod(text, now=now))
+            except FactRejected as exc:
+                answers.append(exc.reason)
+        assert answers[0] == answers[1], value
+
+
+def test_parse_memos_stay_bounded() -> None:
+    from scrapy_sitemapgen import facts
+
+    for n in range(3 * facts._SCALAR_MEMO_SIZE):
+        parse_priority(f"0.{n:05d}")
+        parse_priority(n / (4 * facts._SCALAR_MEMO_SIZE))
+        parse_changefreq(" " * (n % 50) + "daily" + " " * (n // 50))
+    sizes = [len(facts._changefreqs)] + [len(memo) for memo in facts._priorities.values()]
+    assert max(sizes) <= facts._SCALAR_MEMO_SIZE
+    assert len(facts._changefreqs) > 0 and len(facts._priorities[str]) > 0
