@@ -250,7 +250,7 @@ class Contender:
 
 
 class WriteBench:
-    def __init__(self, info: feed.FeedInfo, work: Path, xsw_level: int) -> None:
+    def __init__(self, info: feed.FeedInfo, work: Path, xsw_level: int, skip: frozenset[str] = frozenset()) -> None:
         self.info = info
         self.feed = Path(info.path)
         self.work = work
@@ -265,7 +265,7 @@ class WriteBench:
         self.gzip_binary = shutil.which("gzip")
         self.xsw_version = self._xsw()
         self.node = ""
-        self.sitemapjs_version = self._sitemapjs()
+        self.sitemapjs_version = "" if "smjs" in skip else self._sitemapjs()
         self._sitemapjs_parsed = False
         self.contenders = [
             Contender("ours", "ours: `scrapy sitemapgen-build --input`", self._ours, self._check_ours),
@@ -278,7 +278,7 @@ class WriteBench:
             ),
             Contender("json", "read + `json.loads` alone", self._json, self._check_json),
         ]
-        if self.xsw_version:
+        if self.xsw_version and "xsw" not in skip:
             self.contenders.append(
                 Contender(
                     "xsw",
@@ -743,9 +743,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only", default="write,memory,crawl", help="sections to run: write, memory, crawl (comma-separated)"
     )
+    parser.add_argument(
+        "--skip", default="", help="contenders to leave out of the write section: xsw, smjs "
+        "(comma-separated; sitemap.js takes minutes per million records)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the work folder")
     args = parser.parse_args(argv)
     sections = {s.strip() for s in args.only.split(",") if s.strip()}
+    skip = {s.strip() for s in args.skip.split(",") if s.strip()}
+    if skip - {"xsw", "smjs"}:
+        parser.error(f"--skip: unknown contender(s) {', '.join(sorted(skip - {'xsw', 'smjs'}))}")
     if args.repeat < 3 or args.pairs < 5 or args.pages < 2000:
         parser.error("--repeat must be at least 3, --pairs at least 5 and --pages at least 2000")
     if sections - {"write", "memory", "crawl"}:
@@ -777,7 +784,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{info.images:,} images, {info.with_lastmod:,} lastmods, {info.repeats:,} repeated pages"
             )
             print(f"write throughput: {info.records:,} records, {args.repeat} rounds", flush=True)
-            bench = WriteBench(info, work, args.xsw_level)
+            bench = WriteBench(info, work, args.xsw_level, frozenset(skip))
             bench.run(args.repeat)
             base = bench.contenders[1].median("wall")
             lines += [
