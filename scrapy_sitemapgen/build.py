@@ -281,8 +281,9 @@ def stage_origins(
         }
         sets = []
         for origin in origins:
-            origin_set, tally, notes = futures[origin].result()
+            origin_set, tally, notes, counted = futures[origin].result()
             tally.replay(reporter)
+            store.counted.update(counted)
             if origin_set is not None:
                 state.take_notes(origin.name, notes)
                 sets.append(origin_set)
@@ -328,11 +329,12 @@ def _stage_in_worker(
     state_path: Path,
     staging: Path,
     notes: Path,
-) -> tuple[OriginSet | None, Tally, Path]:
+) -> tuple[OriginSet | None, Tally, Path, dict[Origin, int]]:
+    assert isinstance(store, RunStore)
     tally = Tally()
     state = _WorkerState(previous, state_path, notes)
     try:
         origin_set = stage_origin(store, origin, config, now, state, tally, staging)
     finally:
         state.close()
-    return origin_set, tally, notes
+    return origin_set, tally, notes, store.counted

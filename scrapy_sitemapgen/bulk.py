@@ -263,7 +263,7 @@ def read_range(
     issue = issues.issue
     parse = JSON_PARSERS[parser]
     locate = policy.loc
-    refuse = policy.refusal
+    refuse = policy.refusal if policy.allow or policy.deny else None  # most builds: no patterns
     pending = runs.pending
     offset = start
     with open(feed, "rb") as file:
@@ -292,10 +292,11 @@ def read_range(
             except UrlRejected as exc:
                 tally.add("skip", f"item_{exc.reason}", str(raw_loc))
                 continue
-            refusal = refuse(loc)
-            if refusal is not None:
-                tally.add("exclude", refusal, loc)
-                continue
+            if refuse is not None:
+                refusal = refuse(loc)
+                if refusal is not None:
+                    tally.add("exclude", refusal, loc)
+                    continue
             issues.loc = loc
             lastmod, changefreq, priority, images, videos, news = record_fields(record.get, issue, now)
             row = (
@@ -394,10 +395,12 @@ class RunStore:
         self._runs = runs
         #: The build's worker processes (None: this process only).
         self.pool = pool
+        #: Distinct URLs per origin, known once its runs were merged to the end.
+        self.counted: dict[Origin, int] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         # What a staging worker gets: the files, not the pool it runs in.
-        return {"folder": self.folder, "_runs": self._runs, "pool": None}
+        return {"folder": self.folder, "_runs": self._runs, "pool": None, "counted": {}}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -432,7 +435,9 @@ class RunStore:
         runs = self._runs.get(origin)
         if runs is None or (news_only and not runs.news):
             return
+        count = 0
         for loc, lastmod, changefreq, priority, images, videos, news in merged_rows(runs.paths):
+            count += 1
             if news_only and news is None:
                 continue
             yield UrlFacts(
@@ -444,6 +449,7 @@ class RunStore:
                 videos=tuple(Video(*v) for v in videos) if videos else (),
                 news=News(*news) if news else None,
             )
+        self.counted[origin] = count
 
     def entries(self, origin: Origin) -> Iterator[UrlFacts]:
         return self._facts(origin, news_only=False)
@@ -452,8 +458,12 @@ class RunStore:
         return self._facts(origin, news_only=True)
 
     def __len__(self) -> int:
-        """Distinct URLs: counted by merging the runs (not needed to publish them)."""
-        return sum(sum(1 for _ in merged_rows(runs.paths)) for runs in self._runs.values())
+        """Distinct URLs: counted while the origins were written (see :attr:`counted`),
+        else by merging their runs."""
+        return sum(
+            self.counted[origin] if origin in self.counted else sum(1 for _ in merged_rows(runs.paths))
+            for origin, runs in self._runs.items()
+        )
 
     def close(self) -> None:
         try:

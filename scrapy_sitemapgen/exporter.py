@@ -245,8 +245,11 @@ class SitemapExporter:
                 await run_in_thread(store.flush)
                 if not self._shared_writes(store):
                     return
-            self.stats.set_value(keys.URLS_STORED, await run_in_thread(len, store))
-            self.sets = await publish(store, self.config, self.reporter, self.crawler)
+            try:
+                self.sets = await publish(store, self.config, self.reporter, self.crawler)
+            finally:
+                # Counted after writing: a build's run store learns its count as it merges.
+                self.stats.set_value(keys.URLS_STORED, await run_in_thread(len, store))
         except Exception:  # Scrapy would swallow it; make the failure visible and counted.
             self.stats.inc_value(keys.OUTPUT_FAILED)
             if getattr(store, "lost", 0):

@@ -315,3 +315,29 @@ def test_both_parsers_build_the_same_store(tmp_path: Path) -> None:
     locs = {f.loc for f in seen[0][0]}
     assert {"https://a.example/nan", "https://a.example/inf", "https://a.example/dup2", "https://a.example/ws"} <= locs
     assert seen[0][2] == 2 * 4 + 1  # the bad lines of _write_feed, and the NUL one
+
+
+def test_an_add_on_that_changes_the_url_rules_is_obeyed(tmp_path: Path) -> None:
+    """The feed is read from the moment the command runs, with the command's settings; an
+    add-on can still change SITEMAPGEN_DENY for the crawl, and then the crawl's rules win."""
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text("".join(json.dumps({"loc": f"https://a.example/{name}"}) + "\n" for name in ("keep", "drop/1", "drop/2")))
+    (tmp_path / "denyaddon.py").write_text(
+        "class DenyAddon:\n"
+        "    def update_settings(self, settings):\n"
+        "        settings.set('SITEMAPGEN_DENY', ['/drop/'], priority=50)  # over -s\n"
+    )
+    runs = {}
+    for case, extra in {"plain": [], "add-on": ["-s", 'ADDONS={"denyaddon.DenyAddon": 100}']}.items():
+        out = tmp_path / case
+        result = _build(tmp_path, "--input", str(feed), "--workers", "2", *extra,
+                        "-s", f"SITEMAPGEN_URI={out}", "-s", f"SITEMAPGEN_STATE={out}.state")
+        assert result.returncode == 0, result.stderr[-3000:]
+        runs[case] = (sorted(read_entries(out, Origin("https", "a.example", 443).name)), result.stderr)
+    locs, log = runs["plain"]
+    assert locs == ["https://a.example/drop/1", "https://a.example/drop/2", "https://a.example/keep"]
+    assert "differ from the command" not in log
+    locs, log = runs["add-on"]
+    assert locs == ["https://a.example/keep"]
+    assert "differ from the command's settings" in log
+    assert _stats(log)["sitemapgen/excluded/denied"] == 2

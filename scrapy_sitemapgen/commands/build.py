@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,12 +18,17 @@ from scrapy.utils.asyncio import run_in_thread
 
 from .. import stats as keys
 from ..addon import Addon
-from ..bulk import build_store
+from ..bulk import RunStore, Tally, build_store
 from ..exporter import SitemapExporter
 from ..pipeline import SitemapItemPipeline
+from ..settings import Config, is_enabled
 
 if TYPE_CHECKING:
     import argparse
+
+    from scrapy.settings import BaseSettings
+
+    from ..urls import UrlPolicy
 
 __all__ = ["BuildCommand"]
 
@@ -44,6 +50,7 @@ class _NothingToCrawl(scrapy.Spider):
     input: str | None = None
     bulk = False
     workers = 1
+    early: _EarlyRead | None = None
 
     async def start(self) -> Any:
         if self.input:
@@ -56,10 +63,21 @@ class _NothingToCrawl(scrapy.Spider):
         yield
 
     async def _build(self, path: Path, exporter: SitemapExporter) -> None:
-        store, tally = await run_in_thread(
-            build_store, path, exporter.config.url_policy, datetime.now(timezone.utc),
-            workers=self.workers,
-        )
+        early = self.early
+        if early is not None and early.policy == exporter.config.url_policy:
+            store, tally = await run_in_thread(early.take)
+        else:  # the crawler's settings differ from the command's (another add-on changed them)
+            if early is not None:
+                logger.info(
+                    "Sitemap: the crawl's URL rules differ from the command's settings (an "
+                    "add-on changed them); reading %(path)s again with the crawl's",
+                    {"path": path},
+                )
+                await run_in_thread(early.discard)
+            store, tally = await run_in_thread(
+                build_store, path, exporter.config.url_policy, datetime.now(timezone.utc),
+                workers=self.workers,
+            )
         exporter.replace_store(store)
         stats = self.crawler.stats
         tally.replay(exporter.reporter)
@@ -93,6 +111,47 @@ class _NothingToCrawl(scrapy.Spider):
                 pipeline.process_item(record)
         if bad:
             self.crawler.stats.set_value(keys.skipped("bad_record"), bad)
+
+
+class _EarlyRead:
+    """The feed read in a thread from the moment the command runs, while Scrapy builds the
+    crawler and opens the spider (0.7 s on the benchmark machine, 5 % of a million-record
+    build); the spider takes the store if its URL policy is the one read with."""
+
+    def __init__(self, path: Path, policy: UrlPolicy, workers: int) -> None:
+        self.policy = policy
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="sitemapgen-read")
+        self._result: Future[tuple[RunStore, Tally]] | None = self._thread.submit(
+            build_store, path, policy, datetime.now(timezone.utc), workers=workers
+        )
+        self._thread.shutdown(wait=False)
+
+    @classmethod
+    def start(cls, path: Path, settings: BaseSettings, workers: int) -> _EarlyRead | None:
+        """None when the settings would not let a build run: the crawler says why."""
+        if not is_enabled(settings):
+            return None
+        try:
+            policy = Config.from_settings(settings).url_policy
+        except Exception:  # reported by the crawler, where the components check them
+            return None
+        return cls(path, policy, workers)
+
+    def take(self) -> tuple[RunStore, Tally]:
+        result, self._result = self._result, None
+        assert result is not None, "taken twice"
+        return result.result()
+
+    def discard(self) -> None:
+        """Close the store if the spider never took it (the crawl failed to start)."""
+        result, self._result = self._result, None
+        if result is None:
+            return
+        try:
+            store, _ = result.result()
+        except Exception:  # noqa: S110 - the crawl's own failure is what gets reported
+            return
+        store.close()
 
 
 class BuildCommand(ScrapyCommand):
@@ -163,14 +222,22 @@ class BuildCommand(ScrapyCommand):
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         assert self.crawler_process is not None
-        crawler = self.crawler_process.create_crawler(_NothingToCrawl)
-        self.crawler_process.crawl(
-            crawler,
-            input=getattr(self, "input", None),
-            bulk=getattr(self, "bulk", False),
-            workers=self.workers,
-        )
-        self.crawler_process.start()
+        assert self.settings is not None
+        bulk = getattr(self, "bulk", False)
+        early = _EarlyRead.start(Path(self.input), self.settings, self.workers) if bulk else None
+        try:
+            crawler = self.crawler_process.create_crawler(_NothingToCrawl)
+            self.crawler_process.crawl(
+                crawler,
+                input=getattr(self, "input", None),
+                bulk=bulk,
+                workers=self.workers,
+                early=early,
+            )
+            self.crawler_process.start()
+        finally:
+            if early is not None:
+                early.discard()
         stats = crawler.stats.get_stats() if crawler.stats else {}
         if stats.get("sitemapgen/output/failed") or not stats.get("sitemapgen/origins"):
             self.exitcode = 1
