@@ -12,12 +12,15 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from scrapy_sitemapgen import bulk
 from scrapy_sitemapgen.bulk import build_store, feed_ranges, read_range
 from scrapy_sitemapgen.urls import Origin, UrlPolicy
 
 from .output import files, read_entries
+from .test_properties import PROPERTY
 
 NOW = datetime.now(timezone.utc)
 RECENT = (NOW - timedelta(hours=3)).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -341,3 +344,32 @@ def test_an_add_on_that_changes_the_url_rules_is_obeyed(tmp_path: Path) -> None:
     assert locs == ["https://a.example/keep"]
     assert "differ from the command's settings" in log
     assert _stats(log)["sitemapgen/excluded/denied"] == 2
+
+
+@PROPERTY
+@given(
+    st.lists(
+        st.lists(st.tuples(st.sampled_from("abcdefgh"), st.integers(0, 3)), max_size=30),
+        min_size=1, max_size=6,
+    ),
+    st.integers(1, 4),
+)
+def test_runs_merge_in_loc_order_keeping_feed_order_for_repeats(
+    tmp_path_factory: pytest.TempPathFactory, runs: list[list[tuple[str, int]]], block: int
+) -> None:
+    """The merge of sorted runs is what a stable sort of all rows by loc gives: rows of
+    one URL in run order, then in their order within the run (tiny blocks, so repeats
+    of a loc run on from one block into the next)."""
+    folder = tmp_path_factory.mktemp("runs")
+    paths, every = [], []
+    for number, rows in enumerate(runs):
+        # The run's rows, tagged with where they came from, sorted by loc alone (stably).
+        tagged = sorted(((loc, number, index, tag) for index, (loc, tag) in enumerate(rows)), key=lambda r: r[0])
+        every += tagged
+        path = folder / f"run-{number}"
+        with path.open("wb") as file:
+            for start in range(0, len(tagged), block):
+                bulk._dump_block(file, tagged[start : start + block])
+        paths.append(str(path))
+    merged = [row for batch in bulk._sorted_batches(paths) for row in batch]
+    assert merged == sorted(every, key=lambda r: r[0])
