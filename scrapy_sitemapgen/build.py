@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 from .bulk import RunStore, Tally
 from .facts import format_w3c
-from .manifest import FileRecord, UrlNotes, manifest_json, previous_locs
+from .manifest import URL_BLOCK, FileRecord, UrlNotes, manifest_json, previous_locs
 from .urls import Origin, base_url_for, origin_folder
 from .writer import OriginOutput, WriterOptions, WrittenFile, write_origin, write_text
 
@@ -93,8 +93,11 @@ def with_rules(entries: Iterable[UrlFacts], config: Config) -> Iterator[UrlFacts
     """SITEMAPGEN_CHANGEFREQ / SITEMAPGEN_PRIORITY for entries that have no value of their
     own (an item's value wins); first matching rule wins, no match writes nothing."""
     if not config.changefreq_rules and not config.priority_rules:
-        yield from entries
-        return
+        return iter(entries)  # no generator step per URL when there is nothing to apply
+    return _ruled(entries, config)
+
+
+def _ruled(entries: Iterable[UrlFacts], config: Config) -> Iterator[UrlFacts]:
     for facts in entries:
         changefreq = facts.changefreq or _first_match(config.changefreq_rules, facts.loc)
         priority = facts.priority or _first_match(config.priority_rules, facts.loc)
@@ -120,10 +123,15 @@ def fresh_news(
             reporter.exclude("news_too_old", facts.loc)
 
 
-def _noted(entries: Iterable[UrlFacts], note: Callable[[str], None]) -> Iterator[UrlFacts]:
+def _noted(entries: Iterable[UrlFacts], notes: UrlNotes) -> Iterator[UrlFacts]:
+    locs: list[str] = []  # handed over in blocks: one call per block, not per URL
     for facts in entries:
-        note(facts.loc)
+        locs.append(facts.loc)
+        if len(locs) >= URL_BLOCK:
+            notes.note_all(locs)
+            locs = []
         yield facts
+    notes.note_all(locs)
 
 
 def _robots(config: Config, origin: Origin, lines: str) -> bytes:
@@ -176,7 +184,7 @@ def stage_origin(
     notes = state.url_notes(config.uri, origin.name)
     if "xml" in config.formats:
         output = write_origin(
-            _noted(with_rules(store.entries(origin), config), notes.note),
+            _noted(with_rules(store.entries(origin), config), notes),
             news=fresh_news(store.news_entries(origin), now, config.news_max_age, reporter),
             scope=origin.root,
             base_url=base_url,
@@ -188,7 +196,7 @@ def stage_origin(
     if "txt" in config.formats:
         entries = store.entries(origin)
         output.texts = write_text(
-            entries if "xml" in config.formats else _noted(entries, notes.note),
+            entries if "xml" in config.formats else _noted(entries, notes),
             scope=origin.root,
             open_sink=open_sink,
             options=options,

@@ -97,25 +97,33 @@ class UrlNotes:
 
     def note(self, loc: str) -> None:
         """Note ``loc`` as published; each must come after the one before."""
-        last = self._last
-        if last is not None and loc <= last:
-            if loc == last:
-                return
-            raise ValueError(f"URLs must be noted in loc order: {loc!r} came after {last!r}")
-        self._last = loc
-        head = self._head
-        while head is not None and head < loc:
-            self.removed += 1
-            head = next(self._previous, None)
-        if head == loc:
-            head = next(self._previous, None)
-        else:
-            self.added += 1
-        self._head = head
-        block = self._block
-        block.append(loc)
-        if len(block) >= URL_BLOCK:
-            self._flush()
+        self.note_all([loc])
+
+    def note_all(self, locs: list[str]) -> None:
+        """Note each of ``locs``, in order, after those noted before: one call a block."""
+        last, head, previous = self._last, self._head, self._previous
+        added = removed = 0
+        kept = self._block
+        for loc in locs:
+            if last is not None and loc <= last:
+                if loc == last:
+                    continue
+                raise ValueError(f"URLs must be noted in loc order: {loc!r} came after {last!r}")
+            last = loc
+            while head is not None and head < loc:
+                removed += 1
+                head = next(previous, None)
+            if head == loc:
+                head = next(previous, None)
+            else:
+                added += 1
+            kept.append(loc)
+            if len(kept) >= URL_BLOCK:
+                self._flush()
+                kept = self._block
+        self._last, self._head = last, head
+        self.added += added
+        self.removed += removed
 
     def _flush(self) -> None:
         if self._block:
