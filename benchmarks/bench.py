@@ -805,6 +805,14 @@ def main(argv: list[str] | None = None) -> int:
                     f"{size(contender.median('bytes'))} | {int(contender.median('urls')):,} | "
                     f"{info.records / wall:,.0f} |"
                 )
+            # The machine's speed drifts between runs (a shared virtual machine): the ratio
+            # within each round, ours and the bare loop run one after the other, is shown too.
+            rounds = [o.wall / b.wall for o, b in zip(bench.contenders[0].runs, bench.contenders[1].runs)]
+            lines += [
+                "",
+                f"Ours against the bare loop within each round: "
+                f"{', '.join(f'{r:.2f}x' for r in rounds)} (median {statistics.median(rounds):.2f}x).",
+            ]
             packed = bench.recompress()
             level9 = bench.level9_run()
             ours = bench.contenders[0]
