@@ -91,3 +91,20 @@ def test_build_from_a_missing_feed_is_a_usage_error(tmp_path: Path) -> None:
     result = build(tmp_path, "--input", str(tmp_path / "none.jsonl"))
     assert result.returncode == 2
     assert "no feed at" in result.stderr
+
+
+def test_an_offline_build_opens_no_port(tmp_path: Path) -> None:
+    """Nothing is crawled, so Scrapy's telnet console and remote-control server stay off,
+    unless the project gave them an order itself."""
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text('{"loc": "https://a.example/"}\n')
+    result = build(tmp_path, "--input", str(feed), "-s", f"SITEMAPGEN_URI={tmp_path / 'out'}")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Telnet console listening" not in result.stderr
+    assert "Remote control HTTP server listening" not in result.stderr
+    asked = build(
+        tmp_path, "--input", str(feed), "-s", f"SITEMAPGEN_URI={tmp_path / 'out2'}",
+        "-s", 'EXTENSIONS={"scrapy.extensions.telnet.TelnetConsole": 0}', "-s", "TELNETCONSOLE_PORT=0",
+    )
+    assert asked.returncode == 0, asked.stderr[-3000:]
+    assert "Telnet console listening" in asked.stderr
