@@ -22,6 +22,7 @@ and the files never outlive the build).
 from __future__ import annotations
 
 import json
+import logging
 import marshal
 import multiprocessing
 import os
@@ -42,8 +43,15 @@ from .records import record_fields
 from .store import StoreError
 from .urls import Origin, UrlPolicy, UrlRejected, origin_of
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: killed builds' folders are left behind
+    fcntl = None  # type: ignore[assignment]
+
 if TYPE_CHECKING:
     from .stats import Reporter
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["DEFAULT_JSON_PARSER", "JSON_PARSERS", "RUN_RECORDS", "RunStore", "Runs", "Tally", "build_store", "feed_ranges", "merged_rows"]
 
@@ -58,6 +66,10 @@ RUN_RECORDS = 50_000
 _BLOCK = 500
 _FAN_IN = 32
 _BOM = b"\xef\xbb\xbf"
+_FOLDER_PREFIX = "sitemapgen-build-"
+# Held locked by the build that owns the folder; the system drops the lock when that
+# process dies, however it dies, so an unlocked one marks a killed build's leftovers.
+_LOCK_NAME = "owner.lock"
 _RANGES_PER_WORKER = 4
 
 # A row: (loc, lastmod, changefreq, priority, images, videos, news). Runs are sorted by
@@ -439,8 +451,15 @@ class RunStore:
     exporter needs to publish. Read-only; :meth:`close` removes the files and stops the
     worker processes, which the exporter stages origins in (see build.stage_origins)."""
 
-    def __init__(self, folder: Path, runs: dict[Origin, _OriginRuns], pool: Executor | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        runs: dict[Origin, _OriginRuns],
+        pool: Executor | None = None,
+        lock: BinaryIO | None = None,
+    ) -> None:
         self.folder = folder
+        self._lock = lock
         self._runs = runs
         #: The build's worker processes (None: this process only).
         self.pool = pool
@@ -448,8 +467,8 @@ class RunStore:
         self.counted: dict[Origin, int] = {}
 
     def __getstate__(self) -> dict[str, Any]:
-        # What a staging worker gets: the files, not the pool it runs in.
-        return {"folder": self.folder, "_runs": self._runs, "pool": None, "counted": {}}
+        # What a staging worker gets: the files, not the pool it runs in nor the lock.
+        return {"folder": self.folder, "_runs": self._runs, "pool": None, "counted": {}, "_lock": None}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -521,6 +540,38 @@ class RunStore:
                 self.pool = None
         finally:
             shutil.rmtree(self.folder, ignore_errors=True)
+            if self._lock is not None:
+                self._lock.close()
+                self._lock = None
+
+
+def _claim(folder: Path) -> BinaryIO | None:
+    """Lock ``folder`` as this process's for as long as the returned file is open. The
+    lock file is locked under another name, then renamed: no other build ever sees it
+    unlocked while this one is alive."""
+    if fcntl is None:
+        return None
+    file = (folder / f"{_LOCK_NAME}.new").open("wb")
+    fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    os.rename(folder / f"{_LOCK_NAME}.new", folder / _LOCK_NAME)
+    return file
+
+
+def remove_stale_folders(temp_dir: str | None = None) -> int:
+    """Remove the run folders that killed builds left in ``temp_dir`` (a crashed worker,
+    a kill -9, a power cut): those whose lock no live process holds. Returns how many."""
+    if fcntl is None:
+        return 0
+    removed = 0
+    for folder in Path(temp_dir or tempfile.gettempdir()).glob(f"{_FOLDER_PREFIX}*"):
+        try:
+            with (folder / _LOCK_NAME).open("rb") as file:
+                fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # no lock file (not one of ours, or not yet claimed), or alive
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        removed += 1
+    return removed
 
 
 class _Inline(Executor):
@@ -547,7 +598,14 @@ def build_store(
 ) -> tuple[RunStore, Tally]:
     """Read ``feed`` with ``workers`` processes (1: in this process) into a :class:`RunStore`
     that keeps those processes for staging, until it is closed."""
-    folder = Path(tempfile.mkdtemp(prefix="sitemapgen-build-", dir=temp_dir))
+    stale = remove_stale_folders(temp_dir)
+    if stale:
+        logger.info(
+            "Sitemap: removed %(count)d run folder(s) that killed builds left in %(dir)s",
+            {"count": stale, "dir": temp_dir or tempfile.gettempdir()},
+        )
+    folder = Path(tempfile.mkdtemp(prefix=_FOLDER_PREFIX, dir=temp_dir))
+    lock = _claim(folder)
     pool = _executor(workers)
     try:
         tally = Tally()
@@ -582,10 +640,13 @@ def build_store(
                 for key, paths in files.items()
             },
             pool if workers > 1 else None,
+            lock,
         )
     except BaseException:
         pool.shutdown(cancel_futures=True)
         shutil.rmtree(folder, ignore_errors=True)
+        if lock is not None:
+            lock.close()
         raise
     if store.pool is None:
         pool.shutdown()

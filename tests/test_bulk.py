@@ -373,3 +373,45 @@ def test_runs_merge_in_loc_order_keeping_feed_order_for_repeats(
         paths.append(str(path))
     merged = [row for batch in bulk._sorted_batches(paths) for row in batch]
     assert merged == sorted(every, key=lambda r: r[0])
+
+
+def test_run_folders_of_killed_builds_are_removed(tmp_path: Path) -> None:
+    """A build holds a lock on its run folder while it lives; the next build removes the
+    folders whose lock no process holds (a killed build's), and only those."""
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text('{"loc": "https://a.example/"}\n')
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    stale = temp / "sitemapgen-build-stale"
+    stale.mkdir()
+    (stale / "owner.lock").write_bytes(b"")
+    (stale / "run-0-1-0").write_bytes(b"x" * 100)
+    unknown = temp / "sitemapgen-build-nolock"  # no lock file: not known to be ours, kept
+    unknown.mkdir()
+    live = temp / "sitemapgen-build-live"
+    live.mkdir()
+    holder = subprocess.Popen(  # a live build: holds its folder's lock until killed
+        [sys.executable, "-c", "import fcntl, sys, time; f = open(sys.argv[1], 'wb'); "
+         "fcntl.flock(f, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(60)",
+         str(live / "owner.lock")],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        store, _ = build_store(feed, UrlPolicy(), NOW, workers=1, temp_dir=str(temp))
+        try:
+            assert (store.folder / "owner.lock").exists()
+            # While this build runs, another build leaves its folder alone.
+            assert bulk.remove_stale_folders(str(temp)) == 0
+            assert sorted(p.name for p in temp.iterdir()) == sorted(
+                [store.folder.name, "sitemapgen-build-live", "sitemapgen-build-nolock"]
+            )
+        finally:
+            store.close()
+    finally:
+        holder.kill()
+        holder.wait()
+        if holder.stdout is not None:
+            holder.stdout.close()
+    assert bulk.remove_stale_folders(str(temp)) == 1  # the holder is gone: its folder goes
+    assert [p.name for p in temp.iterdir()] == ["sitemapgen-build-nolock"]
