@@ -164,11 +164,6 @@ def _read_blocks(path: Path) -> Iterator[list[Row]]:
             yield marshal.loads(file.read(int.from_bytes(size, "little")))
 
 
-def _rows(path: Path) -> Iterator[Row]:
-    for block in _read_blocks(path):
-        yield from block
-
-
 def _whole_blocks(path: Path) -> Iterator[list[Row]]:
     """A run's blocks, joined where a loc goes on into the next block, so that no loc of
     a block's last row comes again in a later one."""

@@ -152,7 +152,7 @@ class _EarlyRead:
             return
         try:
             store, _ = result.result()
-        except Exception:  # noqa: S110 - the crawl's own failure is what gets reported
+        except Exception:  # the crawl's own failure is what gets reported
             return
         store.close()
 
