@@ -95,12 +95,9 @@ class UrlNotes:
         self.added = 0
         self.removed = 0
 
-    def note(self, loc: str) -> None:
-        """Note ``loc`` as published; each must come after the one before."""
-        self.note_all([loc])
-
     def note_all(self, locs: list[str]) -> None:
-        """Note each of ``locs``, in order, after those noted before: one call a block."""
+        """Note each of ``locs`` as published, in order, after those noted before: one call
+        a block of URLs, not one a URL."""
         last, head, previous = self._last, self._head, self._previous
         added = removed = 0
         kept = self._block

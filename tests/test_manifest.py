@@ -21,8 +21,7 @@ def publish(path: Path, locs: list[str], origin: str = ORIGIN) -> tuple[int, int
     state = PublishState(path)
     try:
         notes = state.url_notes(OUT, origin)
-        for loc in sorted(locs):
-            notes.note(loc)
+        notes.note_all(sorted(locs))
         changes = notes.finish()
         state.commit(OUT, origin, [FileRecord("sitemap.xml", "index", 1, 10, "ab", "2026-01-01", True)])
         return changes
@@ -64,10 +63,10 @@ def test_blocks_hold_the_set_in_few_rows(tmp_path: Path) -> None:
 
 def test_out_of_order_notes_are_refused(tmp_path: Path) -> None:
     notes = UrlNotes(iter(()), lambda seq, data: None)
-    notes.note(url(2))
-    notes.note(url(2))  # the same URL again is one URL
+    notes.note_all([url(2)])
+    notes.note_all([url(2)])  # the same URL again is one URL
     with pytest.raises(ValueError, match="loc order"):
-        notes.note(url(1))
+        notes.note_all([url(1)])
     assert notes.finish() == (1, 0)
 
 
