@@ -330,6 +330,7 @@ def read_range(
     locate = policy.loc
     refuse = policy.refusal if policy.allow or policy.deny else None  # most builds: no patterns
     pending = runs.pending
+    records = held = 0  # locals, not attributes: counted once per record
     offset = start
     with open(feed, "rb") as file:
         file.seek(start)
@@ -375,17 +376,23 @@ def read_range(
                 if news
                 else None,
             )
-            key = loc[: loc.index("/", loc.index("//") + 2) + 1]
+            # The root: up to the first "/" after "http://" or "https://", which a
+            # normalised loc starts with (the host holds no "/").
+            key = loc[: loc.index("/", 8) + 1]
             rows = pending.get(key)
             if rows is None:
                 rows = pending[key] = []
             rows.append(row)
-            tally.records += 1
-            runs.held += 1
-            if runs.held >= run_records:
+            records += 1
+            held += 1
+            if held >= run_records:
+                runs.held = held
                 runs.spill()
                 pending = runs.pending
+                held = 0
+    runs.held = held
     runs.spill()
+    tally.records += records
     return Runs(runs.files, runs.rows), tally
 
 
@@ -503,14 +510,15 @@ class RunStore:
             count += 1
             if news_only and news is None:
                 continue
-            yield UrlFacts(
+            yield UrlFacts(  # by position: keywords took twice as long, once per URL
                 loc,
                 lastmod,
                 changefreq,
                 priority,
-                images=images or (),
-                videos=tuple(Video(*v) for v in videos) if videos else (),
-                news=News(*news) if news else None,
+                images or (),
+                tuple(Video(*v) for v in videos) if videos else (),
+                (),
+                News(*news) if news else None,
             )
         self.counted[origin] = count
 

@@ -68,6 +68,7 @@ _INDEX_CLOSE = b"</sitemapindex>\n"
 
 _FORBIDDEN_RE = re.compile(XML_FORBIDDEN_CHARS)
 _SPECIAL_RE = re.compile(XML_SPECIAL_CHARS)
+_IMAGES_BETWEEN = "</image:loc></image:image><image:image><image:loc>"
 
 #: Deflate implementations by name. zlib-ng (the optional extra ``fast``) writes the same
 #: format about 1.4 times as fast at level 6, and a little smaller; it is used when it is
@@ -89,16 +90,36 @@ def escape(text: str) -> str:
     For free text only: a ``<loc>`` with such a character is refused, not altered (see
     :func:`write_origin`), because removing a character from a URL changes the page named.
     """
-    if _SPECIAL_RE.search(text) is None:  # most text: one scan, no copy
+    if text.isascii() and text.isprintable():  # most text; nothing to remove (see _plain)
+        if "&" in text or "<" in text or ">" in text or '"' in text or "'" in text:
+            return _escape_five(text)
+        return text  # no copy
+    if _SPECIAL_RE.search(text) is None:
         return text
     if _FORBIDDEN_RE.search(text):
         text = _FORBIDDEN_RE.sub("", text)
+    return _escape_five(text)
+
+
+def _escape_five(text: str) -> str:
     return (
         text.replace("&", "&amp;")
         .replace("<", "&lt;")
         .replace(">", "&gt;")
         .replace('"', "&quot;")
         .replace("'", "&apos;")
+    )
+
+
+def _plain(text: str) -> bool:
+    """True when :func:`escape` leaves ``text`` as it is. Every character XML forbids is a
+    control character or not ASCII, so in printable ASCII only the five specials are left
+    to look for: five scans in C, faster than one by ``re``. Plainness is a property of
+    each character: strings joined are plain when each is."""
+    return (
+        text.isascii()
+        and text.isprintable()
+        and not ("&" in text or "<" in text or ">" in text or '"' in text or "'" in text)
     )
 
 
@@ -176,7 +197,7 @@ class _SplitFile:
     """One output file being written: counts the uncompressed bytes exactly as written;
     compression and hashing run in ``pool``'s one thread, in order."""
 
-    __slots__ = ("_buffer", "_buffered", "_deflate", "_hash", "_jobs", "_pool", "_raw", "entries", "name", "size")
+    __slots__ = ("_deflate", "_hash", "_jobs", "_pool", "_raw", "entries", "name", "size")
 
     def __init__(
         self, name: str, sink: BinaryIO, options: WriterOptions, head: bytes, pool: ThreadPoolExecutor
@@ -194,21 +215,10 @@ class _SplitFile:
         self._hash = hashlib.sha256()
         self._pool = pool
         self._jobs: deque[Future[None]] = deque()
-        self._buffer: list[bytes] = []
-        self._buffered = 0
-        self._write(head)
+        self._hand_over(head)
 
-    def _write(self, data: bytes) -> None:
-        self._buffer.append(data)
-        self._buffered += len(data)
-        self.size += len(data)
-        if self._buffered >= _PIECE_BYTES:
-            self._hand_over()
-
-    def _hand_over(self) -> None:
-        piece = b"".join(self._buffer)
-        self._buffer.clear()
-        self._buffered = 0
+    def _hand_over(self, piece: bytes) -> None:
+        self.size += len(piece)
         while len(self._jobs) >= _IN_FLIGHT:
             self._jobs.popleft().result()  # a failed write raises here, in the writer
         self._jobs.append(self._pool.submit(self._consume, piece))
@@ -217,13 +227,13 @@ class _SplitFile:
         self._raw.write(self._deflate.compress(piece) if self._deflate is not None else piece)
         self._hash.update(piece)
 
-    def add(self, chunk: bytes) -> None:
-        self._write(chunk)
-        self.entries += 1
+    def add(self, chunks: list[bytes]) -> None:
+        """Entries, one chunk each, handed over as one piece."""
+        self.entries += len(chunks)
+        self._hand_over(b"".join(chunks))
 
     def finish(self, tail: bytes) -> WrittenFile:
-        self._write(tail)
-        self._hand_over()
+        self._hand_over(tail)
         while self._jobs:
             self._jobs.popleft().result()
         if self._deflate is not None:
@@ -243,22 +253,40 @@ def _split(
     open_sink: OpenSink,
     options: WriterOptions,
 ) -> Iterator[WrittenFile]:
-    """Stream chunks into files, starting a new file *before* either limit would be passed."""
+    """Stream chunks into files, starting a new file *before* either limit would be passed.
+
+    The current file's counts are kept here, in locals, and its entries handed to it a
+    piece at a time: this loop runs once per URL, a method call per entry cost as much
+    as the rest of it."""
     current: _SplitFile | None = None
     number = 0
+    limit = max_bytes - len(tail)
+    piece: list[bytes] = []  # the current file's entries not yet handed to it
+    piece_size = 0
+    entries = size = 0  # the current file's, the piece's included
     with ThreadPoolExecutor(1, thread_name_prefix="sitemapgen-compress") as pool:
         for chunk in chunks:
-            if current is not None and (
-                current.entries >= max_entries or current.size + len(chunk) + len(tail) > max_bytes
-            ):
+            length = len(chunk)
+            if current is not None and (entries >= max_entries or size + length > limit):
+                if piece:
+                    current.add(piece)
                 yield current.finish(tail)
                 current = None
             if current is None:
                 number += 1
                 name = name_for(number)
                 current = _SplitFile(name, open_sink(name), options, head, pool)
-            current.add(chunk)
+                piece, piece_size, entries, size = [], 0, 0, current.size
+            piece.append(chunk)
+            piece_size += length
+            entries += 1
+            size += length
+            if piece_size >= _PIECE_BYTES:
+                current.add(piece)
+                piece, piece_size = [], 0
         if current is not None:
+            if piece:
+                current.add(piece)
             yield current.finish(tail)
 
 
@@ -295,8 +323,12 @@ def _url_chunk(facts: UrlFacts) -> bytes:
             f'<xhtml:link rel="alternate" hreflang="{escape(alternate.hreflang)}"'
             f' href="{escape(alternate.href)}"/>'
         )
-    for image in facts.images:
-        text += f"<image:image><image:loc>{escape(image)}</image:loc></image:image>"
+    images = facts.images
+    if images and _plain("".join(images)):  # most: nothing to escape, one join for all
+        text += f"<image:image><image:loc>{_IMAGES_BETWEEN.join(images)}</image:loc></image:image>"
+    else:
+        for image in images:
+            text += f"<image:image><image:loc>{escape(image)}</image:loc></image:image>"
     for video in facts.videos:
         text += _video(video)
     return (text + "</url>\n").encode()
@@ -329,7 +361,7 @@ def _checked_chunks(
             on_skip("outside_origin", loc)  # P12: every URL shares the sitemap's origin
         elif len(loc) > MAX_LOC_LENGTH:
             on_skip("url_too_long", loc)  # P3
-        elif _FORBIDDEN_RE.search(loc):
+        elif not (loc.isascii() and loc.isprintable()) and _FORBIDDEN_RE.search(loc):
             on_skip("bad_url", loc)
         else:
             chunk = render(facts)

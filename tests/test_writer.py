@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lxml import etree
 
 from scrapy_sitemapgen.facts import Alternate, News, UrlFacts, Video
@@ -184,6 +186,55 @@ def test_p1_escaped_text_parses_back(text: str, expected: str) -> None:
     unescaped = unescape(expected, {"&quot;": '"', "&apos;": "'"})
     # XML parsers normalise a bare CR to LF (XML 1.0 section 2.11).
     assert (element.text or "") == unescaped.replace("\r", "\n")
+
+
+def _escape_by_the_letter(text: str) -> str:
+    """P1 as XML 1.0 states it, one character at a time: the reference the fast paths of
+    escape() are held to."""
+
+    def is_char(c: int) -> bool:  # XML 1.0, section 2.2
+        return c in (0x9, 0xA, 0xD) or 0x20 <= c <= 0xD7FF or 0xE000 <= c <= 0xFFFD or 0x10000 <= c <= 0x10FFFF
+
+    entities = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"}
+    return "".join(entities.get(ch, ch) for ch in text if is_char(ord(ch)))
+
+
+# Printable ASCII, the five, every kind of control (allowed: tab, LF, CR; forbidden: the
+# other C0 controls; DEL and C1 allowed), non-ASCII, surrogates and the two non-characters.
+_ESCAPE_ALPHABET = list("az09/?=%;:.-_~ ") + list("&<>\"'") + [
+    "\x00", "\x01", "\x08", "\t", "\n", "\x0b", "\x0c", "\r", "\x1f", "\x7f", "\x85",
+    "é", "日", "\U0001f600", "\ud800", "\udfff", "\ufffd", "\ufffe", "\uffff",
+]
+
+
+@settings(max_examples=600, deadline=None, derandomize=True, database=None)
+@given(st.text(st.sampled_from(_ESCAPE_ALPHABET), max_size=30))
+def test_p1_escape_equals_the_rule_character_by_character(text: str) -> None:
+    assert escape(text) == _escape_by_the_letter(text)
+
+
+IMAGE_LISTS = [
+    ["https://cdn.example.net/a.jpg"],
+    ["https://cdn.example.net/a.jpg", "https://cdn.example.net/b.jpg", "https://cdn.example.net/c.jpg"],
+    ["https://cdn.example.net/a.jpg", "https://cdn.example.net/b.jpg?w=1&h=2", "https://cdn.example.net/c'.jpg"],
+    ["https://cdn.example.net/a.jpg", "https://cdn.example.net/it's.jpg"],
+    ["https://cdn.example.net/a\x01b.jpg", "https://cdn.example.net/b.jpg"],
+]
+
+
+@pytest.mark.parametrize("images", IMAGE_LISTS, ids=["one", "plain", "to-escape", "apostrophe", "forbidden"])
+def test_p1_images_each_in_its_own_element_escaped(images: list[str]) -> None:
+    """Plain image URLs are written in one join, the others one by one: either way each is
+    its own <image:image>, in order, and reads back as itself (less what XML forbids)."""
+    sinks = MemorySinks()
+    write([UrlFacts(f"{SITE}p", images=tuple(images))], sinks)
+    data = assert_valid(sinks.data("sitemap-1.xml"))
+    url = etree.fromstring(data)[0]
+    images_read = [image[0].text for image in url.iter(f"{IMAGE_NS}image")]
+    assert images_read == [image.replace("\x01", "") for image in images]
+    assert data.count(b"<image:image>") == len(images)
+    for image in images:  # all five escaped, as everywhere (P1)
+        assert f"<image:loc>{_escape_by_the_letter(image)}</image:loc>".encode() in data
 
 
 def test_p1_loc_with_ampersand_and_apostrophe(tmp_path: Path) -> None:
