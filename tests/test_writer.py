@@ -1016,3 +1016,49 @@ def test_a_higher_gzip_level_writes_fewer_bytes() -> None:
         write(pages(20_000), sinks, gzip=True, compresslevel=level)
         sizes[level] = len(sinks.raw("sitemap-1.xml.gz"))
     assert sizes[9] < sizes[1]
+
+
+def test_the_thread_switch_interval_is_short_while_writing_and_restored_after() -> None:
+    """The compression thread waits for the GIL each time deflate() fills its buffer: while
+    a writer runs, the interval is 0.5 ms at most, then what it was before, error or not."""
+    import sys
+
+    seen: list[float] = []
+
+    def open_sink(name: str) -> BinaryIO:
+        seen.append(sys.getswitchinterval())
+        return io.BytesIO()
+
+    before = sys.getswitchinterval()
+    write_origin(pages(10), scope=SITE, base_url=SITE, lastmod=LASTMOD, open_sink=open_sink)
+    assert seen and max(seen) <= 0.0005 and sys.getswitchinterval() == before
+
+    def failing(name: str) -> BinaryIO:
+        return FullDisk(10)
+
+    with pytest.raises(OSError):
+        write_origin(pages(10), scope=SITE, base_url=SITE, lastmod=LASTMOD, open_sink=failing)
+    assert sys.getswitchinterval() == before
+
+
+def test_the_switch_interval_is_restored_when_the_last_of_several_writers_ends() -> None:
+    import sys
+
+    from scrapy_sitemapgen.writer import _SwitchInterval
+
+    shorter = _SwitchInterval(0.0005)
+    before = sys.getswitchinterval()
+    try:
+        with shorter:
+            with shorter:  # a second writer, in another thread in real use
+                assert sys.getswitchinterval() == 0.0005
+            assert sys.getswitchinterval() == 0.0005  # the first still writes
+        assert sys.getswitchinterval() == before
+        sys.setswitchinterval(0.0002)  # a program that set a shorter one keeps it
+        kept = sys.getswitchinterval()  # as the interpreter rounds it
+        assert kept < 0.0005
+        with shorter:
+            assert sys.getswitchinterval() == kept
+        assert sys.getswitchinterval() == kept
+    finally:
+        sys.setswitchinterval(before)
