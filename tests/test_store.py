@@ -657,3 +657,32 @@ def test_pending_requests_survive_a_crash(path: Path) -> None:
         assert reopened.pending_requests() == [b"\x80\x04blob"]
     finally:
         reopened.close()
+
+
+# --- the media column's JSON: orjson (the ``fast`` extra) writes the standard text ------
+
+
+def test_media_json_is_the_standard_librarys_text_for_every_code_point() -> None:
+    """The store's column text does not depend on whether orjson is installed: for every
+    code point but the surrogates (which validated text never holds), orjson's compact
+    JSON is the standard encoder's, and both read back the same."""
+    import json
+
+    from scrapy_sitemapgen.store import _compact_json, _load_extra, _stdlib_compact_json
+
+    assert _compact_json is not _stdlib_compact_json  # orjson is installed for the tests
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+    for start in range(0, len(every), 4096):
+        text = every[start : start + 4096]
+        value = {"i": (f"https://a.example/{text[:40]}",), "v": [[text, None, 7, "2024-01-01"]]}
+        assert _compact_json(value) == _stdlib_compact_json(value)
+        assert _load_extra(_compact_json(value)) == json.loads(_stdlib_compact_json(value))
+
+
+def test_media_json_that_orjson_refuses_takes_the_standard_road() -> None:
+    from scrapy_sitemapgen.store import _compact_json, _load_extra, _stdlib_compact_json
+
+    for value in ({"v": [["a\ud800b", None]]}, {"v": [["t", 2**70]]}):
+        text = _compact_json(value)
+        assert text == _stdlib_compact_json(value)
+        assert _load_extra(text) == {key: [list(row) for row in rows] for key, rows in value.items()}
