@@ -21,12 +21,14 @@ and the files never outlive the build).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import marshal
 import multiprocessing
 import os
 import shutil
+import sys
 import tempfile
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
@@ -614,13 +616,14 @@ def build_store(
         tally = Tally()
         files: dict[OriginKey, list[str]] = {}
         rows: dict[OriginKey, list[int]] = {}
-        futures = [
-            pool.submit(read_range, str(feed), start, end, str(folder), str(n), policy, now,
-                        run_records, parser)
-            # A few ranges per worker: a part of the feed that is slower to read (more
-            # images, longer URLs) is shared out, not left to one worker to finish alone.
-            for n, (start, end) in enumerate(feed_ranges(feed, workers * _RANGES_PER_WORKER if workers > 1 else 1))
-        ]
+        with _main_script_hidden():  # the pool starts its processes on the first submits
+            futures = [
+                pool.submit(read_range, str(feed), start, end, str(folder), str(n), policy, now,
+                            run_records, parser)
+                # A few ranges per worker: a part of the feed that is slower to read (more
+                # images, longer URLs) is shared out, not left to one worker to finish alone.
+                for n, (start, end) in enumerate(feed_ranges(feed, workers * _RANGES_PER_WORKER if workers > 1 else 1))
+            ]
         for future in futures:  # in feed order: the merge keeps it for repeated URLs
             runs, part = future.result()
             tally.update(part)
@@ -654,6 +657,26 @@ def build_store(
     if store.pool is None:
         pool.shutdown()
     return store, tally
+
+
+@contextlib.contextmanager
+def _main_script_hidden() -> Iterator[None]:
+    """While worker processes are spawned, the main script's path is hidden from
+    multiprocessing, which otherwise has each worker run that script again (as
+    ``__mp_main__``) before its first task. The ``scrapy`` command is such a script: all
+    of Scrapy, 0.3 s of imports a worker that no task needs, since the workers only run
+    this package's functions. (``python -m scrapy`` runs a package's ``__main__``, which
+    multiprocessing already leaves alone.)"""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or path is None or getattr(main, "__spec__", None) is not None:
+        yield
+        return
+    del main.__file__
+    try:
+        yield
+    finally:
+        main.__file__ = path
 
 
 def _executor(workers: int) -> Executor:

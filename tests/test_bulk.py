@@ -415,3 +415,43 @@ def test_run_folders_of_killed_builds_are_removed(tmp_path: Path) -> None:
             holder.stdout.close()
     assert bulk.remove_stale_folders(str(temp)) == 1  # the holder is gone: its folder goes
     assert [p.name for p in temp.iterdir()] == ["sitemapgen-build-nolock"]
+
+
+MAIN_SCRIPT = '''
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+with open(sys.argv[1], "a") as marks:  # one line each time this script is run
+    marks.write(__name__ + "\\n")
+
+if __name__ == "__main__":
+    from scrapy_sitemapgen.bulk import build_store
+    from scrapy_sitemapgen.urls import UrlPolicy
+
+    store, tally = build_store(
+        Path(sys.argv[2]), UrlPolicy(), datetime.now(timezone.utc), workers=2, temp_dir=sys.argv[3]
+    )
+    try:
+        print(tally.records, len(store), "__file__" in vars(sys.modules["__main__"]))
+    finally:
+        store.close()
+'''
+
+
+def test_workers_do_not_run_the_main_script_again(tmp_path: Path) -> None:
+    """The ``scrapy`` command is a script: spawned workers would run it again before their
+    first task (all of Scrapy's imports, for nothing). The script runs once, the records
+    are all read, and the script's ``__file__`` is back afterwards."""
+    script = tmp_path / "main.py"
+    script.write_text(MAIN_SCRIPT)
+    marks = tmp_path / "marks.txt"
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text("".join(json.dumps({"loc": f"https://a.example/{n}"}) + "\n" for n in range(500)))
+    result = subprocess.run(
+        [sys.executable, str(script), str(marks), str(feed), str(tmp_path)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["500", "500", "True"]
+    assert marks.read_text().split() == ["__main__"]
