@@ -108,3 +108,32 @@ def test_an_offline_build_opens_no_port(tmp_path: Path) -> None:
     )
     assert asked.returncode == 0, asked.stderr[-3000:]
     assert "Telnet console listening" in asked.stderr
+
+
+def test_an_offline_build_imports_no_server_nor_download_handler(tmp_path: Path) -> None:
+    """Nor are their modules imported (aiohttp for remote control, a TLS context for the
+    HTTP handler: a fifth of a small build's time), unless the project names one."""
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text('{"loc": "https://a.example/"}\n')
+    runner = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('MODULES', *sorted(sys.modules)))\n"
+        "from scrapy.cmdline import execute\n"
+        "execute(['scrapy', 'sitemapgen-build', *sys.argv[1:]])\n"
+    )
+
+    def imported(*settings: str) -> set[str]:
+        result = subprocess.run(
+            [sys.executable, "-c", runner, "--input", str(feed), "-s", f"SITEMAPGEN_URI={tmp_path / 'out'}", *settings],
+            cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+        )
+        assert result.returncode == 0, result.stderr[-3000:]
+        [line] = [line for line in result.stdout.splitlines() if line.startswith("MODULES ")]
+        return set(line.split()[1:])
+
+    heavy = {"aiohttp", "scrapy.extensions.telnet", "scrapy.extensions.remote_control",
+             "scrapy.core.downloader.handlers.http11", "scrapy.core.downloader.contextfactory"}
+    modules = imported()
+    assert "scrapy_sitemapgen.bulk" in modules and not heavy & modules
+    asked = imported("-s", 'DOWNLOAD_HANDLERS={"https": "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler"}')
+    assert "scrapy.core.downloader.handlers.http11" in asked

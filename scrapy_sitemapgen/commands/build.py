@@ -223,11 +223,21 @@ class BuildCommand(ScrapyCommand):
         settings.set("SITEMAPGEN_COMMIT_SECONDS", 3600, priority="command")
         settings.set("ADDONS", {**settings.getdict("ADDONS"), Addon: 500}, priority="cmdline")
         # Nothing is crawled: no telnet console or remote-control server to listen on a
-        # port, nor to import (aiohttp alone took 0.2 s, while the feed is being read).
-        extensions = settings.getdict("EXTENSIONS")
+        # port, nor any download handler, and none of them imported (aiohttp alone, for
+        # remote control, took 0.2 s; the HTTP handler builds a TLS context), unless the
+        # project named one itself. Servers go out of the base dict: the add-on's check for
+        # its exporter loads every class EXTENSIONS names (Scrapy's
+        # setdefault_in_component_priority_dict), which would import them all the same.
+        extensions = settings.getdict("EXTENSIONS_BASE")
         for path in _SERVERS:
-            extensions.setdefault(path, None)  # unless the project gave it an order itself
-        settings.set("EXTENSIONS", extensions, priority="cmdline")
+            extensions[path] = None  # an order in the project's EXTENSIONS still wins
+        settings.set("EXTENSIONS_BASE", extensions, priority="cmdline")
+        handlers = settings.getdict("DOWNLOAD_HANDLERS")
+        for scheme in settings.getdict("DOWNLOAD_HANDLERS_BASE"):
+            handlers.setdefault(scheme, None)
+        settings.set("DOWNLOAD_HANDLERS", handlers, priority="cmdline")
+        # Nothing to retry: RetryMiddleware would import the HTTP handler for its exceptions.
+        settings.set("RETRY_ENABLED", False, priority="cmdline")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         assert self.crawler_process is not None
