@@ -93,9 +93,7 @@ def escape(text: str) -> str:
     :func:`write_origin`), because removing a character from a URL changes the page named.
     """
     if text.isascii() and text.isprintable():  # most text; nothing to remove (see _plain)
-        if "&" in text or "<" in text or ">" in text or '"' in text or "'" in text:
-            return _escape_five(text)
-        return text  # no copy
+        return _escape_five(text) if _has_special(text) else text
     if _SPECIAL_RE.search(text) is None:
         return text
     if _FORBIDDEN_RE.search(text):
@@ -118,11 +116,11 @@ def _plain(text: str) -> bool:
     control character or not ASCII, so in printable ASCII only the five specials are left
     to look for: five scans in C, faster than one by ``re``. Plainness is a property of
     each character: strings joined are plain when each is."""
-    return (
-        text.isascii()
-        and text.isprintable()
-        and not ("&" in text or "<" in text or ">" in text or '"' in text or "'" in text)
-    )
+    return text.isascii() and text.isprintable() and not _has_special(text)
+
+
+def _has_special(text: str) -> bool:
+    return "&" in text or "<" in text or ">" in text or '"' in text or "'" in text
 
 
 def urlset_name(number: int, gzipped: bool) -> str:
@@ -235,10 +233,11 @@ _QUICK_SWITCHES = _SwitchInterval(0.0005)
 
 
 class _SplitFile:
-    """One output file being written: counts the uncompressed bytes exactly as written;
-    compression and hashing run in ``pool``'s one thread, in order."""
+    """One output file being written: compression and hashing run in ``pool``'s one
+    thread, in order. Its entries and bytes are counted by :func:`_split`, which decides
+    where files end."""
 
-    __slots__ = ("_deflate", "_hash", "_jobs", "_pool", "_raw", "entries", "name", "size")
+    __slots__ = ("_deflate", "_hash", "_jobs", "_pool", "_raw", "name")
 
     def __init__(
         self, name: str, sink: BinaryIO, options: WriterOptions, head: bytes, pool: ThreadPoolExecutor
@@ -251,15 +250,12 @@ class _SplitFile:
             if name.endswith(".gz")
             else None
         )
-        self.entries = 0
-        self.size = 0
         self._hash = hashlib.sha256()
         self._pool = pool
         self._jobs: deque[Future[None]] = deque()
         self._hand_over(head)
 
     def _hand_over(self, piece: bytes) -> None:
-        self.size += len(piece)
         while len(self._jobs) >= _IN_FLIGHT:
             self._jobs.popleft().result()  # a failed write raises here, in the writer
         self._jobs.append(self._pool.submit(self._consume, piece))
@@ -270,17 +266,16 @@ class _SplitFile:
 
     def add(self, chunks: list[bytes]) -> None:
         """Entries, one chunk each, handed over as one piece."""
-        self.entries += len(chunks)
         self._hand_over(b"".join(chunks))
 
-    def finish(self, tail: bytes) -> WrittenFile:
+    def finish(self, tail: bytes, entries: int, size: int) -> WrittenFile:
         self._hand_over(tail)
         while self._jobs:
             self._jobs.popleft().result()
         if self._deflate is not None:
             self._raw.write(self._deflate.flush())
         self._raw.close()
-        return WrittenFile(self.name, self.entries, self.size, self._hash.hexdigest())
+        return WrittenFile(self.name, entries, size, self._hash.hexdigest())
 
 
 def _split(
@@ -304,20 +299,20 @@ def _split(
     limit = max_bytes - len(tail)
     piece: list[bytes] = []  # the current file's entries not yet handed to it
     piece_size = 0
-    entries = size = 0  # the current file's, the piece's included
+    entries = size = 0  # the current file's, the piece's included (size: head too)
     with _QUICK_SWITCHES, ThreadPoolExecutor(1, thread_name_prefix="sitemapgen-compress") as pool:
         for chunk in chunks:
             length = len(chunk)
             if current is not None and (entries >= max_entries or size + length > limit):
                 if piece:
                     current.add(piece)
-                yield current.finish(tail)
+                yield current.finish(tail, entries, size + len(tail))
                 current = None
             if current is None:
                 number += 1
                 name = name_for(number)
                 current = _SplitFile(name, open_sink(name), options, head, pool)
-                piece, piece_size, entries, size = [], 0, 0, current.size
+                piece, piece_size, entries, size = [], 0, 0, len(head)
             piece.append(chunk)
             piece_size += length
             entries += 1
@@ -328,7 +323,7 @@ def _split(
         if current is not None:
             if piece:
                 current.add(piece)
-            yield current.finish(tail)
+            yield current.finish(tail, entries, size + len(tail))
 
 
 def _video(video: Video) -> str:
