@@ -455,3 +455,93 @@ def test_workers_do_not_run_the_main_script_again(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["500", "500", "True"]
     assert marks.read_text().split() == ["__main__"]
+
+
+def _hostile_records(count: int) -> list[object]:
+    """Records that take every road of reading and writing: refused URLs, dates, media and
+    news, escapes, non-ASCII, repeats."""
+    records: list[object] = []
+    for n in range(count):
+        records += [
+            {"loc": f"https://a.example/p{n}?x=1&y=<2>", "lastmod": f"2020-01-0{1 + n % 9}T10:00:00+02:00",
+             "changefreq": "daily", "priority": 0.5,
+             "images": [f"https://a.example/i{n}.jpg", "javascript:x", f"https://a.example/caf\u00e9{n}.jpg"],
+             "videos": [{"thumbnail_loc": f"https://a.example/t{n}.jpg", "title": "T & <t>", "description": "d",
+                         "content_loc": f"https://a.example/v{n}.mp4", "duration": 30}, {"title": "no urls"}],
+             "news": {"publication_name": "N", "publication_language": "en", "publication_date": RECENT,
+                      "title": "t"} if n % 2 else {"no": "fields"}},
+            {"loc": f"https://a.example/p{n}", "lastmod": "bogus", "priority": 7, "changefreq": "sometimes",
+             "images": "not a list"},
+            {"loc": f"https://a.example/p{n}", "lastmod": "2999-01-01"},  # a repeat, from the future
+            {"loc": f"ftp://a.example/{n}"},
+            {"loc": f"https://user:pw@a.example/{n}"},
+            {"loc": f"http://b.example:8080/caf\u00e9/{n};jsessionid=1"},
+            [n],
+        ]
+    return records
+
+
+def test_worker_tasks_leave_no_reference_cycles(tmp_path: Path) -> None:
+    """Worker processes run without the cyclic garbage collector (bulk._worker_started), so
+    reading and staging must leave nothing that only it could free: whatever the records,
+    reference counting frees every object. Without that, a worker's memory would grow with
+    the feed. Checked with the collector off, as in a worker, on every kind of record."""
+    import gc
+    import io
+
+    from scrapy.settings import Settings
+
+    from scrapy_sitemapgen.build import _noted, fresh_news, with_rules
+    from scrapy_sitemapgen.bulk import RunStore, Tally, _OriginRuns
+    from scrapy_sitemapgen.manifest import UrlNotes
+    from scrapy_sitemapgen.settings import Config
+    from scrapy_sitemapgen.urls import origin_of
+    from scrapy_sitemapgen.writer import write_origin
+
+    feed = tmp_path / "feed.jsonl"
+    _write_feed(feed, _hostile_records(300))
+    gc.collect()
+    gc.disable()
+    try:
+        runs, tally = read_range(str(feed), 0, feed.stat().st_size, str(tmp_path), "t", UrlPolicy(
+            strip_params=frozenset({"jsessionid"})), NOW, run_records=500)
+        after_reading = gc.collect()
+        store = RunStore(tmp_path, {origin_of(key): _OriginRuns(paths, *runs.rows[key])
+                                    for key, paths in runs.files.items()})
+        # What a staging worker runs per URL (build.stage_origin): the rules, the news
+        # filter, the URLs noted for the state file, the writer.
+        config = Config.from_settings(Settings({
+            "SITEMAPGEN_ENABLED": True, "SITEMAPGEN_CHANGEFREQ": [[r"/p1", "hourly"]],
+            "SITEMAPGEN_PRIORITY": [[r"caf", 0.3]],
+        }))
+        written = noted = 0
+        for origin in store.origins():
+            notes = UrlNotes(iter(()), lambda seq, data: None)
+            output = write_origin(
+                _noted(with_rules(store.entries(origin), config), notes),
+                news=fresh_news(store.news_entries(origin), NOW, config.news_max_age, Tally()),
+                scope=origin.root, base_url=origin.root, lastmod="2020-01-01",
+                open_sink=lambda name: io.BytesIO(),
+            )
+            written += output.url_count
+            noted += notes.finish()[0]
+        after_writing = gc.collect()
+    finally:
+        gc.enable()
+    assert tally.records == 4 * 300 + 1 and len(tally.counts) >= 8  # every road was taken
+    assert written == noted == 3 * 300 + 1  # p{n}?x..., p{n} (thrice), b.example; the BOM record
+    assert (after_reading, after_writing) == (0, 0)
+
+
+def test_workers_run_without_the_cyclic_collector_and_the_parent_keeps_it(tmp_path: Path) -> None:
+    import gc
+
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text("".join(json.dumps({"loc": f"https://a.example/{n}"}) + "\n" for n in range(50)))
+    store, _ = build_store(feed, UrlPolicy(), NOW, workers=2, temp_dir=str(tmp_path))
+    try:
+        assert store.pool is not None
+        assert [store.pool.submit(gc.isenabled).result() for _ in range(4)] == [False] * 4
+        assert gc.isenabled()
+    finally:
+        store.close()
