@@ -46,15 +46,21 @@ class SiteSpider(scrapy.Spider):
         self._extension_cpu = 0.0
         from scrapy_sitemapgen import SitemapExporter, SitemapSpiderMiddleware
 
+        inside = [False]  # a flush from within a record is in the record's time already
+
         def timed(function: Callable[..., Any], parse_first: bool = False) -> Callable[..., Any]:
             def wrapper(*args: Any) -> Any:
+                if inside[0]:
+                    return function(*args)
                 if parse_first and isinstance(args[0], scrapy.http.HtmlResponse):
                     args[0].selector  # the shared parse: the spider's, not the extension's
+                inside[0] = True
                 started = time.process_time()
                 try:
                     return function(*args)
                 finally:
                     self._extension_cpu += time.process_time() - started
+                    inside[0] = False
 
             return wrapper
 
