@@ -1,0 +1,250 @@
+"""The working tree's package against another revision's, side by side: whole builds or
+whole crawls, alternating, each in its own process, with the ratio of every pair.
+
+    python -m benchmarks.ab build --base HEAD~1 --records 1000000 --pairs 6
+    python -m benchmarks.ab crawl --base HEAD~1 --pages 2000 --pairs 10
+
+A change to the code is judged here, not by the time of the part it changed: reading
+pages in batches made the extension's own code a third cheaper and the whole crawl slower
+(README, "Performance"). On this shared machine a single pair can be off by 10 to 25 %,
+so take the median of many pairs, and the count of pairs that went each way.
+
+The base is ``git archive <rev> scrapy_sitemapgen`` put first on ``PYTHONPATH``; each
+child process is checked to import the package it should. ``build`` runs
+``scrapy sitemapgen-build --input`` on the benchmark feed (``benchmarks.feed``) and reports
+wall and CPU (the process and the workers it waited for), and whether the two wrote the
+same files; ``crawl`` runs the benchmark spider over the benchmark site
+(``benchmarks.crawlsite``) with the add-on on, and reports responses/s and the crawl's
+process time per response (``-a cpu_stats=crawl``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from . import crawlsite, feed
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+SPIDER = HERE / "sitespider.py"
+PACKAGE = "scrapy_sitemapgen"
+
+
+class Failed(Exception):
+    pass
+
+
+def export_base(revision: str, into: Path) -> Path:
+    """The package as of ``revision``, extracted under ``into``; the folder to put on
+    PYTHONPATH."""
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", revision, PACKAGE],
+        cwd=REPO, capture_output=True, check=False,
+    )
+    if archive.returncode:
+        raise Failed(f"git archive {revision}: {archive.stderr.decode(errors='replace').strip()}")
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        try:
+            tar.extractall(into, filter="data")
+        except TypeError:  # Python before 3.10.12 / 3.11.4: no filters (our own archive)
+            tar.extractall(into)
+    return into
+
+
+def environment(pythonpath: Path | None) -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if pythonpath is not None:
+        env["PYTHONPATH"] = str(pythonpath)
+    return env
+
+
+def imported_from(env: dict[str, str], cwd: Path) -> Path:
+    found = subprocess.run(
+        [sys.executable, "-c", f"import {PACKAGE}; print({PACKAGE}.__file__)"],
+        cwd=cwd, env=env, capture_output=True, text=True, check=True,
+    )
+    return Path(found.stdout.strip()).parent
+
+
+def scrapy_command() -> list[str]:
+    # The ``scrapy`` script beside this Python, as users run it (see bench.ours_command).
+    script = Path(sys.executable).with_name("scrapy")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "scrapy"]
+
+
+def timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, str]:
+    """Wall and CPU seconds (the process and the children it waited for), and stderr."""
+    started = time.perf_counter()
+    with open(cwd / "stderr.txt", "w+", encoding="utf-8", errors="replace") as err:
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - started
+        err.seek(0)
+        log = err.read()
+    if os.waitstatus_to_exitcode(status):
+        raise Failed(f"{' '.join(command[:3])} ... failed:\n{log[-3000:]}")
+    return wall, usage.ru_utime + usage.ru_stime, log
+
+
+_URLSET = re.compile(r"sitemap-(?:news-)?\d+\.(?:xml|txt)(?:\.gz)?")
+
+
+def digest(folder: Path) -> str:
+    """One hash of every published urlset (the indexes and the manifest hold the run's
+    time; gzip members hold none, so equal URLs give equal bytes)."""
+    total = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and _URLSET.fullmatch(path.name):
+            total.update(str(path.relative_to(folder)).encode())
+            total.update(path.read_bytes())
+    return total.hexdigest()
+
+
+Run = Callable[[str, Path], dict[str, float | str]]
+
+
+def build_runner(records: int, seed: int, envs: dict[str, dict[str, str]]) -> Run:
+    info = feed.build(records, seed)
+
+    def run(version: str, work: Path) -> dict[str, float | str]:
+        command = [
+            *scrapy_command(), "sitemapgen-build", "--input", info.path,
+            "-s", f"SITEMAPGEN_URI={work / 'sitemaps'}",
+            "-s", f"SITEMAPGEN_STATE={work / 'state.sqlite3'}",
+            "-s", "LOG_LEVEL=WARNING",
+        ]
+        wall, cpu, _ = timed(command, work, envs[version])
+        return {"wall s": wall, "CPU s": cpu, "output": digest(work / "sitemaps")}
+
+    return run
+
+
+_STAT = re.compile(r"'([^']+)': ([0-9.]+)")
+
+
+def crawl_runner(site: crawlsite.Site, envs: dict[str, dict[str, str]]) -> Run:
+    def run(version: str, work: Path) -> dict[str, float | str]:
+        command = [
+            *scrapy_command(), "runspider", str(SPIDER),
+            "-a", f"url={site.root}/p/0", "-a", "cpu_stats=crawl",
+            "-s", 'ADDONS={"scrapy_sitemapgen.Addon": 500}',
+            "-s", f"SITEMAPGEN_URI={work / 'sitemaps'}",
+            "-s", f"SITEMAPGEN_STATE={work / 'state.sqlite3'}",
+            "-s", "LOG_LEVEL=INFO", "-s", "TELNETCONSOLE_ENABLED=False",
+            "-s", "CONCURRENT_REQUESTS=16", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=16",
+            "-s", "RETRY_ENABLED=False",
+        ]
+        wall, cpu, log = timed(command, work, envs[version])
+        stats = dict(_STAT.findall(log))
+        try:
+            responses = float(stats["response_received_count"])
+            result: dict[str, float | str] = {
+                "responses/s": responses / float(stats["elapsed_time_seconds"]),
+                "crawl CPU ms a response": float(stats["bench/crawl_cpu"]) / responses * 1e3,
+                "CPU s": cpu,
+                "output": digest(work / "sitemaps"),
+            }
+        except KeyError as exc:
+            raise Failed(f"the crawl's stats lack {exc}:\n{log[-3000:]}") from None
+        return result
+
+    return run
+
+
+def compare(run: Run, pairs: int, scratch: Path) -> list[dict[str, dict[str, float | str]]]:
+    results = []
+    for number in range(pairs + 1):  # the first pair warms the caches and is not counted
+        order = ("new", "base") if number % 2 == 0 else ("base", "new")
+        pair = {}
+        for version in order:
+            work = scratch / f"{number}-{version}"
+            work.mkdir()
+            pair[version] = run(version, work)
+            shutil.rmtree(work, ignore_errors=True)
+        if number:
+            results.append(pair)
+            shown = ", ".join(
+                f"{key} {pair['new'][key]:.3f} / {pair['base'][key]:.3f}"
+                for key in pair["new"] if key != "output"
+            )
+            print(f"  pair {number}: {shown} (new / base)", flush=True)
+    return results
+
+
+def report(results: list[dict[str, dict[str, float | str]]], higher_is_better: set[str]) -> list[str]:
+    lines = []
+    for key in results[0]["new"]:
+        if key == "output":
+            same = sum(pair["new"]["output"] == pair["base"]["output"] for pair in results)
+            lines.append(f"- the two published the same files in {same} of {len(results)} pairs")
+            continue
+        ratios = [float(pair["new"][key]) / float(pair["base"][key]) for pair in results]
+        better = sum((r > 1) if key in higher_is_better else (r < 1) for r in ratios)
+        lines.append(
+            f"- {key}: new/base median **{statistics.median(ratios):.3f}** "
+            f"(new better in {better} of {len(ratios)} pairs; ratios {', '.join(f'{r:.3f}' for r in ratios)}); "
+            f"medians {statistics.median(float(p['new'][key]) for p in results):.3f} new, "
+            f"{statistics.median(float(p['base'][key]) for p in results):.3f} base"
+        )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("what", choices=("build", "crawl"))
+    parser.add_argument("--base", required=True, help="the git revision to compare with")
+    parser.add_argument("--pairs", type=int, default=8)
+    parser.add_argument("--records", type=int, default=300_000, help="build: feed size")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--pages", type=int, default=2000, help="crawl: site size")
+    args = parser.parse_args(argv)
+    if args.pairs < 1:
+        parser.error("--pairs must be at least 1")
+    scratch = Path(tempfile.mkdtemp(prefix="sitemapgen-ab-"))
+    site = None
+    try:
+        base = export_base(args.base, scratch / "base")
+        envs = {"new": environment(None), "base": environment(base)}
+        for version, expected in (("new", REPO / PACKAGE), ("base", base / PACKAGE)):
+            found = imported_from(envs[version], scratch)
+            if found.resolve() != expected.resolve():
+                raise Failed(f"the {version} run would import {found}, not {expected}")
+        revision = subprocess.run(
+            ["git", "rev-parse", "--short", args.base], cwd=REPO, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        print(f"{args.what}: the working tree (new) against {args.base} = {revision} (base), {args.pairs} pairs", flush=True)
+        if args.what == "build":
+            run = build_runner(args.records, args.seed, envs)
+            higher: set[str] = set()
+        else:
+            site = crawlsite.Site(args.pages)
+            run = crawl_runner(site, envs)
+            higher = {"responses/s"}
+        results = compare(run, args.pairs, scratch)
+        print("\n".join(report(results, higher)))
+    except Failed as exc:
+        print(f"FAILED: {exc}", flush=True)
+        return 1
+    finally:
+        if site is not None:
+            site.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
