@@ -13,9 +13,9 @@ The base is ``git archive <rev> scrapy_sitemapgen`` put first on ``PYTHONPATH``;
 child process is checked to import the package it should. ``build`` runs
 ``scrapy sitemapgen-build --input`` on the benchmark feed (``benchmarks.feed``) and reports
 wall and CPU (the process and the workers it waited for), and whether the two wrote the
-same files; ``crawl`` runs the benchmark spider over the benchmark site
-(``benchmarks.crawlsite``) with the add-on on, and reports responses/s and the crawl's
-process time per response (``-a cpu_stats=crawl``).
+same urlsets; ``crawl`` runs the benchmark crawl (``bench.crawl_command``, add-on on) and
+reports responses/s and the crawl's process time per response (``-a cpu_stats=crawl``).
+Both run through ``bench.measured``, as the benchmark's own runs do.
 """
 
 from __future__ import annotations
@@ -24,22 +24,18 @@ import argparse
 import hashlib
 import io
 import os
-import re
 import shutil
 import statistics
 import subprocess
 import sys
 import tarfile
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
-from . import crawlsite, feed
+from . import bench, crawlsite, feed
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-SPIDER = HERE / "sitespider.py"
+REPO = bench.REPO
 PACKAGE = "scrapy_sitemapgen"
 
 
@@ -80,87 +76,51 @@ def imported_from(env: dict[str, str], cwd: Path) -> Path:
     return Path(found.stdout.strip()).parent
 
 
-def scrapy_command() -> list[str]:
-    # The ``scrapy`` script beside this Python, as users run it (see bench.ours_command).
-    script = Path(sys.executable).with_name("scrapy")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "scrapy"]
-
-
-def timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, str]:
-    """Wall and CPU seconds (the process and the children it waited for), and stderr."""
-    started = time.perf_counter()
-    with open(cwd / "stderr.txt", "w+", encoding="utf-8", errors="replace") as err:
-        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=err)
-        _, status, usage = os.wait4(process.pid, 0)
-        wall = time.perf_counter() - started
-        err.seek(0)
-        log = err.read()
-    if os.waitstatus_to_exitcode(status):
-        raise Failed(f"{' '.join(command[:3])} ... failed:\n{log[-3000:]}")
-    return wall, usage.ru_utime + usage.ru_stime, log
-
-
-_URLSET = re.compile(r"sitemap-(?:news-)?\d+\.(?:xml|txt)(?:\.gz)?")
-
-
-def digest(folder: Path) -> str:
-    """One hash of every published urlset (the indexes and the manifest hold the run's
-    time; gzip members hold none, so equal URLs give equal bytes)."""
+def digest(out: Path) -> str:
+    """One hash of the urlsets (the indexes and the manifest hold the run's time; gzip
+    members hold none, so equal URLs give equal bytes)."""
     total = hashlib.sha256()
-    for path in sorted(folder.rglob("*")):
-        if path.is_file() and _URLSET.fullmatch(path.name):
-            total.update(str(path.relative_to(folder)).encode())
-            total.update(path.read_bytes())
+    for path in bench.urlsets(out):
+        total.update(path.name.encode())
+        total.update(path.read_bytes())
     return total.hexdigest()
 
 
 Run = Callable[[str, Path], dict[str, float | str]]
 
 
+def measured(command: list[str], work: Path, env: dict[str, str]) -> bench.Measure:
+    log = work / "run.log"
+    measure = bench.measured(command, work, log, env)
+    if measure.code:
+        raise Failed(f"{' '.join(command[:3])} ... failed:\n{bench.tail(log)}")
+    return measure
+
+
 def build_runner(records: int, seed: int, envs: dict[str, dict[str, str]]) -> Run:
     info = feed.build(records, seed)
 
     def run(version: str, work: Path) -> dict[str, float | str]:
-        command = [
-            *scrapy_command(), "sitemapgen-build", "--input", info.path,
-            "-s", f"SITEMAPGEN_URI={work / 'sitemaps'}",
-            "-s", f"SITEMAPGEN_STATE={work / 'state.sqlite3'}",
-            "-s", "LOG_LEVEL=WARNING",
-        ]
-        wall, cpu, _ = timed(command, work, envs[version])
-        return {"wall s": wall, "CPU s": cpu, "output": digest(work / "sitemaps")}
+        measure = measured(bench.ours_command(Path(info.path), work), work, envs[version])
+        return {"wall s": measure.wall, "CPU s": measure.cpu, "output": digest(work / "sitemaps")}
 
     return run
 
 
-_STAT = re.compile(r"'([^']+)': ([0-9.]+)")
-
-
 def crawl_runner(site: crawlsite.Site, envs: dict[str, dict[str, str]]) -> Run:
     def run(version: str, work: Path) -> dict[str, float | str]:
-        command = [
-            *scrapy_command(), "runspider", str(SPIDER),
-            "-a", f"url={site.root}/p/0", "-a", "cpu_stats=crawl",
-            "-s", 'ADDONS={"scrapy_sitemapgen.Addon": 500}',
-            "-s", f"SITEMAPGEN_URI={work / 'sitemaps'}",
-            "-s", f"SITEMAPGEN_STATE={work / 'state.sqlite3'}",
-            "-s", "LOG_LEVEL=INFO", "-s", "TELNETCONSOLE_ENABLED=False",
-            "-s", "CONCURRENT_REQUESTS=16", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=16",
-            "-s", "RETRY_ENABLED=False",
-        ]
-        wall, cpu, log = timed(command, work, envs[version])
-        stats = dict(_STAT.findall(log))
+        measure = measured(bench.crawl_command(site, work, cpu_stats="crawl"), work, envs[version])
+        stats = bench.crawl_stats(work / "run.log")
         try:
             responses = float(stats["response_received_count"])
-            result: dict[str, float | str] = {
+            return {
                 "responses/s": responses / float(stats["elapsed_time_seconds"]),
                 "crawl CPU ms a response": float(stats["bench/crawl_cpu"]) / responses * 1e3,
-                "CPU s": cpu,
+                "CPU s": measure.cpu,
                 "output": digest(work / "sitemaps"),
             }
         except KeyError as exc:
-            raise Failed(f"the crawl's stats lack {exc}:\n{log[-3000:]}") from None
-        return result
+            raise Failed(f"the crawl's stats lack {exc}:\n{bench.tail(work / 'run.log')}") from None
 
     return run
 

@@ -152,15 +152,16 @@ with open(sys.argv[1], 'w') as result:
 rss_floor = 0
 
 
-def measured(command: list[str], cwd: Path, log: Path) -> Measure:
-    """Run ``command`` to completion in ``cwd``, its output to ``log``. Wall, CPU and peak
-    RSS are the command's alone: timed and ``wait4``-ed by the launcher around it."""
+def measured(command: list[str], cwd: Path, log: Path, env: dict[str, str] | None = None) -> Measure:
+    """Run ``command`` to completion in ``cwd`` (with ``env``, default this process's), its
+    output to ``log``. Wall, CPU and peak RSS are the command's alone: timed and
+    ``wait4``-ed by the launcher around it."""
     global rss_floor
     result = log.with_suffix(".rusage")
     with log.open("wb") as sink:
         subprocess.run(
             [sys.executable, "-S", "-c", _LAUNCHER, str(result), *command],
-            cwd=cwd, stdout=sink, stderr=subprocess.STDOUT, check=True,
+            cwd=cwd, env=env, stdout=sink, stderr=subprocess.STDOUT, check=True,
         )
     wall, cpu, rss, code, floor, tree = result.read_text().split()
     rss_floor = max(rss_floor, int(floor))
@@ -224,13 +225,16 @@ def source_digest() -> str:
     return digest.hexdigest()
 
 
-def ours_command(feed_path: Path, run: Path, *settings: str) -> list[str]:
-    # The ``scrapy`` command beside this Python, as users run it (a console script, which
-    # is not ``python -m scrapy`` for multiprocessing: see bulk._main_script_hidden).
+def scrapy_command() -> list[str]:
+    """The ``scrapy`` command beside this Python, as users run it (a console script, which
+    is not ``python -m scrapy`` for multiprocessing: see bulk._main_script_hidden)."""
     script = Path(sys.executable).with_name("scrapy")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "scrapy"]
+
+
+def ours_command(feed_path: Path, run: Path, *settings: str) -> list[str]:
     command = [
-        *([str(script)] if script.is_file() else [sys.executable, "-m", "scrapy"]),
-        "sitemapgen-build", "--input", str(feed_path),
+        *scrapy_command(), "sitemapgen-build", "--input", str(feed_path),
         "-s", f"SITEMAPGEN_URI={run / 'sitemaps'}",
         "-s", f"SITEMAPGEN_STATE={run / 'state.sqlite3'}",
         "-s", "LOG_LEVEL=WARNING",
@@ -658,16 +662,15 @@ def crawl_stats(log: Path) -> dict[str, str]:
 _crawl_numbers = itertools.count(1)
 
 
-def crawl(site: crawlsite.Site, on: bool, work: Path, validate_output: bool) -> Crawl:
-    run = work / f"crawl-{next(_crawl_numbers)}"
-    run.mkdir()
-    out = run / "sitemaps"
-    command = [
+def crawl_command(site: crawlsite.Site, run: Path, cpu_stats: str = "1") -> list[str]:
+    """The benchmark crawl of ``site``, its sitemaps to ``run / "sitemaps"``; ``cpu_stats``
+    as sitespider.py takes it."""
+    return [
         sys.executable, "-m", "scrapy", "runspider", str(SPIDER),
         "-a", f"url={site.root}/p/0",
-        "-a", "cpu_stats=1",
+        "-a", f"cpu_stats={cpu_stats}",
         "-s", 'ADDONS={"scrapy_sitemapgen.Addon": 500}',
-        "-s", f"SITEMAPGEN_URI={out}",
+        "-s", f"SITEMAPGEN_URI={run / 'sitemaps'}",
         "-s", f"SITEMAPGEN_STATE={run / 'state.sqlite3'}",
         "-s", "LOG_LEVEL=INFO",
         "-s", "TELNETCONSOLE_ENABLED=False",
@@ -675,6 +678,13 @@ def crawl(site: crawlsite.Site, on: bool, work: Path, validate_output: bool) -> 
         "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=16",
         "-s", "RETRY_ENABLED=False",
     ]
+
+
+def crawl(site: crawlsite.Site, on: bool, work: Path, validate_output: bool) -> Crawl:
+    run = work / f"crawl-{next(_crawl_numbers)}"
+    run.mkdir()
+    out = run / "sitemaps"
+    command = crawl_command(site, run)
     if not on:
         command += ["-s", "SITEMAPGEN_ENABLED=False"]
     log = run / "crawl.log"

@@ -48,6 +48,9 @@ class SiteSpider(scrapy.Spider):
         self._extension_cpu = 0.0
         from scrapy_sitemapgen import SitemapExporter, SitemapSpiderMiddleware
 
+        exporter = self.crawler.get_extension(SitemapExporter)
+        if exporter is None or self.cpu_stats == "crawl":  # the crawl's CPU alone
+            return
         inside = [False]  # a flush from within a record is in the record's time already
 
         def timed(function: Callable[..., Any], parse_first: bool = False) -> Callable[..., Any]:
@@ -66,9 +69,6 @@ class SiteSpider(scrapy.Spider):
 
             return wrapper
 
-        exporter = self.crawler.get_extension(SitemapExporter)
-        if exporter is None or self.cpu_stats == "crawl":  # the crawl's CPU alone
-            return
         assert self.crawler.engine is not None and exporter.store is not None
         for middleware in self.crawler.engine.scraper.spidermw.middlewares:
             if isinstance(middleware, SitemapSpiderMiddleware):
