@@ -23,6 +23,7 @@ from .limits import (
     NEWS_MAX_AGE_SECONDS,
 )
 from .urls import Origin, UrlPolicy, UrlRejected, base_url_for, normalize_loc, origin_folder
+from .writer import DEFAULT_GZIP_LEVEL
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -39,7 +40,7 @@ DEFAULTS: dict[str, Any] = {
     "SITEMAPGEN_MAX_URLS": MAX_URLS_PER_SITEMAP,
     "SITEMAPGEN_MAX_BYTES": MAX_BYTES_PER_SITEMAP,
     "SITEMAPGEN_GZIP": True,
-    "SITEMAPGEN_GZIP_LEVEL": 6,
+    "SITEMAPGEN_GZIP_LEVEL": DEFAULT_GZIP_LEVEL,  # 5 with zlib-ng (the extra fast), else 6
     "SITEMAPGEN_CONTENT_TYPES": ["text/html", "application/xhtml+xml"],
     "SITEMAPGEN_WRITE_ON_SHUTDOWN": False,
     "SITEMAPGEN_FORMATS": ["xml"],

@@ -623,7 +623,7 @@ def test_gzip_level_out_of_range_is_refused(value: object) -> None:
     assert_rejected("SITEMAPGEN_GZIP_LEVEL", value, r"\b1\b", r"\b9\b")
 
 
-@pytest.mark.parametrize(("value", "expected"), [(None, 6), (1, 1), ("9", 9)])
+@pytest.mark.parametrize(("value", "expected"), [(None, 5), (1, 1), ("6", 6), ("9", 9)])
 def test_gzip_level(value: object, expected: int) -> None:
     settings = {} if value is None else {"SITEMAPGEN_GZIP_LEVEL": value}
     assert config(**settings).gzip_level == expected

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import gzip
 import io
+import random
+import string
 import xml.etree.ElementTree as ET
 from xml.sax.saxutils import unescape
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -1007,6 +1009,65 @@ def test_each_gzip_backend_writes_the_same_xml_in_a_timeless_gzip(backend: str) 
         assert raw == second.raw(f"{name}.gz")
         assert raw[:4] == b"\x1f\x8b\x08\x00" and raw[4:8] == b"\x00\x00\x00\x00"
         assert first.data(f"{name}.gz") == plain.data(name)
+
+
+def test_the_default_gzip_level_is_5_with_zlib_ng_and_6_with_zlib() -> None:
+    """zlib-ng's level 5 writes about what zlib's 6 does at half the CPU; zlib's own 5 is
+    10 % larger than its 9 on benchmark urlsets, so without zlib-ng the default stays 6.
+    Checked in a fresh interpreter that cannot import zlib-ng, as a machine without the
+    extra ``fast`` would run."""
+    import subprocess
+    import sys
+
+    from scrapy_sitemapgen.settings import DEFAULTS
+    from scrapy_sitemapgen.writer import DEFAULT_GZIP_LEVEL
+
+    assert DEFAULT_GZIP_LEVEL == 5 == DEFAULTS["SITEMAPGEN_GZIP_LEVEL"] == WriterOptions().compresslevel
+    code = (
+        "import sys; sys.modules['zlib_ng'] = None\n"
+        "from scrapy_sitemapgen.settings import DEFAULTS\n"
+        "from scrapy_sitemapgen.writer import DEFAULT_GZIP_BACKEND, WriterOptions\n"
+        "print(DEFAULT_GZIP_BACKEND, DEFAULTS['SITEMAPGEN_GZIP_LEVEL'], WriterOptions().compresslevel)"
+    )
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert shown.stdout.split() == ["zlib", "6", "6"]
+
+
+def _query_locs(count: int) -> Iterator[UrlFacts]:
+    """Search pages, in loc order: the shape where zlib's level 6 is 16 % larger than its 9."""
+    rng = random.Random(6)
+    words = ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(3, 9))) for _ in range(3000)]
+    locs = {
+        f"{SITE}search?q={rng.choice(words)}&page={rng.randint(1, 50)}&sort={rng.choice(('asc', 'desc'))}"
+        for _ in range(count)
+    }
+    return (UrlFacts(loc) for loc in sorted(locs))
+
+
+def _image_pages(count: int) -> Iterator[UrlFacts]:
+    """Articles with a lastmod and 0-3 images, in loc order, as the benchmark feed has."""
+    rng = random.Random(9)
+    rows = sorted((f"{SITE}articles/{rng.randrange(10**9)}-guide", i) for i in range(count))
+    for loc, i in rows:
+        yield UrlFacts(
+            loc,
+            f"20{rng.randint(10, 24)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+            images=tuple(f"https://cdn.example.com/img/{i}/{k}.jpg" for k in range(rng.randint(0, 3))),
+        )
+
+
+@pytest.mark.parametrize("shape", [pages, _query_locs, _image_pages])
+def test_the_default_gzip_level_writes_within_10_percent_of_zlib_level_9(
+    shape: Callable[[int], Iterator[UrlFacts]],
+) -> None:
+    """Issue 6's bound on output size: at the default level, a full urlset is at most 10 %
+    larger than zlib's level 9 makes it (``python -m benchmarks.levels`` has more shapes)."""
+    plain, packed = MemorySinks(), MemorySinks()
+    write(shape(20_000), plain, gzip=False)
+    write(shape(20_000), packed, gzip=True)
+    level_9 = len(gzip.compress(plain.data("sitemap-1.xml"), compresslevel=9, mtime=0))
+    assert len(packed.raw("sitemap-1.xml.gz")) <= 1.10 * level_9
+    assert packed.data("sitemap-1.xml.gz") == plain.data("sitemap-1.xml")
 
 
 def test_a_higher_gzip_level_writes_fewer_bytes() -> None:
