@@ -657,15 +657,6 @@ class Crawl:
         return self.recorded / self.elapsed
 
 
-def _default_level() -> str:
-    """The package's default gzip level and the deflate it runs on, for the report."""
-    try:
-        from scrapy_sitemapgen.writer import DEFAULT_GZIP_BACKEND, DEFAULT_GZIP_LEVEL
-    except ImportError:  # a revision before the per-backend default: 6
-        return "6"
-    return f"{DEFAULT_GZIP_LEVEL}, {DEFAULT_GZIP_BACKEND}"
-
-
 def crawl_stats(log: Path) -> dict[str, str]:
     return {m[1]: m[2] for line in log.read_text(errors="replace").splitlines() if (m := _STAT.match(line))}
 
@@ -870,7 +861,9 @@ def main(argv: list[str] | None = None) -> int:
             packed = bench.recompress()
             level9 = bench.level9_run()
             ours = bench.contenders[0]
-            default = _default_level()
+            from scrapy_sitemapgen.writer import DEFAULT_GZIP_BACKEND, DEFAULT_GZIP_LEVEL
+
+            default = f"{DEFAULT_GZIP_LEVEL}, {DEFAULT_GZIP_BACKEND}"
             lines += [
                 "",
                 f"Our urlsets: {size(packed['raw'])} uncompressed (the bare loop's: "
