@@ -44,6 +44,10 @@ logger = logging.getLogger(__name__)
 #: a complete published set (unless SITEMAPGEN_WRITE_ON_SHUTDOWN says so).
 _INTERRUPTED = frozenset({"shutdown", "cancelled"})
 _STORE_FILE = "store.sqlite3"
+#: Recorded pages are added to ``sitemapgen/pages/recorded`` this many at a time (and the
+#: rest when the spider closes): Scrapy 2.19's ``inc_value`` costs about 2.4 µs a call,
+#: behind its deprecation wrapper, a tenth of what recording a page costs otherwise.
+_PAGES_PER_STAT = 100
 
 
 class SitemapExporter:
@@ -63,6 +67,7 @@ class SitemapExporter:
             config.jobdir is not None or config.store_path is not None
         )
         self._flusher: Any = None
+        self._pages_uncounted = 0
         self.closed_cleanly = True
         #: What the last write staged and delivered, per origin (for tests and tools).
         self.sets: list[OriginSet] = []
@@ -162,6 +167,17 @@ class SitemapExporter:
             logger.error("Sitemap: cannot record %s", url, exc_info=True)
         self._record_failed = True
 
+    def page_recorded(self) -> None:
+        """Count a page recorded by the middleware (in the stats by the hundred)."""
+        self._pages_uncounted += 1
+        if self._pages_uncounted >= _PAGES_PER_STAT:
+            self._count_pages()
+
+    def _count_pages(self) -> None:
+        if self._pages_uncounted:
+            self.stats.inc_value(keys.PAGES_RECORDED, self._pages_uncounted)
+            self._pages_uncounted = 0
+
     def record(self, facts: UrlFacts, *, from_item: bool) -> bool:
         """Store facts; a storage failure is logged and counted, never raised into the crawl."""
         assert self.store is not None
@@ -217,6 +233,7 @@ class SitemapExporter:
                 self._store_failed("(periodic commit)")
 
     async def spider_closed(self, spider: Spider, reason: str) -> None:
+        self._count_pages()
         if self._flusher is not None and self._flusher.running:
             self._flusher.stop()
         store = self.store

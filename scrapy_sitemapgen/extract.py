@@ -9,7 +9,9 @@ with the spider), and a switched-off feature costs nothing.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from parsel import Selector
@@ -28,8 +30,8 @@ from .facts import (
     parse_hreflang,
     parse_lastmod,
 )
-from .limits import MAX_IMAGES_PER_URL
-from .urls import UrlRejected, normalize_loc
+from .limits import MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
+from .urls import UrlRejected, is_normal, normalize_loc
 
 if TYPE_CHECKING:
     from scrapy.http import Response
@@ -51,7 +53,47 @@ def media_type(response: Response) -> str:
 
 
 def _header_values(response: Response, name: bytes) -> list[str]:
-    return [value.decode("latin-1") for value in response.headers.getlist(name)]
+    headers = response.headers
+    if name not in headers:  # the usual case: getlist() would raise and catch a KeyError
+        return []
+    return [value.decode("latin-1") for value in headers.getlist(name)]
+
+
+# A path from the root that, put after a normal origin (``_normal_prefix``), is already its
+# own join and its own <loc>: the characters of both shortcuts (page.absolute's for rooted
+# paths, urls.normalize_loc's for URLs in shape), no "%" (its escapes would need checking)
+# and, checked apart, no dot segment. Most links and images on a page look like this.
+_NORMAL_ROOTED_RE = re.compile(
+    r"/(?!/)[A-Za-z0-9\-._~!$&'()*+,=:@/]*(?:\?[A-Za-z0-9\-._~!$&()*+,;=:@/?]+)?"
+)
+
+
+def _normal_url(value: str, prefix: str, base: str) -> str | None:
+    """``value`` joined to ``base`` and normalised, when it is already a <loc> or a path
+    from the root that both steps leave as it is (``prefix``: ``_normal_prefix(base)`` or
+    ``""``): the same string ``normalize_loc(page.absolute(base, value))`` gives, without
+    either (nor the page's encoding, which Scrapy works out anew each time); None for
+    every other value."""
+    if value[:1] == "/":
+        if (
+            prefix
+            and _NORMAL_ROOTED_RE.fullmatch(value) is not None
+            and "/." not in value
+            and ".." not in value
+            and len(prefix) + len(value) <= MAX_LOC_LENGTH
+        ):
+            return prefix + value
+    elif is_normal(value) and page.absolute(base, value) == value:
+        return value
+    return None
+
+
+@lru_cache(maxsize=16)
+def _normal_prefix(base: str) -> str | None:
+    """``scheme://host[:port]`` of ``base`` when it is a normal <loc>'s start, so that a
+    path matching ``_NORMAL_ROOTED_RE`` after it needs neither joining nor normalising."""
+    prefix = page.join_prefix(base)
+    return prefix if prefix is not None and is_normal(prefix + "/") else None
 
 
 class _Page:
@@ -64,14 +106,22 @@ class _Page:
         self.loc = loc
         self.html = isinstance(response, HtmlResponse)
         self.links = _header_values(response, b"Link")
-        #: Queries of URLs in the page are encoded in the page's encoding, as browsers
-        #: (and Scrapy's own requests) do; paths always in UTF-8.
-        self.encoding: str = getattr(response, "encoding", None) or "utf-8"
         self._ld: list[Any] | None = None
         # Computed on first use (plain attributes: functools.cached_property takes a lock).
         self._nodes: page.PageNodes | None = None
         self._base: str | None = None
+        self._prefix: str | None = None
+        self._encoding: str | None = None
         self._locs: dict[str, str] = {}
+
+    @property
+    def encoding(self) -> str:
+        """The page's encoding: queries of URLs in the page are encoded in it, as browsers
+        (and Scrapy's own requests) do; paths always in UTF-8. Scrapy works it out again
+        on each read, and URLs in shape never need it."""
+        if self._encoding is None:
+            self._encoding = getattr(self.response, "encoding", None) or "utf-8"
+        return self._encoding
 
     @property
     def nodes(self) -> page.PageNodes:
@@ -79,20 +129,41 @@ class _Page:
         cached selector (built on first use here or in the spider, never twice)."""
         if self._nodes is None:
             response = self.response
-            selector = response.selector if isinstance(response, HtmlResponse) else _NO_HTML
+            if not isinstance(response, HtmlResponse):
+                selector = _NO_HTML
+            else:
+                try:
+                    selector = response.selector
+                except ValueError:
+                    # Scrapy builds its selector with get_base_url(), which raises on a
+                    # <base href> the URL parser rejects ("http://[::1/x"). The spider
+                    # meets the same error; the page is read here without Scrapy's cache.
+                    self.base  # noqa: B018  # counts the broken <base href>
+                    selector = Selector(text=response.text, type="html")
             self._nodes = page.PageNodes(selector)
         return self._nodes
 
     @property
     def base(self) -> str:
-        """What relative URLs resolve against: ``<base href>`` or the page URL."""
+        """What relative URLs resolve against: ``<base href>`` or the page URL. A
+        ``<base href>`` the URL parser rejects is counted and passed over for the page
+        URL, as a browser falls back to the document's URL (HTML, "frozen base URL")."""
         if self._base is None:
             response = self.response
+            self._base = response.url
             if isinstance(response, HtmlResponse):
-                self._base = get_base_url(response)
-            else:
-                self._base = response.url
+                try:
+                    self._base = get_base_url(response)
+                except ValueError:
+                    self.reporter.skip("bad_base_url", self.loc)
         return self._base
+
+    @property
+    def prefix(self) -> str:
+        """``_normal_prefix(base)``, or ``""`` when the base has none."""
+        if self._prefix is None:
+            self._prefix = _normal_prefix(self.base) or ""
+        return self._prefix
 
     @property
     def ld(self) -> list[Any]:
@@ -157,16 +228,26 @@ class _Page:
         return None
 
     def images(self) -> tuple[str, ...]:
+        """``page.image_urls``, normalised. Values in shape go straight to their URL; the
+        rest are joined and normalised, and a rejected one counted once, as
+        ``page.image_urls`` would give it once."""
         found: dict[str, None] = {}
         policy = self.config.image_policy
         filtered = bool(policy.allow or policy.deny)  # without patterns, nothing is refused
-        encoding = self.encoding
-        for raw in page.image_urls(self.nodes, self.base):
-            try:
-                url = normalize_loc(raw, encoding)
-            except UrlRejected as exc:
-                self.reporter.skip(f"image_{exc.reason}", self.loc, detail=raw)
-                continue
+        base, prefix = self.base, self.prefix
+        tried: set[str] = set()
+        for value in page.image_sources(self.nodes):
+            url = _normal_url(value, prefix, base)
+            if url is None:
+                raw = page.media_url(base, value)
+                if raw is None or raw in tried:
+                    continue
+                tried.add(raw)
+                try:
+                    url = normalize_loc(raw, self.encoding)
+                except UrlRejected as exc:
+                    self.reporter.skip(f"image_{exc.reason}", self.loc, detail=raw)
+                    continue
             if not filtered or policy.refusal(url) is None:
                 found[url] = None
         if len(found) > MAX_IMAGES_PER_URL:
@@ -183,14 +264,29 @@ class _Page:
         return tuple(videos)
 
     def alternates(self) -> tuple[Alternate, ...]:
+        """``page.alternates``, each checked and put through the URL policy (hrefs in
+        shape without normalising them again), a rejected pair counted once."""
         found: dict[Alternate, None] = {}
-        for hreflang, href in page.alternates(self.nodes, self.links, self.base):
+        seen: set[tuple[str, str]] = set()
+        loc_from_normalized = self.config.url_policy.loc_from_normalized
+        base, prefix = self.base, self.prefix
+        for hreflang, value in page.alternate_sources(self.nodes, self.links):
+            lang = hreflang.strip()
+            loc = _normal_url(value, prefix, base)
+            href = loc or page.absolute(base, value)
+            if href is None or (lang, href) in seen:
+                continue
+            seen.add((lang, href))
             try:
-                found[Alternate(parse_hreflang(hreflang), self.policy_loc(href))] = None
+                tag = parse_hreflang(lang)
+                loc = self.policy_loc(href) if loc is None else loc_from_normalized(loc)
             except FactRejected as exc:
-                self.reporter.skip(exc.reason, self.loc, detail=hreflang)
+                self.reporter.skip(exc.reason, self.loc, detail=lang)
+                continue
             except UrlRejected as exc:
                 self.reporter.skip(f"alternate_{exc.reason}", self.loc, detail=href)
+                continue
+            found[Alternate(tag, loc)] = None
         return tuple(found)
 
     def _normalize(self, url: str) -> str:

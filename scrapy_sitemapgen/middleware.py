@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 from .exporter import SitemapExporter
 from .extract import page_facts
-from .stats import PAGES_RECORDED
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -52,5 +51,5 @@ class SitemapSpiderMiddleware:
             return
         facts = page_facts(response, exporter.config, exporter.reporter)
         if facts is not None and exporter.record(facts, from_item=False):
-            exporter.stats.inc_value(PAGES_RECORDED)
+            exporter.page_recorded()
 

@@ -28,11 +28,16 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PageNodes",
+    "absolute",
+    "alternate_sources",
     "alternates",
     "canonical_urls",
+    "image_sources",
     "image_urls",
     "iso8601_duration",
+    "join_prefix",
     "json_ld",
+    "media_url",
     "page_dates",
     "parse_link_header",
     "parse_srcset",
@@ -298,7 +303,7 @@ def _ld_url(value: Any, base: str) -> str | None:
         if isinstance(item, dict):
             item = item.get("url")
         if isinstance(item, str):
-            url = _media_url(base, item)
+            url = media_url(base, item)
             if url is not None:
                 return url
     return None
@@ -476,7 +481,7 @@ def _rel_tokens(value: str) -> set[str]:
 def _page_links(nodes: PageNodes, rel: str) -> Iterator[Any]:
     """Each ``<link>`` element with ``rel`` among its (case-insensitive) rel tokens."""
     for value, element in zip(nodes._rels, nodes.links):
-        if rel in value and rel in _HTML_SPACE_RE.split(value):
+        if value == rel or (rel in value and rel in _HTML_SPACE_RE.split(value)):
             yield element
 
 
@@ -493,13 +498,14 @@ def canonical_urls(
     """
     found: list[str] = []
     for link in _page_links(_nodes(selector), "canonical"):
-        url = _absolute(base, link.get("href", ""))
+        url = absolute(base, link.get("href", ""))
         if url is not None:
             found.append(url)
-    for uri, _params in _header_links(link_headers, "canonical"):
-        url = _absolute(base, uri)
-        if url is not None:
-            found.append(url)
+    if link_headers:
+        for uri, _params in _header_links(link_headers, "canonical"):
+            url = absolute(base, uri)
+            if url is not None:
+                found.append(url)
     return found
 
 
@@ -516,23 +522,33 @@ def alternates(
     """
     pairs: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()
-    raw = [  # no hreflang attribute at all: another kind of alternate (a feed, a print view)
-        (link.get("hreflang"), link.get("href", ""))
-        for link in _page_links(_nodes(selector), "alternate")
-        if link.get("hreflang") is not None
-    ]
-    raw += [
-        (params["hreflang"], uri)
-        for uri, params in _header_links(link_headers, "alternate")
-        if "hreflang" in params
-    ]
-    for hreflang, href in raw:
+    for hreflang, href in alternate_sources(selector, link_headers):
         lang = hreflang.strip()
-        url = _absolute(base, href)
+        url = absolute(base, href)
         if url is not None and (lang, url) not in seen:
             seen.add((lang, url))
             pairs.append((lang, url))
     return pairs
+
+
+def alternate_sources(
+    selector: Selector | PageNodes, link_headers: list[str]
+) -> list[tuple[str, str]]:
+    """The ``(hreflang, href)`` values :func:`alternates` reads, as written, repeats
+    included: ``alternates`` is ``(hreflang.strip(), absolute(base, href))`` of each,
+    without the empty hrefs and the repeats."""
+    sources = [  # no hreflang attribute at all: another kind of alternate (a feed, a print view)
+        (hreflang, link.get("href", ""))
+        for link in _page_links(_nodes(selector), "alternate")
+        if (hreflang := link.get("hreflang")) is not None
+    ]
+    if link_headers:
+        sources += [
+            (params["hreflang"], uri)
+            for uri, params in _header_links(link_headers, "alternate")
+            if "hreflang" in params
+        ]
+    return sources
 
 
 # --- meta refresh -------------------------------------------------------------------------
@@ -675,28 +691,33 @@ def image_urls(selector: Selector | PageNodes, base: str) -> list[str]:
     fetch. No cap is applied; the caller applies the 1,000-per-URL limit.
     """
     found: dict[str, None] = {}  # insertion-ordered; a repeat keeps its first place
+    for raw in image_sources(selector):
+        url = media_url(base, raw)
+        if url is not None:
+            found[url] = None
+    return list(found)
+
+
+def image_sources(selector: Selector | PageNodes) -> list[str]:
+    """The values :func:`image_urls` reads, as written and in document order, repeats
+    included: ``image_urls`` is ``media_url(base, value)`` of each, deduplicated. For a
+    caller that can turn the common shapes into final URLs faster than joining them."""
+    values: list[str] = []
     for element in _nodes(selector).images:
         get = element.get
         tag = element.tag
         if tag == "meta":
             if get("property").strip().translate(_ASCII_LOWER) in _OG_IMAGE_PROPERTIES:
-                url = _media_url(base, get("content"))
-                if url is not None:
-                    found[url] = None
+                values.append(get("content"))
             continue
         if tag == "img":
             src = get("src")
             if src is not None:
-                url = _media_url(base, src)
-                if url is not None:
-                    found[url] = None
+                values.append(src)
         srcset = get("srcset")
         if srcset:
-            for raw in parse_srcset(srcset):
-                url = _media_url(base, raw)
-                if url is not None:
-                    found[url] = None
-    return list(found)
+            values += parse_srcset(srcset)
+    return values
 
 
 _OG_IMAGE_PROPERTIES = frozenset({"og:image", "og:image:url", "og:image:secure_url"})
@@ -769,7 +790,7 @@ def _ld_video(obj: dict[str, Any], base: str) -> dict[str, str]:
 def _og_url(og: dict[str, list[str]], base: str, *props: str) -> str | None:
     for prop in props:
         for raw in og.get(prop, ()):
-            url = _media_url(base, raw)
+            url = media_url(base, raw)
             if url is not None:
                 return url
     return None
@@ -812,13 +833,13 @@ def _element_videos(
         sources = [node.get("src", "")]  # then ``.//source/@src``
         sources += [src for src in map(_get_src, node.iterdescendants("source")) if src is not None]
         content = next(
-            (url for url in (_media_url(base, raw) for raw in sources) if url is not None), None
+            (url for url in (media_url(base, raw) for raw in sources) if url is not None), None
         )
         if content is None:
             continue  # filled in by script: nothing on the page identifies the video
         fields = {
             "content_loc": content,
-            "thumbnail_loc": _media_url(base, node.attrib.get("poster", "")),
+            "thumbnail_loc": media_url(base, node.attrib.get("poster", "")),
             "title": _collapse(node.attrib.get("title", ""))
             or _collapse(node.attrib.get("aria-label", ""))
             or _og_text(og, "og:title"),
@@ -896,7 +917,7 @@ def page_dates(selector: Selector | PageNodes, ld: list[Any]) -> list[str]:
 # --- shared -------------------------------------------------------------------------------
 
 
-def _absolute(base: str, value: str) -> str | None:
+def absolute(base: str, value: str) -> str | None:
     """``urljoin(base, value.strip())``; ``None`` for an empty value. A value the URL parser
     rejects (such as an unclosed IPv6 bracket) comes back as written, so the caller's URL
     check refuses it and counts it rather than it vanishing unseen.
@@ -909,7 +930,7 @@ def _absolute(base: str, value: str) -> str | None:
         return None
     if value[0] == "/":
         if _PLAIN_ROOTED_RE.fullmatch(value) is not None and "/." not in value:
-            prefix = _join_prefix(base)
+            prefix = join_prefix(base)
             if prefix is not None:
                 return prefix + value
     elif _PLAIN_ABSOLUTE_RE.fullmatch(value) is not None:
@@ -921,7 +942,7 @@ def _absolute(base: str, value: str) -> str | None:
 
 
 @lru_cache(maxsize=16)
-def _join_prefix(base: str) -> str | None:
+def join_prefix(base: str) -> str | None:
     """``scheme://netloc`` of an http(s) ``base``, which urljoin puts before a path from the
     root; None when urljoin must do the work."""
     plain = _PLAIN_ORIGIN_RE.match(base)
@@ -936,11 +957,11 @@ def _join_prefix(base: str) -> str | None:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def _media_url(base: str, value: str) -> str | None:
-    """:func:`_absolute`, minus URLs of no fetchable resource. The scheme is checked after
+def media_url(base: str, value: str) -> str | None:
+    """:func:`absolute`, minus URLs of no fetchable resource. The scheme is checked after
     joining, because the URL parser drops tabs and newlines, so ``da\\tta:`` means
     ``data:``."""
-    url = _absolute(base, value)
+    url = absolute(base, value)
     if url is None:
         return None
     if url.startswith(("http://", "https://")):

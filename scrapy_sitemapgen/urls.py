@@ -24,6 +24,7 @@ __all__ = [
     "UrlRejected",
     "base_url_for",
     "fill_origin",
+    "is_normal",
     "normalize_loc",
     "origin_folder",
     "origin_of",
@@ -115,6 +116,18 @@ def normalize_loc(url: str, encoding: str = "utf-8") -> str:
         ):
             return url
     return _normalize_fully(url, encoding)
+
+
+def is_normal(url: str) -> bool:
+    """Whether ``normalize_loc(url)`` is ``url`` by its shortcut: a ``<loc>`` as it is.
+    Lets a caller that builds URLs from such a prefix skip normalising each."""
+    clean = _CLEAN_RE.fullmatch(url)
+    if clean is None or len(url) > MAX_LOC_LENGTH or ".." in url:
+        return False
+    port = clean.group(2)
+    return (port is None or DEFAULT_PORTS[clean.group(1)] != int(port) <= 65535) and (
+        "%" not in url or not _BAD_ESCAPE_RE.search(url)
+    )
 
 
 def _normalize_fully(url: str, encoding: str) -> str:
@@ -236,7 +249,11 @@ class UrlPolicy:
 
     def loc(self, url: str, encoding: str = "utf-8") -> str:
         """:func:`normalize_loc`, then session parameters stripped and the host aliased."""
-        loc = normalize_loc(url, encoding)
+        return self.loc_from_normalized(normalize_loc(url, encoding))
+
+    def loc_from_normalized(self, loc: str) -> str:
+        """:meth:`loc` of a URL already normalised: session parameters stripped and the
+        host aliased."""
         if not self.host_aliases and (
             not self.strip_params
             or ("?" not in loc and ";" not in loc)  # no parameter at all: most locs

@@ -156,6 +156,20 @@ def test_middleware_excludes(exporter, response, reason) -> None:
     assert exporter.stats.get_value(f"sitemapgen/excluded/{reason}") == 1
 
 
+@deferred_f_from_coro_f
+async def test_pages_recorded_counted_in_batches_and_exactly_at_close(exporter) -> None:
+    """``sitemapgen/pages/recorded`` is added to by the hundred during the crawl (Scrapy's
+    inc_value costs as much as a tenth of recording a page) and is exact once the spider
+    has closed, whatever the remainder."""
+    middleware = build_from_crawler(SitemapSpiderMiddleware, exporter.crawler)
+    for number in range(250):
+        url = f"{PAGE}/{number}"
+        middleware._record(HtmlResponse(url, headers={"Content-Type": "text/html"}, request=Request(url)))
+    assert exporter.stats.get_value("sitemapgen/pages/recorded") == 200
+    await exporter.spider_closed(exporter.crawler.spider, "shutdown")
+    assert exporter.stats.get_value("sitemapgen/pages/recorded") == 250
+
+
 def test_middleware_records_without_a_request(exporter) -> None:
     """A response built by a spider (no request) still has a URL worth listing."""
     response = HtmlResponse(PAGE + "#frag", headers={"Content-Type": "application/xhtml+xml; charset=utf-8"})

@@ -32,10 +32,11 @@ import pytest_twisted
 import scrapy
 from scrapy.crawler import Crawler, CrawlerRunner
 from scrapy.http import HtmlResponse
+from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_sitemapgen.urls import Origin
 
-from .conftest import BASE_SETTINGS, long_path
+from .conftest import BASE_SETTINGS, Route, SiteServer, long_path
 from .output import read_entries
 
 UTF8_HTML = "text/html; charset=utf-8"
@@ -605,3 +606,69 @@ def test_skip_logged_with_a_warning(hostile: Result, reason: str) -> None:
         if r.levelno == logging.WARNING and r.name.startswith("scrapy_sitemapgen")
     ]
     assert [message for message in warned if f"({reason})" in message]
+
+
+# --- a <base href> Scrapy cannot parse ------------------------------------------------------
+
+
+class BrokenBaseSpider(scrapy.Spider):
+    """Reads its page without Scrapy's selector (which raises on this page) and yields an
+    item, so that what the spider makes of the page can be seen to survive."""
+
+    name = "broken_base"
+    url: str
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.failed: list[str] = []
+
+    async def start(self) -> Any:
+        yield scrapy.Request(self.url, errback=self.on_error)
+
+    def parse(self, response: scrapy.http.Response) -> Any:
+        yield {"url": response.url, "bytes": len(response.body)}
+
+    def on_error(self, failure: Any) -> None:
+        self.failed.append(repr(failure.value))
+
+
+BROKEN_BASE = html(
+    '<base href="http://[::1/x/"><link rel="alternate" hreflang="de" href="de">',
+    "<img src='img.png'><img src='/img/rooted.png'>",
+)
+
+
+@deferred_f_from_coro_f
+async def test_broken_base_href(crawl: Any, tmp_path: Path) -> None:
+    """``<base href="http://[::1/x/">``: Scrapy's ``response.selector`` (through its
+    ``get_base_url``) raises ValueError on it. The page is read without that cache, the
+    base is passed over for the page URL as in a browser (HTML, "frozen base URL": the
+    fallback base URL), the skip is counted, and the spider's item is not lost."""
+    server = SiteServer()
+    server.routes["/page"] = Route(body=BROKEN_BASE)
+    try:
+        # Scrapy's MetaRefreshMiddleware reads every page's base URL too and fails the
+        # request first; with it off (the extension reads meta refresh itself), the page
+        # reaches the spider.
+        crawler = await crawl({"METAREFRESH_ENABLED": False}, BrokenBaseSpider, url=server.url("/page"))
+        default = await crawl(
+            {"SITEMAPGEN_URI": str(tmp_path / "default")}, BrokenBaseSpider, url=server.url("/page")
+        )
+    finally:
+        server.close()
+    stats = crawler.stats.get_stats()
+    assert stats["finish_reason"] == "finished"
+    assert not [key for key in stats if key.startswith("spider_exceptions")]
+    assert stats["item_scraped_count"] == 1
+    assert stats["sitemapgen/skipped/bad_base_url"] == 1
+    u = server.url
+    assert read_entries(tmp_path / "out", server.origin.name) == {
+        u("/page"): entry(images=[u("/img.png"), u("/img/rooted.png")], alternates=[("de", u("/de"))])
+    }
+    # Scrapy's own default: the request fails in its downloader middleware, before any
+    # spider middleware; nothing of the extension's is involved, and nothing breaks.
+    assert default.spider.failed and "Invalid IPv6 URL" in default.spider.failed[0]
+    default_stats = default.stats.get_stats()
+    assert default_stats["finish_reason"] == "finished"
+    assert "sitemapgen/output/failed" not in default_stats
+    assert not (tmp_path / "default" / server.origin.name).exists()
