@@ -754,6 +754,8 @@ def videos(selector: Selector | PageNodes, ld: list[Any], base: str) -> list[dic
     """
     nodes = _nodes(selector)
     og = nodes.open_graph
+    if not (ld or nodes.videos or _OG_VIDEO_PROPERTIES.intersection(og)):
+        return []  # most pages: no source of a video at all
     candidates = [_ld_video(obj, base) for obj in _ld_objects(ld) if _has_type(obj, "VideoObject")]
     og_video = _og_video(og, base)
     if og_video is not None:
@@ -768,6 +770,9 @@ def videos(selector: Selector | PageNodes, ld: list[Any], base: str) -> list[dic
             kept.append(candidate)
         seen |= locs
     return kept
+
+
+_OG_VIDEO_PROPERTIES = frozenset({"og:video", "og:video:url", "og:video:secure_url"})
 
 
 def _ld_video(obj: dict[str, Any], base: str) -> dict[str, str]:
