@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from scrapy import Request
 from scrapy.http import HtmlResponse
@@ -215,3 +215,109 @@ def test_the_shortcut_takes_the_usual_shapes() -> None:
     assert _normal_prefix("http://example.com:80/x") is None
     assert _normal_prefix("http://Example.com/x") is None
     assert _normal_prefix("https://[::1]:8080/x") is None
+
+
+# --- page_facts over hostile pages: no crash, a valid entry -------------------------------
+
+import json as _json  # noqa: E402
+
+from scrapy_sitemapgen.extract import page_facts  # noqa: E402
+from scrapy_sitemapgen.urls import origin_of  # noqa: E402
+from scrapy_sitemapgen.writer import WriterOptions, write_origin  # noqa: E402
+
+from .test_writer import MemorySinks  # noqa: E402
+from .test_writer import Skips as WriterSkips  # noqa: E402
+from .xmlcheck import assert_valid  # noqa: E402
+
+# Plausible values beside the hostile ones, so that most pages have something to list.
+good_url = st.one_of(
+    st.sampled_from(["/img/1.jpg", "https://cdn.example.com/og/1.jpg", "/de/p/1", "fr/p/2", "../x.png", "/v.mp4"]),
+    value,
+)
+date_value = st.one_of(
+    st.sampled_from(["2024-01-02", "2024-01-02T03:04:05+01:00", "2024-01-02T03:04Z", "9999-01-01", "yesterday"]),
+    value,
+)
+json_value = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), value),
+    lambda children: st.one_of(
+        st.lists(children, max_size=3),
+        st.dictionaries(st.sampled_from(["@type", "contentUrl", "embedUrl", "thumbnailUrl", "name",
+                                         "description", "duration", "uploadDate", "dateModified",
+                                         "url", "@graph", "@value"]), children, max_size=5),
+    ),
+    max_leaves=12,
+)
+video_object = st.fixed_dictionaries(
+    {"@type": st.sampled_from(["VideoObject", "schema:VideoObject", ["Thing", "VideoObject"]])},
+    optional={
+        "contentUrl": good_url, "embedUrl": good_url, "thumbnailUrl": st.one_of(good_url, st.lists(good_url, max_size=2)),
+        "name": st.one_of(st.text(max_size=30), value), "description": st.one_of(st.text(max_size=30), value), "duration": st.one_of(value, st.sampled_from(["PT1M", "P1D", "PT"])),
+        "uploadDate": date_value,
+    },
+)
+element = st.one_of(
+    st.builds(lambda n, c: f'<meta name="{attr(n)}" content="{attr(c)}">',
+              st.sampled_from(["robots", "googlebot", "ROBOTS", "other"]), st.one_of(value, st.sampled_from(["noindex", "none, x", "nofollow"]))),
+    st.builds(lambda c: f'<meta http-equiv="refresh" content="{attr(c)}">', st.one_of(value, value.map(lambda v: "0; url=" + v))),
+    st.builds(lambda p, c: f'<meta property="{attr(p)}" content="{attr(c)}">',
+              st.sampled_from(["og:image", "og:video", "og:video:url", "og:video:type", "og:title", "og:description",
+                               "og:video:duration", "article:modified_time", "og:updated_time", "OG:IMAGE "]),
+              st.one_of(good_url, date_value)),
+    st.builds(lambda c: f'<meta itemprop="dateModified" content="{attr(c)}">', date_value),
+    st.builds(lambda t: f'<time itemprop="dateModified">{html.escape(t)}</time>', date_value),
+    st.builds(lambda r, h, l: f'<link rel="{attr(r)}" href="{attr(h)}" hreflang="{attr(l)}">',
+              st.sampled_from(["canonical", "alternate", "alternate", "Canonical alternate", "icon"]), good_url, hreflang),
+    st.builds(lambda s, ss: f'<img src="{attr(s)}" srcset="{attr(ss)}">', good_url, st.one_of(good_url, value)),
+    st.builds(lambda ss: f'<picture><source srcset="{attr(ss)}"></picture>', st.one_of(good_url, value)),
+    st.builds(lambda s, p, t: f'<video src="{attr(s)}" poster="{attr(p)}" title="{attr(t)}"><source src="{attr(s)}"></video>',
+              good_url, good_url, st.one_of(st.text(max_size=30), value)),
+    st.builds(lambda j: f'<script type="application/ld+json">{_json.dumps(j)}</script>', st.one_of(json_value, video_object, video_object)),
+    st.builds(lambda t: f'<script type="application/ld+json">{t}</script>', value),
+    st.builds(lambda b: f'<base href="{attr(b)}">', value),
+)
+header = st.one_of(
+    st.tuples(st.just("Last-Modified"), st.one_of(value, st.sampled_from(["Wed, 21 Oct 2015 07:28:00 GMT", "Sat, 01 Jan 2300 00:00:00 GMT"]))),
+    st.tuples(st.just("X-Robots-Tag"), st.one_of(value, st.sampled_from(["noindex", "googlebot: noindex", "otherbot: none"]))),
+    st.tuples(st.just("Link"), st.one_of(value, st.builds(lambda h, l: f'<{h}>; rel="alternate"; hreflang="{l}"', value, hreflang))),
+)
+
+
+@settings(PROPERTY, max_examples=400)
+@given(
+    base=st.sampled_from([BASES[0], BASES[1], BASES[2], BASES[5], BASES[8], BASES[9]]),
+    elements=st.lists(element, max_size=8),
+    headers=st.lists(header, max_size=3),
+    encoding=st.sampled_from(ENCODINGS),
+    conf=st.sampled_from(CONFIGS),
+)
+def test_page_facts_of_hostile_pages(
+    base: str, elements: list[str], headers: list[tuple[str, str]], encoding: str, conf: Config
+) -> None:
+    """Whatever the page holds, page_facts gives None or facts, never an exception, and
+    the facts are written as a schema-valid urlset (P14) with the same loc."""
+    document = f"<!DOCTYPE html><html><head>{''.join(elements[::2])}</head><body>{''.join(elements[1::2])}</body></html>"
+    raw_headers: dict[bytes, list[bytes]] = {b"Content-Type": [f"text/html; charset={encoding}".encode()]}
+    for name, text in headers:
+        raw_headers.setdefault(name.encode(), []).append(text.encode("latin-1", "replace"))
+    url = conf.url_policy.loc(base)
+    response = HtmlResponse(url, body=document.encode(encoding, "replace"), headers=raw_headers, request=Request(url))
+    skips = Skips()
+    facts = page_facts(response, conf, skips)  # type: ignore[arg-type]
+    if facts is None:
+        assert skips.calls and skips.calls[-1][0].startswith("excluded/")
+        event(skips.calls[-1][0])
+        return
+    event(f"listed: {bool(facts.images)} images, {bool(facts.videos)} videos, "
+          f"{bool(facts.alternates)} alternates, {facts.lastmod is not None} lastmod")
+    assert facts.loc == url
+    sinks = MemorySinks()
+    writer_skips = WriterSkips()
+    origin = origin_of(url)
+    output = write_origin(
+        [facts], scope=origin.root, base_url=origin.root, lastmod="2024-01-01T00:00:00+00:00",
+        open_sink=sinks, options=WriterOptions(gzip=False), on_skip=writer_skips,
+    )
+    assert writer_skips.calls == []
+    assert [written.entries for written in output.sitemaps] == [1]
+    assert_valid(sinks.data(output.sitemaps[0].name))
