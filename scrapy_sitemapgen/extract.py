@@ -48,8 +48,18 @@ _NO_HTML = Selector(text="<html></html>")
 
 def media_type(response: Response) -> str:
     """The lower-case media type of the response, without parameters (``text/html``)."""
-    raw = response.headers.get(b"Content-Type") or b""
+    raw = _header(response, b"Content-Type") or b""
     return raw.split(b";", 1)[0].strip().decode("latin-1").lower()
+
+
+def _header(response: Response, name: bytes) -> bytes | None:
+    """``response.headers.get(name)``, the last value, without the exception Scrapy's
+    ``get`` raises and catches for a header that is missing (most Last-Modified)."""
+    headers = response.headers
+    if name not in headers:
+        return None
+    values = headers.getlist(name)
+    return values[-1] if values else None
 
 
 def _header_values(response: Response, name: bytes) -> list[str]:
@@ -88,12 +98,17 @@ def _normal_url(value: str, prefix: str, base: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=16)
 def _normal_prefix(base: str) -> str | None:
     """``scheme://host[:port]`` of ``base`` when it is a normal <loc>'s start, so that a
     path matching ``_NORMAL_ROOTED_RE`` after it needs neither joining nor normalising."""
     prefix = page.join_prefix(base)
-    return prefix if prefix is not None and is_normal(prefix + "/") else None
+    return prefix if prefix is not None and _normal_origin(prefix) else None
+
+
+@lru_cache(maxsize=64)
+def _normal_origin(prefix: str) -> bool:
+    """Per origin, not per base: each page is a base of its own."""
+    return is_normal(prefix + "/")
 
 
 class _Page:
@@ -211,7 +226,7 @@ class _Page:
         """The first valid lastmod among SITEMAPGEN_LASTMOD_SOURCES, in their order."""
         for source in self.config.lastmod_sources:
             if source == "header":
-                header = self.response.headers.get(b"Last-Modified")
+                header = _header(self.response, b"Last-Modified")
                 if header is not None:
                     try:
                         return lastmod_from_http(header, now)
@@ -266,7 +281,7 @@ class _Page:
     def alternates(self) -> tuple[Alternate, ...]:
         """``page.alternates``, each checked and put through the URL policy (hrefs in
         shape without normalising them again), a rejected pair counted once."""
-        found: dict[Alternate, None] = {}
+        found: dict[tuple[str, str], Alternate] = {}  # by a plain tuple: its hash is C's
         seen: set[tuple[str, str]] = set()
         loc_from_normalized = self.config.url_policy.loc_from_normalized
         base, prefix = self.base, self.prefix
@@ -286,8 +301,9 @@ class _Page:
             except UrlRejected as exc:
                 self.reporter.skip(f"alternate_{exc.reason}", self.loc, detail=href)
                 continue
-            found[Alternate(tag, loc)] = None
-        return tuple(found)
+            if (tag, loc) not in found:
+                found[tag, loc] = Alternate(tag, loc)
+        return tuple(found.values())
 
     def _normalize(self, url: str) -> str:
         return normalize_loc(url, self.encoding)

@@ -164,6 +164,10 @@ def lastmod_from_http(value: bytes | str, now: datetime | None = None) -> str:
     HTTP dates are. Raises :class:`FactRejected` when the value is no date or lies in the
     future: the lastmod is then omitted, never replaced by the crawl time.
     """
+    known = _http_lastmods.get(value)
+    if known is not None:  # a site's pages often share a date (a deploy, a static export)
+        _check_not_future(known[1], now, value)
+        return known[0]
     text = value.decode("latin-1") if isinstance(value, bytes) else value
     fixdate = _IMF_FIXDATE_RE.match(text)
     if fixdate is not None:  # what servers send (RFC 9110's preferred form): no email parser
@@ -175,8 +179,12 @@ def lastmod_from_http(value: bytes | str, now: datetime | None = None) -> str:
             )
         except ValueError:
             raise FactRejected("bad_lastmod", value) from None
+        w3c = f"{year}-{_MONTHS[month]:02d}-{day}T{hour}:{minute}:{second}+00:00"  # format_w3c's
+        if len(_http_lastmods) >= _LASTMOD_MEMO_SIZE:
+            _http_lastmods.clear()
+        _http_lastmods[value] = (w3c, moment)
         _check_not_future(moment, now, value)
-        return f"{year}-{_MONTHS[month]:02d}-{day}T{hour}:{minute}:{second}+00:00"  # format_w3c's
+        return w3c
     try:
         moment = parsedate_to_datetime(text.strip())
     except (TypeError, ValueError, IndexError, OverflowError):
@@ -201,6 +209,9 @@ _SCALAR_MEMO_SIZE = 1_024
 #: when it is no date). Only the future check depends on the clock, so it is kept out of
 #: the memo and made on every call.
 _lastmods: dict[str, tuple[str | None, datetime | None]] = {}
+#: Exact Last-Modified value (IMF-fixdate, the form servers send) -> (W3C text, moment);
+#: the future check is made on every call.
+_http_lastmods: dict[bytes | str, tuple[str, datetime]] = {}
 
 
 def parse_lastmod(value: object, now: datetime | None = None) -> str:

@@ -282,7 +282,7 @@ class UrlPolicy:
 
     def refusal(self, loc: str) -> str | None:
         """``"denied"`` or ``"not_allowed"`` when the patterns keep ``loc`` out, else None."""
-        if any(pattern.search(loc) for pattern in self.deny):
+        if self.deny and any(pattern.search(loc) for pattern in self.deny):
             return "denied"
         if self.allow and not any(pattern.search(loc) for pattern in self.allow):
             return "not_allowed"

@@ -94,6 +94,17 @@ def test_p4_lastmod_from_http_rejects_the_future(header: str) -> None:
     assert info.value.reason == "lastmod_future"
 
 
+@pytest.mark.parametrize("header", [b"Sat, 01 Jun 2024 12:00:00 GMT", "Sat, 01 Jun 2024 12:00:00 GMT"])
+def test_p4_lastmod_from_http_checks_the_clock_on_every_call(header: str | bytes) -> None:
+    """Parsed dates are remembered by value; the future check is not: the same header is
+    a valid lastmod for a crawl after it and refused by a crawl whose clock is before it."""
+    assert lastmod_from_http(header, now=NOW) == "2024-06-01T12:00:00+00:00"
+    with pytest.raises(FactRejected) as info:
+        lastmod_from_http(header, now=NOW - timedelta(days=30))
+    assert info.value.reason == "lastmod_future"
+    assert lastmod_from_http(header, now=NOW) == "2024-06-01T12:00:00+00:00"
+
+
 def test_p4_lastmod_from_http_future_with_the_real_clock() -> None:
     with pytest.raises(FactRejected) as info:
         lastmod_from_http("Tue, 01 Jan 2999 00:00:00 GMT")
