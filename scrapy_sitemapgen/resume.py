@@ -15,10 +15,15 @@ from __future__ import annotations
 
 import logging
 import pickle
+import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from queuelib.queue import LifoDiskQueue
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
+from scrapy.utils.job import job_dir
+from scrapy.utils.misc import load_object
 from scrapy.utils.request import request_from_dict
 
 from . import stats as keys
@@ -33,6 +38,32 @@ if TYPE_CHECKING:
 __all__ = ["SitemapResumeMiddleware"]
 
 logger = logging.getLogger(__name__)
+
+#: The files Scrapy's priority queues give SCHEDULER_DISK_QUEUE: one per priority
+#: (``requests.queue/[<slot>/]<priority>``); start-request queues end in "s".
+_PRIORITY_FILE = re.compile(r"-?[0-9]+")
+
+
+def remove_headless_queues(crawler: Crawler) -> list[Path]:
+    """Delete JOBDIR's disk queue files too short to hold their own header, and return them.
+
+    queuelib's LIFO disk queue (Scrapy's default) writes a 4-byte size header when it
+    creates its file, through a buffer: a SIGKILL right after leaves the file empty.
+    Opening it again fails (``struct.error``) on every request pushed to that priority, so
+    the resumed crawl drops them all and ends at once (seen in benchmarks/killresume.py).
+    Such a file holds no request that can be read; the requests that went to it are in the
+    store and are sent again."""
+    jobdir = job_dir(crawler.settings)
+    queue_class = load_object(crawler.settings["SCHEDULER_DISK_QUEUE"])
+    if not jobdir or not (isinstance(queue_class, type) and issubclass(queue_class, LifoDiskQueue)):
+        return []
+    removed = []
+    for path in sorted(Path(jobdir, "requests.queue").rglob("*")):
+        if _PRIORITY_FILE.fullmatch(path.name) and path.is_file():
+            if path.stat().st_size < LifoDiskQueue.SIZE_SIZE:
+                path.unlink()
+                removed.append(path)
+    return removed
 
 
 class SitemapResumeMiddleware:
@@ -53,6 +84,17 @@ class SitemapResumeMiddleware:
         if not config.resume_requests or (config.jobdir is None and config.store_path is None):
             raise NotConfigured
         middleware = cls(crawler, exporter)
+        # Before the engine opens the scheduler, which opens the queues active at the
+        # last clean close, and pushes to the rest.
+        removed = remove_headless_queues(crawler)
+        if removed:
+            exporter.stats.set_value(keys.RESUME_QUEUES_REMOVED, len(removed))
+            logger.warning(
+                "Sitemap: removed %(count)d disk queue file(s) of JOBDIR that a kill left "
+                "without their header (%(paths)s); Scrapy cannot open them, and their "
+                "requests are sent again from the store",
+                {"count": len(removed), "paths": ", ".join(str(p) for p in removed[:5])},
+            )
         crawler.signals.connect(middleware.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(middleware.request_scheduled, signal=signals.request_scheduled)
         crawler.signals.connect(middleware.request_dropped, signal=signals.request_dropped)

@@ -23,6 +23,7 @@ FILES_WRITTEN = f"{PREFIX}/files/written"
 OUTPUT_FAILED = f"{PREFIX}/output/failed"
 OUTPUT_POSTPONED = f"{PREFIX}/output/postponed"
 RESUME_REISSUED = f"{PREFIX}/resume/reissued"
+RESUME_QUEUES_REMOVED = f"{PREFIX}/resume/queues_removed"
 STORE_LOST = f"{PREFIX}/store/lost"
 
 
