@@ -98,6 +98,13 @@ def _normal_url(value: str, prefix: str, base: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=256)
+def _hreflang(lang: str) -> str:
+    """``parse_hreflang``, once per value: a site names the same few languages on every
+    page (a rejected value is not remembered, and raises each time)."""
+    return parse_hreflang(lang)
+
+
 def _normal_prefix(base: str) -> str | None:
     """``scheme://host[:port]`` of ``base`` when it is a normal <loc>'s start, so that a
     path matching ``_NORMAL_ROOTED_RE`` after it needs neither joining nor normalising."""
@@ -293,7 +300,7 @@ class _Page:
                 continue
             seen.add((lang, href))
             try:
-                tag = parse_hreflang(lang)
+                tag = _hreflang(lang)
                 loc = self.policy_loc(href) if loc is None else loc_from_normalized(loc)
             except FactRejected as exc:
                 self.reporter.skip(exc.reason, self.loc, detail=lang)

@@ -327,7 +327,7 @@ def robots_directives(
     that are not directive names (such as the second half of a date split at its comma) are
     dropped.
     """
-    named = {agent.translate(_ASCII_LOWER) for agent in user_agents}
+    named = _lower_names(user_agents if isinstance(user_agents, frozenset) else frozenset(user_agents))
     directives: set[str] = set()
     for element in _nodes(selector).metas:
         name, content = element.get("name"), element.get("content")
@@ -351,6 +351,13 @@ def robots_directives(
             if directive is not None:
                 directives.add(directive)
     return frozenset(directives)
+
+
+@lru_cache(maxsize=16)
+def _lower_names(user_agents: frozenset[str]) -> frozenset[str]:
+    """The crawler names ASCII-lower-cased, once per set: the crawl passes the same one for
+    every page."""
+    return frozenset(agent.translate(_ASCII_LOWER) for agent in user_agents)
 
 
 def _directive_name(item: str) -> str | None:
