@@ -134,6 +134,8 @@ class Trial:
     duplicates: int
     leftovers: int
     seconds: float
+    #: JOBDIR queue files a kill left without their header, removed by the resumed run.
+    queues_removed: int = 0
 
     @property
     def ok(self) -> bool:
@@ -158,7 +160,7 @@ def run_trial(
                 process.wait()
                 killed_at.append(round(delay, 2))
     runs = 0
-    reissued = 0
+    reissued = queues_removed = 0
     while True:  # resume until a run finishes
         runs += 1
         result = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=600, check=False)
@@ -167,6 +169,8 @@ def run_trial(
         for line in result.stderr.splitlines():
             if "'sitemapgen/resume/reissued'" in line:
                 reissued += int(line.rsplit(":", 1)[1].strip(" ,}"))
+            if "'sitemapgen/resume/queues_removed'" in line:
+                queues_removed += int(line.rsplit(":", 1)[1].strip(" ,}"))
         if "'finish_reason': 'finished'" in result.stderr or runs >= 5:
             break
     locs = published(out)
@@ -181,6 +185,7 @@ def run_trial(
         duplicates=len(locs) - len(set(locs)),
         leftovers=len(leftovers(out)),
         seconds=round(time.monotonic() - started, 1),
+        queues_removed=queues_removed,
     )
 
 
@@ -215,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"trial {number}: killed at {trial.killed_at} s, {trial.runs} resume run(s), "
                 f"{trial.reissued} request(s) sent again, missing {trial.missing}, extra "
                 f"{trial.extra}, duplicates {trial.duplicates}, leftovers {trial.leftovers}, "
+                f"headless queue files removed {trial.queues_removed}, "
                 f"{trial.seconds} s -> {'ok' if trial.ok else 'FAILED'}",
                 flush=True,
             )
