@@ -159,8 +159,8 @@ def test_middleware_excludes(exporter, response, reason) -> None:
 @deferred_f_from_coro_f
 async def test_pages_recorded_counted_in_batches_and_exactly_at_close(exporter) -> None:
     """``sitemapgen/pages/recorded`` is added to by the hundred during the crawl (Scrapy's
-    inc_value costs as much as a tenth of recording a page) and is exact once the spider
-    has closed, whatever the remainder."""
+    inc_value costs 2 to 4 % of recording a page) and is exact once the spider has
+    closed, whatever the remainder."""
     middleware = build_from_crawler(SitemapSpiderMiddleware, exporter.crawler)
     for number in range(250):
         url = f"{PAGE}/{number}"
