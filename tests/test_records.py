@@ -14,7 +14,7 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from scrapy_sitemapgen import facts
@@ -444,3 +444,109 @@ def test_property_p4_zoned_date_time_is_written_in_utc(moment: datetime, minutes
         assert read({"lastmod": value}, clock)[0][0] == expected
     far = utc.replace(tzinfo=UTC) - timedelta(days=1, seconds=1)
     assert read({"lastmod": value}, far) == ((None, None, None, (), (), None), [("lastmod_future", value)])
+
+
+# --- arbitrary records: refused field by field, never raised, always writable -------------
+
+from .test_properties import NASTY  # noqa: E402
+from .test_writer import MemorySinks  # noqa: E402
+from .test_writer import Skips as WriterSkips  # noqa: E402
+from .xmlcheck import assert_valid  # noqa: E402
+
+_TEXT = st.one_of(st.text(max_size=40), st.sampled_from(NASTY))
+_URLISH = st.one_of(
+    st.sampled_from(["https://www.example.com/a.jpg", "/rel.png", "https://cdn.example.net/v.mp4", "ftp://x/y", ""]),
+    _TEXT.map(lambda t: "https://www.example.com/" + t),
+    _TEXT,
+)
+_DATEISH = st.one_of(
+    st.sampled_from(["2024-05-01", "2024-05-01T10:00:00+02:00", "2024-05-31T23:59:59Z", "2300-01-01", "yesterday"]),
+    _TEXT,
+)
+_SCALAR = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(), _TEXT, _URLISH, _DATEISH,
+    st.datetimes(timezones=st.none() | st.just(UTC)), st.dates(),
+)
+_VALUE = st.recursive(
+    _SCALAR,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4),
+        st.dictionaries(_TEXT, children, max_size=3),
+    ),
+    max_leaves=8,
+)
+_VIDEO = st.fixed_dictionaries(
+    {},
+    optional={
+        key: st.one_of(_URLISH if key.endswith("_loc") else _DATEISH if "date" in key else _TEXT, _VALUE)
+        for key in ("thumbnail_loc", "title", "description", "content_loc", "player_loc", "duration", "publication_date")
+    },
+)
+# Records that are mostly right: the required fields present, some of them odd.
+_GOOD_VIDEO = st.fixed_dictionaries(
+    {
+        "thumbnail_loc": st.sampled_from(["https://www.example.com/t.jpg", "https://cdn.example.net/t.png"]),
+        "title": st.one_of(st.sampled_from(["A clip", "Planting & pruning <tips>"]), _TEXT),
+        "description": st.one_of(st.sampled_from(["How to", "x" * 3000]), _TEXT),
+        "content_loc": st.sampled_from(["https://cdn.example.net/v.mp4", "https://www.example.com/v?a=1&b=2"]),
+    },
+    optional={"duration": st.one_of(st.integers(-5, 30000), _TEXT), "publication_date": _DATEISH},
+)
+_GOOD_NEWS = st.fixed_dictionaries(
+    {
+        "publication_name": st.one_of(st.just("The Example Times"), _TEXT),
+        "publication_language": st.sampled_from(["en", "zh-tw", "pt-BR"]),
+        "publication_date": st.sampled_from(["2024-05-31", "2024-05-31T10:00:00+02:00"]),
+        "title": st.one_of(st.just("Roses & <thorns>"), _TEXT),
+    }
+)
+_NEWS = st.fixed_dictionaries(
+    {},
+    optional={
+        "publication_name": st.one_of(_TEXT, _VALUE),
+        "publication_language": st.one_of(st.sampled_from(["en", "zh-tw", "xx-yy-zz", ""]), _VALUE),
+        "publication_date": st.one_of(_DATEISH, _VALUE),
+        "title": st.one_of(_TEXT, _VALUE),
+    },
+)
+
+
+@settings(PROPERTY, max_examples=300)
+@given(
+    record=st.fixed_dictionaries(
+        {},
+        optional={
+            "lastmod": st.one_of(_DATEISH, _VALUE),
+            "changefreq": st.one_of(st.sampled_from(["daily", "Weekly ", "hourly", "sometimes"]), _VALUE),
+            "priority": st.one_of(st.sampled_from([0, 0.5, "1.0", 1.5, "-0", "nan"]), _VALUE),
+            "images": st.one_of(st.lists(st.one_of(_URLISH, _VALUE), max_size=4), _VALUE),
+            "videos": st.one_of(st.lists(st.one_of(_GOOD_VIDEO, _VIDEO, _VALUE), max_size=3), _VALUE),
+            "news": st.one_of(_GOOD_NEWS, _GOOD_NEWS, _NEWS, _VALUE),
+        },
+    )
+)
+def test_property_any_record_gives_writable_facts(record: dict[str, Any]) -> None:
+    """Whatever a spider's item or a feed line holds, each bad field is refused and
+    reported, nothing raises, and the facts kept write a schema-valid urlset (P14) and,
+    with news, a valid news sitemap."""
+    issues: list[tuple[str, object]] = []
+    loc = "https://www.example.com/page"
+    entry = record_facts(loc, record.get, lambda reason, value: issues.append((reason, value)), NOW)
+    assert entry.loc == loc
+    event(f"kept: lastmod {entry.lastmod is not None}, {len(entry.images)} images, "
+          f"{len(entry.videos)} videos, news {entry.news is not None}")
+    sinks = MemorySinks()
+    writer_skips = WriterSkips()
+    output = facts_writer.write_origin(
+        [entry], scope="https://www.example.com/", base_url="https://www.example.com/",
+        lastmod="2024-06-01T00:00:00+00:00", open_sink=sinks,
+        options=facts_writer.WriterOptions(gzip=False), on_skip=writer_skips,
+        news=[entry] if entry.news is not None else [],
+    )
+    assert writer_skips.calls == []
+    for written in [*output.sitemaps, *output.news, *output.indexes]:
+        assert_valid(sinks.data(written.name))
+    assert [w.entries for w in output.sitemaps] == [1]
+
+
+from scrapy_sitemapgen import writer as facts_writer  # noqa: E402
