@@ -327,7 +327,7 @@ def robots_directives(
     that are not directive names (such as the second half of a date split at its comma) are
     dropped.
     """
-    named = _lower_names(user_agents if isinstance(user_agents, frozenset) else frozenset(user_agents))
+    named = _lower_names(frozenset(user_agents))  # a frozenset is returned as it is
     directives: set[str] = set()
     for element in _nodes(selector).metas:
         name, content = element.get("name"), element.get("content")

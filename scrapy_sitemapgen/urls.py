@@ -106,6 +106,8 @@ def normalize_loc(url: str, encoding: str = "utf-8") -> str:
     dropped (P3). It is also the dedup key: it is deliberately *not* ``canonicalize_url``,
     whose query sorting can change what the server sees.
     """
+    # is_normal(url), inlined: the call would add a tenth to this shortcut, which every
+    # loc and image of a build takes. is_normal may only be stricter (a property test).
     clean = _CLEAN_RE.fullmatch(url)
     # ".." anywhere, not only in the host, sends the rare path with one the long way: the
     # same result, one group() call less on every other URL.

@@ -611,19 +611,12 @@ def test_skip_logged_with_a_warning(hostile: Result, reason: str) -> None:
 # --- a <base href> Scrapy cannot parse ------------------------------------------------------
 
 
-class BrokenBaseSpider(scrapy.Spider):
+class BrokenBaseSpider(HostileSpider):
     """Reads its page without Scrapy's selector (which raises on this page) and yields an
-    item, so that what the spider makes of the page can be seen to survive."""
+    item, so that what the spider makes of the page can be seen to survive; keeps each
+    failure's error."""
 
     name = "broken_base"
-    url: str
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.failed: list[str] = []
-
-    async def start(self) -> Any:
-        yield scrapy.Request(self.url, errback=self.on_error)
 
     def parse(self, response: scrapy.http.Response) -> Any:
         yield {"url": response.url, "bytes": len(response.body)}
@@ -650,9 +643,9 @@ async def test_broken_base_href(crawl: Any, tmp_path: Path) -> None:
         # Scrapy's MetaRefreshMiddleware reads every page's base URL too and fails the
         # request first; with it off (the extension reads meta refresh itself), the page
         # reaches the spider.
-        crawler = await crawl({"METAREFRESH_ENABLED": False}, BrokenBaseSpider, url=server.url("/page"))
+        crawler = await crawl({"METAREFRESH_ENABLED": False}, BrokenBaseSpider, start_url=server.url("/page"))
         default = await crawl(
-            {"SITEMAPGEN_URI": str(tmp_path / "default")}, BrokenBaseSpider, url=server.url("/page")
+            {"SITEMAPGEN_URI": str(tmp_path / "default")}, BrokenBaseSpider, start_url=server.url("/page")
         )
     finally:
         server.close()
