@@ -3,6 +3,10 @@ whole crawls, alternating, each in its own process, with the ratio of every pair
 
     python -m benchmarks.ab build --base HEAD~1 --records 1000000 --pairs 6
     python -m benchmarks.ab crawl --base HEAD~1 --pages 2000 --pairs 10
+    python -m benchmarks.ab crawl --base HEAD --set SITEMAPGEN_RECORDER=process --pairs 16
+
+``--set NAME=VALUE`` (repeatable) gives the new side's runs a Scrapy setting: with
+``--base HEAD`` and a clean tree, one setting against the same code.
 
 A change to the code is judged here, not by the time of the part it changed: reading
 pages in batches made the extension's own code a third cheaper and the whole crawl slower
@@ -97,19 +101,26 @@ def measured(command: list[str], work: Path, env: dict[str, str]) -> bench.Measu
     return measure
 
 
-def build_runner(records: int, seed: int, envs: dict[str, dict[str, str]]) -> Run:
+def settings_of(version: str, extra: list[str]) -> list[str]:
+    """The ``-s`` options of a version's runs: ``--set`` is the new side's."""
+    return [option for setting in extra for option in ("-s", setting)] if version == "new" else []
+
+
+def build_runner(records: int, seed: int, envs: dict[str, dict[str, str]], extra: list[str]) -> Run:
     info = feed.build(records, seed)
 
     def run(version: str, work: Path) -> dict[str, float | str]:
-        measure = measured(bench.ours_command(Path(info.path), work), work, envs[version])
+        command = bench.ours_command(Path(info.path), work, *(extra if version == "new" else []))
+        measure = measured(command, work, envs[version])
         return {"wall s": measure.wall, "CPU s": measure.cpu, "output": digest(work / "sitemaps")}
 
     return run
 
 
-def crawl_runner(site: crawlsite.Site, envs: dict[str, dict[str, str]]) -> Run:
+def crawl_runner(site: crawlsite.Site, envs: dict[str, dict[str, str]], extra: list[str]) -> Run:
     def run(version: str, work: Path) -> dict[str, float | str]:
-        measure = measured(bench.crawl_command(site, work, cpu_stats="crawl"), work, envs[version])
+        command = bench.crawl_command(site, work, cpu_stats="crawl") + settings_of(version, extra)
+        measure = measured(command, work, envs[version])
         stats = bench.crawl_stats(work / "run.log")
         try:
             responses = float(stats["response_received_count"])
@@ -171,7 +182,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--records", type=int, default=300_000, help="build: feed size")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pages", type=int, default=2000, help="crawl: site size")
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="NAME=VALUE",
+        help="a Scrapy setting for the new side's runs (repeatable)",
+    )
     args = parser.parse_args(argv)
+    if any("=" not in setting for setting in args.set):
+        parser.error("--set takes NAME=VALUE")
     if args.pairs < 1:
         parser.error("--pairs must be at least 1")
     scratch = Path(tempfile.mkdtemp(prefix="sitemapgen-ab-"))
@@ -186,13 +203,18 @@ def main(argv: list[str] | None = None) -> int:
         revision = subprocess.run(
             ["git", "rev-parse", "--short", args.base], cwd=REPO, capture_output=True, text=True, check=True
         ).stdout.strip()
-        print(f"{args.what}: the working tree (new) against {args.base} = {revision} (base), {args.pairs} pairs", flush=True)
+        with_settings = f" with {', '.join(args.set)}" if args.set else ""
+        print(
+            f"{args.what}: the working tree (new){with_settings} against {args.base} = {revision} "
+            f"(base), {args.pairs} pairs",
+            flush=True,
+        )
         if args.what == "build":
-            run = build_runner(args.records, args.seed, envs)
+            run = build_runner(args.records, args.seed, envs, args.set)
             higher: set[str] = set()
         else:
             site = crawlsite.Site(args.pages)
-            run = crawl_runner(site, envs)
+            run = crawl_runner(site, envs, args.set)
             higher = {"responses/s"}
         results = compare(run, args.pairs, scratch)
         print("\n".join(report(results, higher)))
