@@ -3,7 +3,7 @@ whole crawls, alternating, each in its own process, with the ratio of every pair
 
     python -m benchmarks.ab build --base HEAD~1 --records 1000000 --pairs 6
     python -m benchmarks.ab crawl --base HEAD~1 --pages 2000 --pairs 10
-    python -m benchmarks.ab crawl --base HEAD --set SITEMAPGEN_RECORDER=process --pairs 16
+    python -m benchmarks.ab crawl --base HEAD --set SITEMAPGEN_IMAGES=False --pairs 16
 
 ``--set NAME=VALUE`` (repeatable) gives the new side's runs a Scrapy setting: with
 ``--base HEAD`` and a clean tree, one setting against the same code.

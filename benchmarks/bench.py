@@ -26,8 +26,7 @@ baselines and printed as Markdown tables for the README.
    log: start-up, ingestion of the feed into the store, writing and publishing.
 4. Crawl overhead: ``scrapy runspider benchmarks/sitespider.py`` over a generated site
    (``benchmarks.crawlsite``, served here on 127.0.0.1), with the add-on and with
-   ``SITEMAPGEN_ENABLED=False``, in ``--pairs`` alternating pairs (``--recorder process``:
-   the add-on's crawls with ``SITEMAPGEN_RECORDER="process"``); responses/s from the
+   ``SITEMAPGEN_ENABLED=False``, in ``--pairs`` alternating pairs; responses/s from the
    crawl's stats, and the store's ingestion rate (``sitemapgen/pages/recorded`` over elapsed).
    The spider also counts the crawl's process time and, add-on on, the part of it spent in
    the extension's code (``-a cpu_stats=1``): a steadier figure than responses/s, which
@@ -683,15 +682,13 @@ def crawl_command(site: crawlsite.Site, run: Path, cpu_stats: str = "1") -> list
     ]
 
 
-def crawl(site: crawlsite.Site, on: bool, work: Path, validate_output: bool, recorder: str = "inline") -> Crawl:
+def crawl(site: crawlsite.Site, on: bool, work: Path, validate_output: bool) -> Crawl:
     run = work / f"crawl-{next(_crawl_numbers)}"
     run.mkdir()
     out = run / "sitemaps"
     command = crawl_command(site, run)
     if not on:
         command += ["-s", "SITEMAPGEN_ENABLED=False"]
-    elif recorder != "inline":
-        command += ["-s", f"SITEMAPGEN_RECORDER={recorder}"]
     log = run / "crawl.log"
     measure = measured(command, run, log)
     stats = crawl_stats(log)
@@ -730,15 +727,15 @@ def crawl(site: crawlsite.Site, on: bool, work: Path, validate_output: bool, rec
     return result
 
 
-def crawl_bench(pages: int, pairs: int, work: Path, recorder: str = "inline") -> list[tuple[Crawl, Crawl]]:
+def crawl_bench(pages: int, pairs: int, work: Path) -> list[tuple[Crawl, Crawl]]:
     site = crawlsite.Site(pages)
     try:
         print(f"crawl: {pages} pages at {site.root}, {len(site.expected())} listable; warm-up run", flush=True)
-        crawl(site, True, work, validate_output=True, recorder=recorder)  # not counted: warms caches, validates
+        crawl(site, True, work, validate_output=True)  # not counted: warms caches, validates
         results = []
         for number in range(pairs):
             order = (True, False) if number % 2 == 0 else (False, True)
-            done = {on: crawl(site, on, work, validate_output=False, recorder=recorder) for on in order}
+            done = {on: crawl(site, on, work, validate_output=False) for on in order}
             results.append((done[True], done[False]))
             print(
                 f"  pair {number + 1}: on {done[True].pages_per_second:6.1f} pages/s, "
@@ -788,10 +785,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--skip", default="", help="contenders to leave out of the write section: xsw, smjs "
         "(comma-separated; sitemap.js takes minutes per million records)"
-    )
-    parser.add_argument(
-        "--recorder", default="inline", choices=("inline", "process"),
-        help="SITEMAPGEN_RECORDER of the crawls with the add-on on (crawl section)",
     )
     parser.add_argument("--keep", action="store_true", help="keep the work folder")
     args = parser.parse_args(argv)
@@ -930,7 +923,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"{mib(measure.tree_rss)} | {cells} |"
                 )
         if "crawl" in sections:
-            results = crawl_bench(args.pages, args.pairs, work, args.recorder)
+            results = crawl_bench(args.pages, args.pairs, work)
             ratios = [on.pages_per_second / off.pages_per_second for on, off in results]
             on_pps = statistics.median(on.pages_per_second for on, _ in results)
             off_pps = statistics.median(off.pages_per_second for _, off in results)
@@ -950,7 +943,7 @@ def main(argv: list[str] | None = None) -> int:
                 "|---|---:|---:|---:|---:|",
                 f"| `SITEMAPGEN_ENABLED=False` | 1.00x | {off_pps:,.0f} | {seconds(off_cpu)} | "
                 f"{mib(statistics.median(off.measure.rss for _, off in results))} |",
-                f"| add-on on{'' if args.recorder == 'inline' else ', SITEMAPGEN_RECORDER=' + args.recorder} | {statistics.median(ratios):.3f}x (pairs: "
+                f"| add-on on | {statistics.median(ratios):.3f}x (pairs: "
                 f"{', '.join(f'{r:.3f}' for r in ratios)}) | {on_pps:,.0f} | {seconds(on_cpu)} | "
                 f"{mib(statistics.median(on.measure.rss for on, _ in results))} |",
                 "",
@@ -960,8 +953,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"`elapsed_time_seconds`, which ends before the sitemaps are written at close (a fraction of a second here).",
                 "",
                 f"The extension's own code in the crawl (its spider middleware and the store's flushes, "
-                f"the shared HTML parse left out; with the recorder process, the crawl's side of it, "
-                f"the child's CPU being in the CPU column): {extension * 1e6:,.0f} us a response, "
+                f"the shared HTML parse left out): {extension * 1e6:,.0f} us a response, "
                 f"{share * 100:.1f} % of the crawl's process time (medians; the crawl's: from the first "
                 f"request to the last response parsed, "
                 f"{statistics.median(on.cpu_per_response for on, _ in results) * 1e3:.2f} ms a response on, "

@@ -42,8 +42,7 @@ class SiteSpider(scrapy.Spider):
         """Process time from the first request to the last response parsed, and the part
         of it the extension's code took on the way: its spider middleware (the page's facts
         and the store's record; not the HTML parse, which the spider makes anyway, on the
-        same cached selector) and the store's periodic flushes (with the recorder process:
-        the reading, the batches' pickling and the events applied, not the child's work). Writing the sitemaps at
+        same cached selector) and the store's periodic flushes. Writing the sitemaps at
         close comes after, and is not counted. The few clock reads are the only cost."""
         self._started_cpu = self._last_cpu = time.process_time()
         self._extension_cpu = 0.0
@@ -70,16 +69,11 @@ class SiteSpider(scrapy.Spider):
 
             return wrapper
 
-        assert self.crawler.engine is not None
+        assert self.crawler.engine is not None and exporter.store is not None
         for middleware in self.crawler.engine.scraper.spidermw.middlewares:
             if isinstance(middleware, SitemapSpiderMiddleware):
                 middleware._record = timed(middleware._record, parse_first=True)  # type: ignore[method-assign]
-        if exporter.recorder is not None:  # SITEMAPGEN_RECORDER = "process": our side of it
-            exporter.recorder.apply_events = timed(exporter.recorder.apply_events)  # type: ignore[method-assign]
-            exporter.recorder.ship = timed(exporter.recorder.ship)  # type: ignore[method-assign]
-        else:
-            assert exporter.store is not None
-            exporter.store.flush = timed(exporter.store.flush)  # type: ignore[method-assign]
+        exporter.store.flush = timed(exporter.store.flush)  # type: ignore[method-assign]
 
     def closed(self, reason: str) -> None:
         if self.cpu_stats:

@@ -25,18 +25,16 @@ from pathlib import Path
 
 from . import bench, crawlsite
 
-#: The readers, by the frames under ``_record`` that name them: each reader's reading of
-#: the page (extract.page_evidence) and its judging (evidence._Judge); the walk of the tree
-#: is counted wherever it happens (the first reader that needs it).
+#: The readers, by the first frame under ``page_facts`` or ``_record`` that names them;
+#: the walk of the tree is counted wherever it happens (the first reader that needs it).
 READERS = (
-    ("the walk of the tree", ("_Reading.nodes",)),
-    ("images", ("_Judge.images", "image_sources")),
-    ("alternates", ("_Judge.alternates", "alternate_sources")),
-    ("indexability", ("_Judge.exclusion", "robots_directives", "canonical_urls", "refresh_url")),
-    ("lastmod", ("_Judge.lastmod", "page_dates")),
-    ("videos", ("_Judge.videos", "json_ld", "> videos")),
+    ("the walk of the tree", ("_Page.nodes",)),
+    ("images", ("_Page.images",)),
+    ("alternates", ("_Page.alternates",)),
+    ("indexability", ("_Page.exclusion",)),
+    ("lastmod", ("_Page.lastmod",)),
+    ("videos", ("_Page.videos",)),
     ("the store", ("SitemapExporter.record", "SqliteFactStore.flush")),
-    ("the recorder process's batches", ("RecorderProcess.",)),
 )
 _RECORD = "SitemapSpiderMiddleware._record ("
 

@@ -19,7 +19,6 @@ from . import stats as keys
 from .build import stage_origins
 from .delivery import publish_local, publish_remote, staging_for
 from .manifest import PublishState
-from .recorder import RecorderProcess
 from .settings import Config
 from .stats import Reporter
 from .store import SqliteFactStore, StoreError
@@ -61,9 +60,6 @@ class SitemapExporter:
         self.stats = crawler.stats
         self.reporter = Reporter(crawler.stats, logger)
         self.store: FactStore | None = None
-        #: With SITEMAPGEN_RECORDER = "process": the child that owns the store until close.
-        self.recorder: RecorderProcess | None = None
-        self._store_path: Path | None = None
         self._temp_dir: Path | None = None
         self._record_failed = False
         #: Whether requests are tracked for a resume: only with a store that outlives us.
@@ -112,9 +108,6 @@ class SitemapExporter:
         else:
             self._temp_dir = Path(tempfile.mkdtemp(prefix="sitemapgen-"))
             path = self._temp_dir / _STORE_FILE
-        if self.config.recorder == "process":
-            self._start_recorder(path)
-            return
         try:
             self.store = SqliteFactStore(
                 path, batch_size=self.config.commit_writes, max_delay=self.config.commit_seconds
@@ -134,25 +127,6 @@ class SitemapExporter:
                 "or SITEMAPGEN_STORE kept from an earlier one)",
                 {"count": len(self.store), "path": path},
             )
-
-    def _start_recorder(self, path: Path) -> None:
-        self._store_path = path
-        try:
-            self.recorder = RecorderProcess(self.config, path, _RecorderSink(self))
-        except OSError:
-            logger.error("Sitemap: cannot start the recorder process; closing the spider", exc_info=True)
-            raise CloseSpider("sitemapgen_recorder_unavailable") from None
-        logger.info(
-            "Sitemap: pages are judged and stored by the recorder process (pid %(pid)d)",
-            {"pid": self.recorder.pid},
-        )
-        self._flusher = create_looping_call(self._flush)
-        self._flusher.start(self.config.commit_seconds, now=False)
-
-    @property
-    def recording(self) -> bool:
-        """Whether facts are taken now: a store is open, or the recorder process runs."""
-        return self.store is not None or self.recorder is not None
 
     def replace_store(self, store: FactStore) -> None:
         """Publish from ``store`` instead of the one opened for this run, which is closed:
@@ -206,9 +180,6 @@ class SitemapExporter:
 
     def record(self, facts: UrlFacts, *, from_item: bool) -> bool:
         """Store facts; a storage failure is logged and counted, never raised into the crawl."""
-        if self.recorder is not None:
-            self.recorder.send_item(facts)  # its failure, if any, comes back as an event
-            return True
         assert self.store is not None
         try:
             self.store.record(facts, from_item=from_item)
@@ -255,66 +226,18 @@ class SitemapExporter:
 
     def _flush(self) -> None:
         """Commit what waited: an idle crawl keeps nothing longer than SITEMAPGEN_COMMIT_SECONDS."""
-        if self.recorder is not None:
-            if self.recorder.exited():
-                self._recorder_died()
-            else:
-                self.recorder.ship()
-                self.recorder.apply_events()
         if self.store is not None:
             try:
                 self.store.flush()
             except (sqlite3.Error, OSError, StoreError):
                 self._store_failed("(periodic commit)")
 
-    def _recorder_died(self) -> None:
-        """The recorder process is gone mid-crawl (killed, out of memory): the crawl's own
-        process records from now on, into the same store, so that only what the child
-        had not committed is lost."""
-        recorder, self.recorder = self.recorder, None
-        assert recorder is not None and self._store_path is not None
-        result = recorder.close()  # it is dead: this returns at once
-        recorder.apply_events()
-        self._recorder_failed(result.returncode, "; recording goes on in the crawl's process")
-        self._open_recorded_store(self._store_path)
-
-    def _recorder_failed(self, code: int | None, more: str) -> None:
-        self.stats.inc_value(keys.RECORDER_FAILED)
-        logger.error(
-            "Sitemap: the recorder process ended (exit code %(code)s) without closing the "
-            "store: the pages it had not committed are not in the sitemaps%(more)s",
-            {"code": code, "more": more},
-        )
-
-    def _open_recorded_store(self, path: Path) -> None:
-        try:
-            self.store = SqliteFactStore(
-                path, batch_size=self.config.commit_writes, max_delay=self.config.commit_seconds
-            )
-        except StoreError:
-            logger.error("Sitemap: cannot open the store the recorder process wrote", exc_info=True)
-
-    async def _stop_recorder(self) -> None:
-        """Wait for the recorder process to store what it was sent, then open its store
-        here, for writing the sitemaps as an inline crawl would."""
-        recorder, self.recorder = self.recorder, None
-        assert recorder is not None and self._store_path is not None
-        result = await run_in_thread(recorder.close)
-        recorder.apply_events()
-        if not result.closed:
-            self._recorder_failed(result.returncode, "")
-        self._open_recorded_store(self._store_path)
-
     async def spider_closed(self, spider: Spider, reason: str) -> None:
         self._count_pages()
         if self._flusher is not None and self._flusher.running:
             self._flusher.stop()
-        if self.recorder is not None:
-            await self._stop_recorder()
         store = self.store
         if store is None:
-            if self._temp_dir is not None:
-                shutil.rmtree(self._temp_dir, ignore_errors=True)
             return
         try:
             if reason == "finished" and self._resume:
@@ -361,25 +284,6 @@ class SitemapExporter:
                 shutil.rmtree(self._temp_dir, ignore_errors=True)
             elif isinstance(store, SqliteFactStore):
                 self._clean_marker(store.path).touch()
-
-
-class _RecorderSink:
-    """What the recorder process reports, told to the crawl's stats and log."""
-
-    def __init__(self, exporter: SitemapExporter) -> None:
-        self.exporter = exporter
-        self.skip = exporter.reporter.skip
-        self.exclude = exporter.reporter.exclude
-
-    def pages_recorded(self, count: int) -> None:
-        self.exporter.stats.inc_value(keys.PAGES_RECORDED, count)
-
-    def store_failed(self, url: str, error: str) -> None:
-        exporter = self.exporter
-        exporter.stats.inc_value(keys.skipped("store_error"))
-        if not exporter._record_failed:
-            logger.error("Sitemap: cannot record %s (in the recorder process: %s)", url, error)
-        exporter._record_failed = True
 
 
 def _stage(

@@ -4,33 +4,44 @@ facts about each.
 The listing rules are applied here in our own code, not left to middleware order: a 404 can
 reach spider middlewares with an errback's output, and a 3xx when redirects are turned off.
 The HTML is read through Scrapy's cached ``response.selector`` (one parse per page, shared
-with the spider), and a switched-off feature costs nothing. Reading (:func:`page_evidence`,
-here) and judging (evidence.py) are apart, so the judging can run in the recorder process.
+with the spider), and a switched-off feature costs nothing.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import re
+from datetime import datetime, timezone
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 from parsel import Selector
 from scrapy.http import HtmlResponse
 from scrapy.utils.response import get_base_url
 
 from . import page
-from .evidence import PageEvidence, facts_from_evidence
-from .urls import UrlRejected
+from .facts import (
+    Alternate,
+    FactRejected,
+    UrlFacts,
+    Video,
+    format_w3c,
+    lastmod_from_http,
+    make_video,
+    parse_hreflang,
+    parse_lastmod,
+)
+from .limits import MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
+from .urls import UrlRejected, is_normal, normalize_loc
 
 if TYPE_CHECKING:
-    from datetime import datetime
-
     from scrapy.http import Response
 
-    from .facts import UrlFacts
     from .settings import Config
     from .stats import Reporter
 
-__all__ = ["media_type", "page_evidence", "page_facts"]
+__all__ = ["media_type", "page_facts"]
 
+_NOINDEX = frozenset({"noindex", "none"})
 # What non-HTML responses (a PDF opted in through SITEMAPGEN_CONTENT_TYPES) "contain".
 _NO_HTML = Selector(text="<html></html>")
 
@@ -58,16 +69,81 @@ def _header_values(response: Response, name: bytes) -> list[str]:
     return [value.decode("latin-1") for value in headers.getlist(name)]
 
 
-class _Reading:
+# A path from the root that, put after a normal origin (``_normal_prefix``), is already its
+# own join and its own <loc>: the characters of both shortcuts (page.absolute's for rooted
+# paths, urls.normalize_loc's for URLs in shape), no "%" (its escapes would need checking)
+# and, checked apart, no dot segment. Most links and images on a page look like this.
+_NORMAL_ROOTED_RE = re.compile(
+    r"/(?!/)[A-Za-z0-9\-._~!$&'()*+,=:@/]*(?:\?[A-Za-z0-9\-._~!$&()*+,;=:@/?]+)?"
+)
+
+
+def _normal_url(value: str, prefix: str, base: str) -> str | None:
+    """``value`` joined to ``base`` and normalised, when it is already a <loc> or a path
+    from the root that both steps leave as it is (``prefix``: ``_normal_prefix(base)`` or
+    ``""``): the same string ``normalize_loc(page.absolute(base, value))`` gives, without
+    either (nor the page's encoding, which Scrapy works out anew each time); None for
+    every other value."""
+    if value[:1] == "/":
+        if (
+            prefix
+            and _NORMAL_ROOTED_RE.fullmatch(value) is not None
+            and "/." not in value
+            and ".." not in value
+            and len(prefix) + len(value) <= MAX_LOC_LENGTH
+        ):
+            return prefix + value
+    elif is_normal(value) and page.absolute(base, value) == value:
+        return value
+    return None
+
+
+@lru_cache(maxsize=256)
+def _hreflang(lang: str) -> str:
+    """``parse_hreflang``, once per value: a site names the same few languages on every
+    page (a rejected value is not remembered, and raises each time)."""
+    return parse_hreflang(lang)
+
+
+def _normal_prefix(base: str) -> str | None:
+    """``scheme://host[:port]`` of ``base`` when it is a normal <loc>'s start, so that a
+    path matching ``_NORMAL_ROOTED_RE`` after it needs neither joining nor normalising."""
+    prefix = page.join_prefix(base)
+    return prefix if prefix is not None and _normal_origin(prefix) else None
+
+
+@lru_cache(maxsize=64)
+def _normal_origin(prefix: str) -> bool:
+    """Per origin, not per base: each page is a base of its own."""
+    return is_normal(prefix + "/")
+
+
+class _Page:
     """One response being read: the parsed parts are computed once, on first use."""
 
-    def __init__(self, response: Response, reporter: Reporter, loc: str) -> None:
+    def __init__(self, response: Response, config: Config, reporter: Reporter, loc: str) -> None:
         self.response = response
+        self.config = config
         self.reporter = reporter
         self.loc = loc
+        self.html = isinstance(response, HtmlResponse)
+        self.links = _header_values(response, b"Link")
+        self._ld: list[Any] | None = None
         # Computed on first use (plain attributes: functools.cached_property takes a lock).
         self._nodes: page.PageNodes | None = None
         self._base: str | None = None
+        self._prefix: str | None = None
+        self._encoding: str | None = None
+        self._locs: dict[str, str] = {}
+
+    @property
+    def encoding(self) -> str:
+        """The page's encoding: queries of URLs in the page are encoded in it, as browsers
+        (and Scrapy's own requests) do; paths always in UTF-8. Scrapy works it out again
+        on each read, and URLs in shape never need it."""
+        if self._encoding is None:
+            self._encoding = getattr(self.response, "encoding", None) or "utf-8"
+        return self._encoding
 
     @property
     def nodes(self) -> page.PageNodes:
@@ -104,14 +180,154 @@ class _Reading:
                     self.reporter.skip("bad_base_url", self.loc)
         return self._base
 
+    @property
+    def prefix(self) -> str:
+        """``_normal_prefix(base)``, or ``""`` when the base has none."""
+        if self._prefix is None:
+            self._prefix = _normal_prefix(self.base) or ""
+        return self._prefix
 
-def page_evidence(response: Response, config: Config, reporter: Reporter) -> PageEvidence | None:
-    """What the page says, read for the readers the settings switch on, or ``None`` when
-    it is no page to list (the reason counted and logged): the half of recording a page
-    that needs the response; ``evidence.facts_from_evidence`` is the other.
+    @property
+    def ld(self) -> list[Any]:
+        if self._ld is None:
+            self._ld, invalid = page.json_ld(self.nodes)
+            for _ in range(invalid):
+                self.reporter.skip("bad_json_ld", self.loc)
+        return self._ld
+
+    def same_page(self, url: str) -> bool:
+        """Whether ``url`` names this page once both are normalised (unparsable: yes,
+        since a broken canonical or refresh sends a crawler nowhere)."""
+        try:
+            return self.policy_loc(url) == self.loc
+        except UrlRejected:
+            return True
+
+    def policy_loc(self, url: str) -> str:
+        """The crawl's URL policy applied to a URL of this page, once per distinct URL (a
+        page names itself as the canonical and the "en" and "x-default" alternates)."""
+        loc = self._locs.get(url)
+        if loc is None:
+            loc = self._locs[url] = self.config.url_policy.loc(url, self.encoding)
+        return loc
+
+    def exclusion(self) -> str | None:
+        config = self.config
+        if config.respect_noindex:
+            x_robots = _header_values(self.response, b"X-Robots-Tag")
+            directives = page.robots_directives(self.nodes, x_robots, config.robots_user_agents)
+            if directives & _NOINDEX:
+                return "noindex"
+        if config.respect_canonical:
+            canonicals = page.canonical_urls(self.nodes, self.links, self.base)
+            # Several different canonicals contradict each other; Google then ignores them.
+            if len(set(canonicals)) == 1 and not self.same_page(canonicals[0]):
+                return "canonical_elsewhere"
+        if config.respect_meta_refresh and self.html:
+            target = page.refresh_url(self.nodes, self.base)
+            if target is not None and not self.same_page(target):
+                return "meta_refresh"
+        return None
+
+    def lastmod(self, now: datetime) -> str | None:
+        """The first valid lastmod among SITEMAPGEN_LASTMOD_SOURCES, in their order."""
+        for source in self.config.lastmod_sources:
+            if source == "header":
+                header = _header(self.response, b"Last-Modified")
+                if header is not None:
+                    try:
+                        return lastmod_from_http(header, now)
+                    except FactRejected as exc:
+                        self.reporter.skip(exc.reason, self.loc, detail=header.decode("latin-1"))
+            elif source == "page":
+                for raw in page.page_dates(self.nodes, self.ld):
+                    try:
+                        return parse_lastmod(raw, now)
+                    except FactRejected as exc:
+                        self.reporter.skip(exc.reason, self.loc, detail=raw)
+            elif source == "crawl_time":
+                return format_w3c(now)
+        return None
+
+    def images(self) -> tuple[str, ...]:
+        """``page.image_urls``, normalised. Values in shape go straight to their URL; the
+        rest are joined and normalised, and a rejected one counted once, as
+        ``page.image_urls`` would give it once."""
+        found: dict[str, None] = {}
+        policy = self.config.image_policy
+        filtered = bool(policy.allow or policy.deny)  # without patterns, nothing is refused
+        base, prefix = self.base, self.prefix
+        tried: set[str] = set()
+        for value in page.image_sources(self.nodes):
+            url = _normal_url(value, prefix, base)
+            if url is None:
+                raw = page.media_url(base, value)
+                if raw is None or raw in tried:
+                    continue
+                tried.add(raw)
+                try:
+                    url = normalize_loc(raw, self.encoding)
+                except UrlRejected as exc:
+                    self.reporter.skip(f"image_{exc.reason}", self.loc, detail=raw)
+                    continue
+            if not filtered or policy.refusal(url) is None:
+                found[url] = None
+        if len(found) > MAX_IMAGES_PER_URL:
+            self.reporter.skip("images_over_limit", self.loc, detail=len(found))
+        return tuple(found)[:MAX_IMAGES_PER_URL]
+
+    def videos(self, now: datetime) -> tuple[Video, ...]:
+        videos = []
+        for raw in page.videos(self.nodes, self.ld, self.base):
+            try:
+                videos.append(make_video(raw, self._normalize, self._issue, now))
+            except FactRejected as exc:
+                self.reporter.skip(exc.reason, self.loc, detail=exc.value)
+        return tuple(videos)
+
+    def alternates(self) -> tuple[Alternate, ...]:
+        """``page.alternates``, each checked and put through the URL policy (hrefs in
+        shape without normalising them again), a rejected pair counted once."""
+        found: dict[tuple[str, str], Alternate] = {}  # by a plain tuple: its hash is C's
+        seen: set[tuple[str, str]] = set()
+        loc_from_normalized = self.config.url_policy.loc_from_normalized
+        base, prefix = self.base, self.prefix
+        for hreflang, value in page.alternate_sources(self.nodes, self.links):
+            lang = hreflang.strip()
+            loc = _normal_url(value, prefix, base)
+            href = loc or page.absolute(base, value)
+            if href is None or (lang, href) in seen:
+                continue
+            seen.add((lang, href))
+            try:
+                tag = _hreflang(lang)
+                loc = self.policy_loc(href) if loc is None else loc_from_normalized(loc)
+            except FactRejected as exc:
+                self.reporter.skip(exc.reason, self.loc, detail=lang)
+                continue
+            except UrlRejected as exc:
+                self.reporter.skip(f"alternate_{exc.reason}", self.loc, detail=href)
+                continue
+            if (tag, loc) not in found:
+                found[tag, loc] = Alternate(tag, loc)
+        return tuple(found.values())
+
+    def _normalize(self, url: str) -> str:
+        return normalize_loc(url, self.encoding)
+
+    def _issue(self, reason: str, value: object) -> None:
+        self.reporter.skip(reason, self.loc, detail=value)
+
+
+def page_facts(
+    response: Response, config: Config, reporter: Reporter, now: datetime | None = None
+) -> UrlFacts | None:
+    """The facts of a page to list, or ``None`` (the reason counted and logged).
 
     ``loc`` is the final URL after redirects (Scrapy resolves them before spider
-    middlewares), normalised by the crawl's URL policy.
+    middlewares), normalised by the crawl's URL policy. ``lastmod`` comes only from the
+    sources the settings name (P4): when none gives a valid date the tag is omitted, never
+    filled with the crawl time unless ``crawl_time`` is named.
     """
     request = response.request
     if request is not None and request.meta.get("dont_sitemap"):
@@ -132,52 +348,17 @@ def page_evidence(response: Response, config: Config, reporter: Reporter) -> Pag
     if refusal is not None:
         reporter.exclude(refusal, loc)
         return None
-    reading = _Reading(response, reporter, loc)
-    html = isinstance(response, HtmlResponse)
-    links = _header_values(response, b"Link")
-    sources = config.lastmod_sources
-    images, videos = config.images and html, config.videos and html
-    refresh = config.respect_meta_refresh and html
-    # Read only for the readers switched on: with none, not even the tree is built.
-    base = response.url
-    if config.respect_canonical or refresh or images or videos or config.alternates:
-        base = reading.base
-    ld: list[object] = []
-    bad_json_ld = 0
-    if "page" in sources or videos:
-        ld, bad_json_ld = page.json_ld(reading.nodes)
-    directives: frozenset[str] = frozenset()
-    if config.respect_noindex:
-        x_robots = _header_values(response, b"X-Robots-Tag")
-        directives = page.robots_directives(reading.nodes, x_robots, config.robots_user_agents)
-    return PageEvidence(
-        loc=loc,
-        html=html,
-        base=base,
-        encoding=getattr(response, "encoding", None) or "utf-8",
-        directives=directives,
-        canonicals=page.canonical_urls(reading.nodes, links, base) if config.respect_canonical else [],
-        refresh=page.refresh_url(reading.nodes, base) if refresh else None,
-        last_modified=_header(response, b"Last-Modified") if "header" in sources else None,
-        dates=page.page_dates(reading.nodes, ld) if "page" in sources else [],
-        bad_json_ld=bad_json_ld,
-        images=page.image_sources(reading.nodes) if images else [],
-        videos=page.videos(reading.nodes, ld, base) if videos else [],
-        alternates=page.alternate_sources(reading.nodes, links) if config.alternates else [],
-    )
-
-
-def page_facts(
-    response: Response, config: Config, reporter: Reporter, now: datetime | None = None
-) -> UrlFacts | None:
-    """The facts of a page to list, or ``None`` (the reason counted and logged): both
-    halves, :func:`page_evidence` then ``evidence.facts_from_evidence``, in this process.
-
-    ``lastmod`` comes only from the sources the settings name (P4): when none gives a
-    valid date the tag is omitted, never filled with the crawl time unless ``crawl_time``
-    is named.
-    """
-    evidence = page_evidence(response, config, reporter)
-    if evidence is None:
+    facts = _Page(response, config, reporter, loc)
+    exclusion = facts.exclusion()
+    if exclusion is not None:
+        reporter.exclude(exclusion, loc)
         return None
-    return facts_from_evidence(evidence, config, reporter, now)
+    now = now or datetime.now(timezone.utc)
+    html = facts.html
+    return UrlFacts(
+        loc,
+        facts.lastmod(now),
+        images=facts.images() if config.images and html else (),
+        videos=facts.videos(now) if config.videos and html else (),
+        alternates=facts.alternates() if config.alternates else (),
+    )

@@ -6,7 +6,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from .exporter import SitemapExporter
-from .extract import page_evidence, page_facts
+from .extract import page_facts
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -47,12 +47,6 @@ class SitemapSpiderMiddleware:
 
     def _record(self, response: Response) -> None:
         exporter = self.exporter
-        recorder = exporter.recorder
-        if recorder is not None:  # only the reading here; the judging in the recorder process
-            evidence = page_evidence(response, exporter.config, exporter.reporter)
-            if evidence is not None:
-                recorder.send_page(evidence)
-            return
         if exporter.store is None:
             return
         facts = page_facts(response, exporter.config, exporter.reporter)

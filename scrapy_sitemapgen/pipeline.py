@@ -35,7 +35,7 @@ class SitemapItemPipeline:
 
     def process_item(self, item: Any) -> Any:
         exporter = self.exporter
-        if not exporter.recording:
+        if exporter.store is None:
             return item
         if type(item) is dict:  # the common case, and every record of a feed: no adapter needed
             adapter: Any = item

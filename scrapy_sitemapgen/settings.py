@@ -52,7 +52,6 @@ DEFAULTS: dict[str, Any] = {
     "SITEMAPGEN_COMMIT_SECONDS": 1.0,
     "SITEMAPGEN_REDIS_PREFIX": "sitemapgen",
     "SITEMAPGEN_SHARED_WRITE": "never",
-    "SITEMAPGEN_RECORDER": "inline",
     # What gets listed
     "SITEMAPGEN_RESPECT_NOINDEX": True,
     "SITEMAPGEN_RESPECT_CANONICAL": True,
@@ -268,27 +267,6 @@ def _store(settings: BaseSettings) -> tuple[Path | None, str | None]:
     return (_local_path(text) if text else None), None
 
 
-def _recorder(settings: BaseSettings, jobdir: object) -> str:
-    """SITEMAPGEN_RECORDER, and the settings "process" cannot go with: request tracking
-    needs each page's write committed before its request is settled, in one process,
-    and a Redis store is shared by several crawls' own writes."""
-    recorder = _choice(settings, "SITEMAPGEN_RECORDER", ("inline", "process"))
-    if recorder == "process":
-        path, url = _store(settings)
-        if url is not None:
-            raise ValueError(
-                f"SITEMAPGEN_RECORDER='process' is invalid with SITEMAPGEN_STORE={url!r}: the "
-                f"recorder process writes an SQLite store only; use 'inline' with Redis."
-            )
-        if _bool(settings, "SITEMAPGEN_RESUME_REQUESTS") and (jobdir or path is not None):
-            raise ValueError(
-                "SITEMAPGEN_RECORDER='process' is invalid while requests are tracked for a "
-                "resume (JOBDIR or SITEMAPGEN_STORE is set, and SITEMAPGEN_RESUME_REQUESTS is "
-                "True): set SITEMAPGEN_RESUME_REQUESTS = False, or use 'inline'."
-            )
-    return recorder
-
-
 def _redis_prefix(settings: BaseSettings) -> str:
     name = "SITEMAPGEN_REDIS_PREFIX"
     raw = _get(settings, name)
@@ -359,9 +337,6 @@ class Config:
     #: (the last worker to close, under a Redis lock) or "always".
     shared_write: str
     resume_requests: bool
-    #: SITEMAPGEN_RECORDER: "inline" (the crawl's process judges and stores each page) or
-    #: "process" (a child process does, recorder.py).
-    recorder: str
     commit_writes: int
     commit_seconds: float
     url_policy: UrlPolicy
@@ -445,7 +420,6 @@ class Config:
             redis_prefix=_redis_prefix(settings),
             shared_write=_choice(settings, "SITEMAPGEN_SHARED_WRITE", ("never", "last", "always")),
             resume_requests=_bool(settings, "SITEMAPGEN_RESUME_REQUESTS"),
-            recorder=_recorder(settings, jobdir),
             commit_writes=_int(settings, "SITEMAPGEN_COMMIT_WRITES", 1, 100_000, "writes per transaction"),
             commit_seconds=_seconds(settings, "SITEMAPGEN_COMMIT_SECONDS", 0.01, 3600.0),
             url_policy=UrlPolicy(

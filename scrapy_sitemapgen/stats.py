@@ -25,7 +25,6 @@ OUTPUT_POSTPONED = f"{PREFIX}/output/postponed"
 RESUME_REISSUED = f"{PREFIX}/resume/reissued"
 RESUME_QUEUES_REMOVED = f"{PREFIX}/resume/queues_removed"
 STORE_LOST = f"{PREFIX}/store/lost"
-RECORDER_FAILED = f"{PREFIX}/recorder/failed"
 
 
 def excluded(reason: str) -> str:

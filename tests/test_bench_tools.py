@@ -19,10 +19,9 @@ def test_spy_crawl_sums_the_extension_samples_by_reader(tmp_path: Path) -> None:
         "\n".join(
             [
                 f"{engine} 60",  # the crawl, not the extension
-                f"{engine};{RECORD};page_facts (x.py:1);facts_from_evidence (v.py:1);_Judge.images (v.py:2);_normal_url (v.py:3) 6",
-                f"{engine};{RECORD};page_facts (x.py:1);page_evidence (x.py:2);image_sources (p.py:1) 4",
-                f"{engine};{RECORD};page_facts (x.py:1);page_evidence (x.py:2);_Reading.nodes (x.py:5) 15",
-                f"{engine};{RECORD};page_facts (x.py:1);page_evidence (x.py:2);robots_directives (p.py:6) 5",
+                f"{engine};{RECORD};page_facts (x.py:1);_Page.images (x.py:2);_normal_url (x.py:3) 10",
+                f"{engine};{RECORD};page_facts (x.py:1);_Page.exclusion (x.py:4);_Page.nodes (x.py:5) 15",
+                f"{engine};{RECORD};page_facts (x.py:1);_Page.exclusion (x.py:4);robots_directives (x.py:6) 5",
                 f"{engine};{RECORD};SitemapExporter.record (e.py:1);SqliteFactStore.record (s.py:2) 8",
                 f"{engine};{RECORD};page_facts (x.py:1) 2",
                 "garbage line without a count",
@@ -42,16 +41,16 @@ def test_spy_crawl_sums_the_extension_samples_by_reader(tmp_path: Path) -> None:
     ]
     paths = lines[lines.index("by call path (the 3 largest):") + 1 :]
     assert paths == [
-        "   37.5%  page_facts > page_evidence > _Reading.nodes",
+        "   37.5%  page_facts > _Page.exclusion > _Page.nodes",
+        "   25.0%  page_facts > _Page.images > _normal_url",
         "   20.0%  SitemapExporter.record > SqliteFactStore.record",
-        "   15.0%  page_facts > facts_from_evidence > _Judge.images",
     ]
 
 
 def test_ab_set_gives_the_new_side_its_settings() -> None:
     from benchmarks.ab import settings_of
 
-    assert settings_of("new", ["SITEMAPGEN_RECORDER=process", "LOG_LEVEL=DEBUG"]) == [
-        "-s", "SITEMAPGEN_RECORDER=process", "-s", "LOG_LEVEL=DEBUG",
+    assert settings_of("new", ["SITEMAPGEN_IMAGES=False", "LOG_LEVEL=DEBUG"]) == [
+        "-s", "SITEMAPGEN_IMAGES=False", "-s", "LOG_LEVEL=DEBUG",
     ]
-    assert settings_of("base", ["SITEMAPGEN_RECORDER=process"]) == []
+    assert settings_of("base", ["SITEMAPGEN_IMAGES=False"]) == []

@@ -22,8 +22,7 @@ from scrapy.http import HtmlResponse
 from scrapy.settings import Settings
 
 from scrapy_sitemapgen import page
-from scrapy_sitemapgen.evidence import _Judge, _normal_prefix, _normal_url
-from scrapy_sitemapgen.extract import _Reading, page_evidence
+from scrapy_sitemapgen.extract import _normal_url, _normal_prefix, _Page
 from scrapy_sitemapgen.facts import Alternate, FactRejected, parse_hreflang
 from scrapy_sitemapgen.limits import MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
 from scrapy_sitemapgen.settings import Config
@@ -95,25 +94,10 @@ def attr(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-class Read:
-    """A page as both roads see it: the judge of its evidence, and its parts for the long road."""
-
-    def __init__(self, response: HtmlResponse, conf: Config, skips: Skips) -> None:
-        self.config = conf
-        self.response = response
-        reading = _Reading(response, skips, response.url)  # type: ignore[arg-type]
-        self.nodes, self.base = reading.nodes, reading.base  # a broken <base href> is counted here
-        self.links = [v.decode("latin-1") for v in response.headers.getlist(b"Link")]
-        skips.calls.clear()
-        evidence = page_evidence(response, conf, Skips())  # type: ignore[arg-type]
-        assert evidence is not None
-        self.judge = _Judge(evidence, conf, skips)  # type: ignore[arg-type]
-
-
 def make_page(
     base: str, base_href: str | None, encoding: str, images: list[str], srcsets: list[str],
     alternates: list[tuple[str, str]], link_header: list[tuple[str, str]], conf: Config,
-) -> tuple[Read, Skips]:
+) -> tuple[_Page, Skips]:
     head = f'<meta charset="{encoding}">'
     if base_href is not None:
         head += f'<base href="{attr(base_href)}">'
@@ -136,10 +120,10 @@ def make_page(
         request=Request(url), encoding=encoding,
     )
     skips = Skips()
-    return Read(response, conf, skips), skips
+    return _Page(response, conf, skips, url), skips  # type: ignore[arg-type]
 
 
-def long_road_images(facts: Read) -> tuple[tuple[str, ...], list[tuple[str, object]]]:
+def long_road_images(facts: _Page) -> tuple[tuple[str, ...], list[tuple[str, object]]]:
     """The extractor's images before its shortcut: page.image_urls, each normalised."""
     found: dict[str, None] = {}
     skips: list[tuple[str, object]] = []
@@ -157,7 +141,7 @@ def long_road_images(facts: Read) -> tuple[tuple[str, ...], list[tuple[str, obje
     return tuple(found)[:MAX_IMAGES_PER_URL], skips
 
 
-def long_road_alternates(facts: Read) -> tuple[tuple[Alternate, ...], list[tuple[str, object]]]:
+def long_road_alternates(facts: _Page) -> tuple[tuple[Alternate, ...], list[tuple[str, object]]]:
     """The extractor's alternates before its shortcut: page.alternates, each checked and
     put through the URL policy."""
     found: dict[Alternate, None] = {}
@@ -188,12 +172,14 @@ def test_images_and_alternates_match_the_long_road(
     alternates: list[tuple[str, str]], link_header: list[tuple[str, str]], conf: Config,
 ) -> None:
     facts, skips = make_page(base, base_href, encoding, images, srcsets, alternates, link_header, conf)
+    facts.nodes, facts.base  # noqa: B018  # a broken <base href> is counted here, once
+    skips.calls.clear()
     expected_images, image_skips = long_road_images(facts)
-    assert facts.judge.images() == expected_images
+    assert facts.images() == expected_images
     assert skips.calls == image_skips
     skips.calls.clear()
     expected_alternates, alternate_skips = long_road_alternates(facts)
-    assert facts.judge.alternates() == expected_alternates
+    assert facts.alternates() == expected_alternates
     assert skips.calls == alternate_skips
 
 

@@ -216,8 +216,6 @@ class BuildCommand(ScrapyCommand):
         settings.set("JOBDIR", None, priority="cmdline")  # no scheduler state is needed
         # Requests a killed crawl left pending are for that crawl's resume, not for us.
         settings.set("SITEMAPGEN_RESUME_REQUESTS", False, priority="cmdline")
-        # Records go through the pipeline straight into the store: no page to read.
-        settings.set("SITEMAPGEN_RECORDER", "inline", priority="cmdline")
         # A shared (Redis) store: this run is the one that writes.
         settings.set("SITEMAPGEN_SHARED_WRITE", "always", priority="cmdline")
         # Nothing to lose to a crash here (the source is still there): big transactions.
