@@ -2,9 +2,12 @@
 resumed to completion, must publish exactly the site's indexable URL set.
 
     python -m benchmarks.killresume --pages 2000 --trials 10 --kills 2 --seed 1
+    python -m benchmarks.killresume --pages 2000 --trials 10 --pauses 1 --kills 2 --seed 1
 
-Each trial starts from an empty JOBDIR and output, kills the crawl ``--kills`` times at a
-random moment (seeded), then runs it again until it finishes. After every trial the
+Each trial starts from an empty JOBDIR and output, pauses the crawl ``--pauses`` times
+with SIGINT (Ctrl-C: a clean close that keeps Scrapy's queue, as a user pauses a JOBDIR
+crawl), kills it ``--kills`` times with SIGKILL, each at a random moment (seeded), then
+runs it again until it finishes. After every trial the
 published sitemaps must list every indexable page once and nothing else, and no
 temporary file may be left in the output. The report line per trial gives how many
 requests the extension sent again after the kills: requests Scrapy's JOBDIR alone would
@@ -23,7 +26,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -134,8 +137,10 @@ class Trial:
     duplicates: int
     leftovers: int
     seconds: float
-    #: JOBDIR queue files a kill left without their header, removed by the resumed run.
+    #: JOBDIR queue files a kill left unreadable, removed by the resumed run.
     queues_removed: int = 0
+    #: When each SIGINT pause came, seconds after the run's start.
+    paused_at: list[float] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -143,22 +148,26 @@ class Trial:
 
 
 def run_trial(
-    site: Site, rng: random.Random, kills: int, work: Path, max_delay: float, resume: bool = True
+    site: Site, rng: random.Random, kills: int, work: Path, max_delay: float, resume: bool = True,
+    pauses: int = 0,
 ) -> Trial:
     jobdir, out, log = work / "job", work / "out", work / "crawl.log"
     command = crawl_command(site, jobdir, out, resume)
     started = time.monotonic()
-    killed_at = []
-    for _ in range(kills):
+    killed_at: list[float] = []
+    paused_at: list[float] = []
+    # Pauses first: the queue files they leave count their requests in their headers, and
+    # a kill of the resumed crawl can tear the record it was appending.
+    for stop, stopped_at in [(signal.SIGINT, paused_at)] * pauses + [(signal.SIGKILL, killed_at)] * kills:
         delay = rng.uniform(0.3, max_delay)
         with log.open("ab") as sink:
             process = subprocess.Popen(command, stdout=sink, stderr=sink, cwd=work)
             try:
                 process.wait(timeout=delay)
             except subprocess.TimeoutExpired:
-                os.kill(process.pid, signal.SIGKILL)
-                process.wait()
-                killed_at.append(round(delay, 2))
+                os.kill(process.pid, stop)
+                process.wait(timeout=120)
+                stopped_at.append(round(delay, 2))
     runs = 0
     reissued = queues_removed = 0
     while True:  # resume until a run finishes
@@ -178,6 +187,7 @@ def run_trial(
     return Trial(
         kills=len(killed_at),
         killed_at=killed_at,
+        paused_at=paused_at,
         reissued=reissued,
         runs=runs,
         missing=len(expected - set(locs)),
@@ -193,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=2000)
     parser.add_argument("--trials", type=int, default=10)
+    parser.add_argument("--pauses", type=int, default=0, help="SIGINT pauses per trial, before the kills")
     parser.add_argument("--kills", type=int, default=2, help="SIGKILLs per trial before the resume")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--max-delay", type=float, default=3.0, help="latest kill, seconds after start")
@@ -213,14 +224,17 @@ def main(argv: list[str] | None = None) -> int:
         for number in range(1, args.trials + 1):
             with tempfile.TemporaryDirectory(prefix="killresume-") as work:
                 trial = run_trial(
-                    site, rng, args.kills, Path(work), args.max_delay, resume=not args.baseline
+                    site, rng, args.kills, Path(work), args.max_delay, resume=not args.baseline,
+                    pauses=args.pauses,
                 )
             failures += not trial.ok
             print(
-                f"trial {number}: killed at {trial.killed_at} s, {trial.runs} resume run(s), "
+                f"trial {number}: "
+                f"{f'paused at {trial.paused_at} s, ' if trial.paused_at else ''}"
+                f"killed at {trial.killed_at} s, {trial.runs} resume run(s), "
                 f"{trial.reissued} request(s) sent again, missing {trial.missing}, extra "
                 f"{trial.extra}, duplicates {trial.duplicates}, leftovers {trial.leftovers}, "
-                f"headless queue files removed {trial.queues_removed}, "
+                f"broken queue files removed {trial.queues_removed}, "
                 f"{trial.seconds} s -> {'ok' if trial.ok else 'FAILED'}",
                 flush=True,
             )

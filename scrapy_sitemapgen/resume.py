@@ -14,14 +14,17 @@ previous process did not close normally, every request still held is sent again
 from __future__ import annotations
 
 import logging
+import os
 import pickle
 import re
+import struct
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from queuelib.queue import LifoDiskQueue
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
+from scrapy.squeues import PickleLifoDiskQueue
 from scrapy.utils.job import job_dir
 from scrapy.utils.misc import load_object
 from scrapy.utils.request import request_from_dict
@@ -44,26 +47,68 @@ logger = logging.getLogger(__name__)
 _PRIORITY_FILE = re.compile(r"-?[0-9]+")
 
 
-def remove_headless_queues(crawler: Crawler) -> list[Path]:
-    """Delete JOBDIR's disk queue files too short to hold their own header, and return them.
+def remove_broken_queues(crawler: Crawler) -> list[tuple[Path, str]]:
+    """Delete the JOBDIR disk queue files that a kill left unreadable, and return each with
+    what was wrong with it.
 
-    queuelib's LIFO disk queue (Scrapy's default) writes a 4-byte size header when it
-    creates its file, through a buffer: a SIGKILL right after leaves the file empty.
-    Opening it again fails (``struct.error``) on every request pushed to that priority, so
-    the resumed crawl drops them all and ends at once (seen in benchmarks/killresume.py).
-    Such a file holds no request that can be read; the requests that went to it are in the
-    store and are sent again."""
+    queuelib's LIFO disk queue (Scrapy's default) writes through a buffer, so a SIGKILL
+    leaves its file cut at any byte. Two cuts break it for good:
+
+    - ``"without its header"``: the 4-byte count written when the file is created is lost.
+      Opening the file again fails (``struct.error``) on every push to that priority, so the
+      resumed crawl drops them all and ends at once (seen in benchmarks/killresume.py).
+    - ``"a torn last record"``: the count is rewritten only at a clean close, such as a
+      pause, and a crawl resumed from a pause appends to the file. queuelib writes a
+      record's data, then its size; if the buffer reaches the disk between the two and a
+      kill follows, the file ends with a record without its size, under a count that
+      includes it. The next resume pops from the end, takes a size from the wrong bytes
+      and fails (``OSError``) on every pop of that priority: the crawl hangs. The check is
+      queuelib's own pop, walked over the records the count names (and, for Scrapy's
+      pickles, each record's first and last byte).
+
+    The requests in such a file cannot all be read; those that went to it are in the store
+    and are sent again."""
     jobdir = job_dir(crawler.settings)
     queue_class = load_object(crawler.settings["SCHEDULER_DISK_QUEUE"])
+    pickled = queue_class is PickleLifoDiskQueue  # Scrapy's default
     if not jobdir or not (isinstance(queue_class, type) and issubclass(queue_class, LifoDiskQueue)):
         return []
     removed = []
     for path in sorted(Path(jobdir, "requests.queue").rglob("*")):
         if _PRIORITY_FILE.fullmatch(path.name) and path.is_file():
-            if path.stat().st_size < LifoDiskQueue.SIZE_SIZE:
+            why = _broken(path, pickled)
+            if why is not None:
                 path.unlink()
-                removed.append(path)
+                removed.append((path, why))
     return removed
+
+
+def _broken(path: Path, pickled: bool) -> str | None:
+    """Why queuelib's LifoDiskQueue could not give back every request its file counts, or
+    None. ``pickled``: the records are Scrapy's pickles (the default PickleLifoDiskQueue),
+    each non-empty, from ``\\x80`` to the STOP opcode ``.``; a record cut at the wrong byte
+    can still look well placed, and would fail in ``pickle.loads`` instead."""
+    size_size = LifoDiskQueue.SIZE_SIZE
+    with path.open("rb") as queue:
+        header = queue.read(size_size)
+        if len(header) < size_size:
+            return "without its header"
+        (count,) = struct.unpack(LifoDiskQueue.SIZE_FORMAT, header)
+        end = queue.seek(0, os.SEEK_END)
+        for _ in range(count):  # pop's reads, without the truncation
+            if end - size_size - 1 < size_size:
+                return "a torn last record"
+            queue.seek(end - size_size - 1)
+            tail = queue.read(size_size + 1)
+            (size,) = struct.unpack(LifoDiskQueue.SIZE_FORMAT, tail[1:])
+            end -= size_size + size
+            if end < size_size:
+                return "a torn last record"
+            if pickled:
+                queue.seek(end)
+                if size == 0 or tail[:1] != b"." or queue.read(1) != b"\x80":
+                    return "a torn last record"
+    return None
 
 
 class SitemapResumeMiddleware:
@@ -86,14 +131,17 @@ class SitemapResumeMiddleware:
         middleware = cls(crawler, exporter)
         # Before the engine opens the scheduler, which opens the queues active at the
         # last clean close, and pushes to the rest.
-        removed = remove_headless_queues(crawler)
+        removed = remove_broken_queues(crawler)
         if removed:
             exporter.stats.set_value(keys.RESUME_QUEUES_REMOVED, len(removed))
             logger.warning(
                 "Sitemap: removed %(count)d disk queue file(s) of JOBDIR that a kill left "
-                "without their header (%(paths)s); Scrapy cannot open them, and their "
-                "requests are sent again from the store",
-                {"count": len(removed), "paths": ", ".join(str(p) for p in removed[:5])},
+                "unreadable (%(files)s); Scrapy cannot read them, and their requests are sent "
+                "again from the store",
+                {
+                    "count": len(removed),
+                    "files": ", ".join(f"{path}: {why}" for path, why in removed[:5]),
+                },
             )
         crawler.signals.connect(middleware.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(middleware.request_scheduled, signal=signals.request_scheduled)

@@ -1,6 +1,7 @@
 """The short version of the kill-and-resume harness (benchmarks/killresume.py): a JOBDIR
-crawl killed with SIGKILL at seeded random moments, then resumed, publishes exactly the
-site's indexable URL set, with nothing lost, nothing duplicated, no temporary file left."""
+crawl killed with SIGKILL (and once paused with SIGINT first) at seeded random moments,
+then resumed, publishes exactly the site's indexable URL set, with nothing lost, nothing
+duplicated, no temporary file left."""
 
 from __future__ import annotations
 
@@ -15,12 +16,15 @@ def test_killed_crawls_resume_to_the_exact_url_set(tmp_path: Path) -> None:
     rng = random.Random(7)
     try:
         trials = []
-        for number in range(2):
+        # Two trials of kills, and one paused first (SIGINT, a clean close that leaves the
+        # queue files counting their requests) and killed after.
+        for number, pauses in enumerate((0, 0, 1)):
             work = tmp_path / f"trial-{number}"
             work.mkdir()
-            trials.append(run_trial(site, rng, kills=2, work=work, max_delay=2.0))
+            trials.append(run_trial(site, rng, kills=2, work=work, max_delay=2.0, pauses=pauses))
     finally:
         site.close()
     for trial in trials:
         assert (trial.missing, trial.extra, trial.duplicates, trial.leftovers) == (0, 0, 0, 0), trial
     assert sum(trial.kills for trial in trials) >= 2  # the crawls really were killed
+    assert trials[2].paused_at  # and the third was paused
