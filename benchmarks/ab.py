@@ -110,7 +110,7 @@ def build_runner(records: int, seed: int, envs: dict[str, dict[str, str]], extra
     info = feed.build(records, seed)
 
     def run(version: str, work: Path) -> dict[str, float | str]:
-        command = bench.ours_command(Path(info.path), work, *(extra if version == "new" else []))
+        command = bench.ours_command(Path(info.path), work) + settings_of(version, extra)
         measure = measured(command, work, envs[version])
         return {"wall s": measure.wall, "CPU s": measure.cpu, "output": digest(work / "sitemaps")}
 

@@ -104,7 +104,8 @@ def _broken(path: Path, pickled: bool) -> str | None:
             end -= size_size + size
             if end < size_size:
                 return "a torn last record"
-            if pickled and (size == 0 or last != 0x2E or data[end] != 0x80):  # "." and \x80
+            # An empty record fails too: its first byte would be its size's, 0.
+            if pickled and (last != 0x2E or data[end] != 0x80):  # "." and \x80
                 return "a torn last record"
     return None
 

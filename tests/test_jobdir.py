@@ -3,16 +3,23 @@ same as those of a crawl that was never interrupted."""
 
 from __future__ import annotations
 
+import pickle
 import struct
 from pathlib import Path
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from queuelib.queue import LifoDiskQueue
 from scrapy.exceptions import CloseSpider
 from scrapy.pqueues import _path_safe
 from scrapy.utils.defer import deferred_f_from_coro_f
 
+from scrapy_sitemapgen.resume import _broken
+
 from .conftest import SiteSpider
 from .output import files, read_urls
+from .test_properties import PROPERTY
 
 
 class PausingSpider(SiteSpider):
@@ -135,16 +142,6 @@ async def test_queue_file_with_a_torn_last_record_is_removed(site, crawl, tmp_pa
 
 
 # --- the check, against queuelib's own pops --------------------------------------------------
-
-import pickle  # noqa: E402
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-from queuelib.queue import LifoDiskQueue  # noqa: E402
-
-from scrapy_sitemapgen.resume import _broken  # noqa: E402
-
-from .test_properties import PROPERTY  # noqa: E402
 
 record = st.binary(max_size=40).map(lambda b: pickle.dumps({"url": "http://127.0.0.1/" + b.hex()}, protocol=4))
 
