@@ -219,7 +219,9 @@ class _Page:
             if directives & _NOINDEX:
                 return "noindex"
         if config.respect_canonical:
-            canonicals = page.canonical_urls(self.nodes, self.links, self.base)
+            canonicals = page.canonical_urls(
+                self.nodes, self.links, self.base, self.response.url
+            )
             # Several different canonicals contradict each other; Google then ignores them.
             if len(set(canonicals)) == 1 and not self.same_page(canonicals[0]):
                 return "canonical_elsewhere"
@@ -287,29 +289,36 @@ class _Page:
 
     def alternates(self) -> tuple[Alternate, ...]:
         """``page.alternates``, each checked and put through the URL policy (hrefs in
-        shape without normalising them again), a rejected pair counted once."""
+        shape without normalising them again), a rejected pair counted once. The page's
+        ``<link>`` hrefs resolve against its base, ``Link`` header targets against the
+        response URL (RFC 8288 3.1)."""
         found: dict[tuple[str, str], Alternate] = {}  # by a plain tuple: its hash is C's
         seen: set[tuple[str, str]] = set()
         loc_from_normalized = self.config.url_policy.loc_from_normalized
-        base, prefix = self.base, self.prefix
-        for hreflang, value in page.alternate_sources(self.nodes, self.links):
-            lang = hreflang.strip()
-            loc = _normal_url(value, prefix, base)
-            href = loc or page.absolute(base, value)
-            if href is None or (lang, href) in seen:
-                continue
-            seen.add((lang, href))
-            try:
-                tag = _hreflang(lang)
-                loc = self.policy_loc(href) if loc is None else loc_from_normalized(loc)
-            except FactRejected as exc:
-                self.reporter.skip(exc.reason, self.loc, detail=lang)
-                continue
-            except UrlRejected as exc:
-                self.reporter.skip(f"alternate_{exc.reason}", self.loc, detail=href)
-                continue
-            if (tag, loc) not in found:
-                found[tag, loc] = Alternate(tag, loc)
+        url = self.response.url
+        sources = [(page.alternate_sources(self.nodes), self.base, self.prefix)]
+        if self.links:
+            header_prefix = self.prefix if url == self.base else _normal_prefix(url) or ""
+            sources.append((page.header_alternate_sources(self.links), url, header_prefix))
+        for values, base, prefix in sources:
+            for hreflang, value in values:
+                lang = hreflang.strip()
+                loc = _normal_url(value, prefix, base)
+                href = loc or page.absolute(base, value)
+                if href is None or (lang, href) in seen:
+                    continue
+                seen.add((lang, href))
+                try:
+                    tag = _hreflang(lang)
+                    loc = self.policy_loc(href) if loc is None else loc_from_normalized(loc)
+                except FactRejected as exc:
+                    self.reporter.skip(exc.reason, self.loc, detail=lang)
+                    continue
+                except UrlRejected as exc:
+                    self.reporter.skip(f"alternate_{exc.reason}", self.loc, detail=href)
+                    continue
+                if (tag, loc) not in found:
+                    found[tag, loc] = Alternate(tag, loc)
         return tuple(found.values())
 
     def _normalize(self, url: str) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
 
+from .langtags import ISO_639_1, ISO_3166_1_ALPHA_2, ISO_15924
 from .limits import (
     CHANGEFREQ_VALUES,
     PRIORITY_MAX,
@@ -75,9 +76,9 @@ class FactRejected(ValueError):
         self.value = value
 
 
-# BCP 47 as Google's hreflang reads it: language (ISO 639), optional script, optional
-# region (ISO 3166-1 alpha-2 or UN M.49), or the special x-default.
-_HREFLANG_RE = re.compile(r"^(?:x-default|[A-Za-z]{2,3}(?:-[A-Za-z]{4})?(?:-(?:[A-Za-z]{2}|\d{3}))?)$")
+# The shape of an hreflang value Google reads: a two-letter language, an optional four-letter
+# script, an optional two-letter region; each part is then looked up in its ISO list.
+_HREFLANG_RE = re.compile(r"([A-Za-z]{2})(?:-([A-Za-z]{4}))?(?:-([A-Za-z]{2}))?")
 # Google News: an ISO 639 code, with zh-cn / zh-tw the only region forms.
 _NEWS_LANGUAGE_RE = re.compile(r"^(?:[a-z]{2,3}|zh-cn|zh-tw)$")
 _SPACE_RE = re.compile(r"\s+")
@@ -370,9 +371,38 @@ def _priority_text(value: object) -> str:
 
 
 def parse_hreflang(value: object) -> str:
-    """An hreflang value as written, if it is a language tag Google reads (or x-default)."""
-    if isinstance(value, str) and _HREFLANG_RE.match(value.strip()):
-        return value.strip()
+    """An hreflang value Google reads, in BCP 47's conventional case (``en-GB``,
+    ``zh-Hant-TW``, ``x-default``).
+
+    Google's rule: an ISO 639-1 language, optionally an ISO 15924 script, optionally an
+    ISO 3166-1 alpha-2 region, or ``x-default``; matched case-insensitively, so ``EN-gb`` is
+    ``en-GB``. Each part must be in its list (:mod:`.langtags`), so ``en-UK`` is refused
+    (the region is GB). A valid BCP 47 tag outside that rule (``es-419``, a UN M.49
+    region; ``fil``, a three-letter language; ``de-CH-1901``, a variant) is refused too:
+    Google ignores such an annotation, so it is dropped and counted where the user sees
+    it rather than published to no effect.
+    """
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() == "x-default":
+            return "x-default"
+        match = _HREFLANG_RE.fullmatch(text)
+        if match is not None:
+            language, script, region = match.groups()
+            language = language.lower()
+            if language in ISO_639_1:
+                tag = language
+                if script is not None:
+                    script = script.title()
+                    if script not in ISO_15924:
+                        raise FactRejected("bad_hreflang", value)
+                    tag += "-" + script
+                if region is not None:
+                    region = region.upper()
+                    if region not in ISO_3166_1_ALPHA_2:
+                        raise FactRejected("bad_hreflang", value)
+                    tag += "-" + region
+                return tag
     raise FactRejected("bad_hreflang", value)
 
 

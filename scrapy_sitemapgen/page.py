@@ -32,6 +32,7 @@ __all__ = [
     "alternate_sources",
     "alternates",
     "canonical_urls",
+    "header_alternate_sources",
     "image_sources",
     "image_urls",
     "iso8601_duration",
@@ -493,69 +494,78 @@ def _page_links(nodes: PageNodes, rel: str) -> Iterator[Any]:
 
 
 def canonical_urls(
-    selector: Selector | PageNodes, link_headers: list[str], base: str
+    selector: Selector | PageNodes, link_headers: list[str], base: str, url: str
 ) -> list[str]:
     """Every canonical URL the page declares: the hrefs of ``<link rel="canonical">`` in
-    document order, then the ``rel=canonical`` targets of ``Link`` headers.
+    document order, resolved against ``base``, then the ``rel=canonical`` targets of
+    ``Link`` headers, resolved against ``url``, the response's (final) URL: RFC 8288 3.1
+    resolves a header's target against the request's URL, and a ``<base href>`` in the body
+    does not apply to headers.
 
     All are returned, duplicates included, so the caller can tell one consistent canonical
     from conflicting ones (which search engines then ignore). Empty hrefs are dropped.
-    Header targets are resolved against ``base`` like the rest; RFC 8288 would resolve them
-    against the response URL, which only differs when the page has a ``<base href>``.
     """
     found: list[str] = []
     for link in _page_links(_nodes(selector), "canonical"):
-        url = absolute(base, link.get("href", ""))
-        if url is not None:
-            found.append(url)
+        target = absolute(base, link.get("href", ""))
+        if target is not None:
+            found.append(target)
     if link_headers:
         for uri, _params in _header_links(link_headers, "canonical"):
-            url = absolute(base, uri)
-            if url is not None:
-                found.append(url)
+            target = absolute(url, uri)
+            if target is not None:
+                found.append(target)
     return found
 
 
 def alternates(
-    selector: Selector | PageNodes, link_headers: list[str], base: str
+    selector: Selector | PageNodes, link_headers: list[str], base: str, url: str
 ) -> list[tuple[str, str]]:
     """``(hreflang, absolute href)`` pairs for the page's language versions (G6).
 
     Sources are ``<link rel="alternate" hreflang href>`` (rel token matched
-    case-insensitively), then ``Link`` headers with ``rel="alternate"`` and a ``hreflang``
-    parameter. First occurrence wins for duplicates. ``hreflang`` is stripped but otherwise
-    returned as written (``x-default``, ``en-GB``), since validating it is the caller's job,
-    and so is counting an empty one. Pairs without an href are dropped.
+    case-insensitively), resolved against ``base``, then ``Link`` headers with
+    ``rel="alternate"`` and a ``hreflang`` parameter, resolved against ``url`` (RFC 8288
+    3.1, as in :func:`canonical_urls`). First occurrence wins for duplicates. ``hreflang``
+    is stripped but otherwise returned as written (``x-default``, ``en-GB``), since
+    validating it is the caller's job, and so is counting an empty one. Pairs without an
+    href are dropped.
     """
     pairs: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()
-    for hreflang, href in alternate_sources(selector, link_headers):
-        lang = hreflang.strip()
-        url = absolute(base, href)
-        if url is not None and (lang, url) not in seen:
-            seen.add((lang, url))
-            pairs.append((lang, url))
+    sources = [(alternate_sources(selector), base), (header_alternate_sources(link_headers), url)]
+    for found, against in sources:
+        for hreflang, href in found:
+            lang = hreflang.strip()
+            target = absolute(against, href)
+            if target is not None and (lang, target) not in seen:
+                seen.add((lang, target))
+                pairs.append((lang, target))
     return pairs
 
 
-def alternate_sources(
-    selector: Selector | PageNodes, link_headers: list[str]
-) -> list[tuple[str, str]]:
-    """The ``(hreflang, href)`` values :func:`alternates` reads, as written, repeats
-    included: ``alternates`` is ``(hreflang.strip(), absolute(base, href))`` of each,
-    without the empty hrefs and the repeats."""
-    sources = [  # no hreflang attribute at all: another kind of alternate (a feed, a print view)
+def alternate_sources(selector: Selector | PageNodes) -> list[tuple[str, str]]:
+    """The ``(hreflang, href)`` values of the page's ``<link rel="alternate" hreflang>``
+    elements, as written, repeats included: what :func:`alternates` resolves against the
+    base."""
+    return [  # no hreflang attribute at all: another kind of alternate (a feed, a print view)
         (hreflang, link.get("href", ""))
         for link in _page_links(_nodes(selector), "alternate")
         if (hreflang := link.get("hreflang")) is not None
     ]
-    if link_headers:
-        sources += [
-            (params["hreflang"], uri)
-            for uri, params in _header_links(link_headers, "alternate")
-            if "hreflang" in params
-        ]
-    return sources
+
+
+def header_alternate_sources(link_headers: list[str]) -> list[tuple[str, str]]:
+    """The ``(hreflang, target)`` values of ``Link: <target>; rel=alternate; hreflang=…``
+    headers, as written, repeats included: what :func:`alternates` resolves against the
+    response URL."""
+    if not link_headers:
+        return []
+    return [
+        (params["hreflang"], uri)
+        for uri, params in _header_links(link_headers, "alternate")
+        if "hreflang" in params
+    ]
 
 
 # --- meta refresh -------------------------------------------------------------------------

@@ -146,7 +146,7 @@ def long_road_alternates(facts: _Page) -> tuple[tuple[Alternate, ...], list[tupl
     put through the URL policy."""
     found: dict[Alternate, None] = {}
     skips: list[tuple[str, object]] = []
-    for lang, href in page.alternates(facts.nodes, facts.links, facts.base):
+    for lang, href in page.alternates(facts.nodes, facts.links, facts.base, facts.response.url):
         try:
             found[Alternate(parse_hreflang(lang), facts.config.url_policy.loc(href, facts.response.encoding))] = None
         except FactRejected as exc:

@@ -303,6 +303,14 @@ CANONICAL_CASES: list[tuple[str, list[str], list[str]]] = [
     ("", ["<https://example.com/x>"], []),
     # <base href> is honoured (through the base argument).
     (BASE_TAG + '<link rel="canonical" href="c.html">', [], ["https://cdn.example.net/base/c.html"]),
+    # ... by the body's links only: a header's target resolves against the page URL
+    # (RFC 8288 3.1).
+    (BASE_TAG, ['<c.html>; rel="canonical"'], ["http://example.com/dir/c.html"]),
+    (
+        BASE_TAG + '<link rel="canonical" href="c.html">',
+        ['<c.html>; rel="canonical"'],
+        ["https://cdn.example.net/base/c.html", "http://example.com/dir/c.html"],
+    ),
     # An unparsable URL is dropped rather than raised.
     # Unparsable: returned as written, for the caller's URL check to refuse and count.
     ('<link rel="canonical" href="http://[::1/x">', [], ["http://[::1/x"]),
@@ -311,8 +319,8 @@ CANONICAL_CASES: list[tuple[str, list[str], list[str]]] = [
 
 @pytest.mark.parametrize(("head", "links", "expected"), CANONICAL_CASES)
 def test_canonical_urls(head: str, links: list[str], expected: list[str]) -> None:
-    selector, base, _ = read(f"<html><head>{head}</head><body></body></html>")
-    assert canonical_urls(selector, links, base) == expected
+    selector, base, response = read(f"<html><head>{head}</head><body></body></html>")
+    assert canonical_urls(selector, links, base, response.url) == expected
 
 
 def test_canonical_urls_in_body_and_real_headers() -> None:
@@ -320,7 +328,7 @@ def test_canonical_urls_in_body_and_real_headers() -> None:
         '<html><body><link rel="canonical" href="/in-body"></body></html>',
         headers={"Link": ['<https://example.com/one>; rel="canonical"', "</two>; rel=preload"]},
     )
-    assert canonical_urls(selector, header(response, "Link"), base) == [
+    assert canonical_urls(selector, header(response, "Link"), base, response.url) == [
         "http://example.com/in-body",
         "https://example.com/one",
     ]
@@ -811,7 +819,7 @@ def test_alternates_from_page_then_header() -> None:
             ]
         },
     )
-    assert alternates(selector, header(response, "Link"), base) == [
+    assert alternates(selector, header(response, "Link"), base, response.url) == [
         ("en", "http://example.com/en/"),
         ("de-DE", "https://example.de/"),
         ("x-default", "http://example.com/"),
@@ -827,12 +835,24 @@ def test_alternates_honour_base() -> None:
     selector, base, _ = read(
         f'<html><head>{BASE_TAG}<link rel="alternate" hreflang="en" href="en/"></head></html>'
     )
-    assert alternates(selector, [], base) == [("en", "https://cdn.example.net/base/en/")]
+    assert alternates(selector, [], base, base) == [("en", "https://cdn.example.net/base/en/")]
+
+
+def test_alternates_header_targets_ignore_base() -> None:
+    selector, base, response = read(
+        f'<html><head>{BASE_TAG}<link rel="alternate" hreflang="fr" href="fr/"></head></html>',
+        headers={"Link": '<page.html>; rel="alternate"; hreflang="en", </de/>; rel=alternate; hreflang=de'},
+    )
+    assert alternates(selector, header(response, "Link"), base, response.url) == [
+        ("fr", "https://cdn.example.net/base/fr/"),
+        ("en", "http://example.com/dir/page.html"),
+        ("de", "http://example.com/de/"),
+    ]
 
 
 def test_alternates_none() -> None:
     selector, base, _ = read("<html><head></head><body></body></html>")
-    assert alternates(selector, [], base) == []
+    assert alternates(selector, [], base, base) == []
 
 
 # --- page_dates ---------------------------------------------------------------------------
@@ -948,11 +968,11 @@ def _read_everything(selector: Selector, base: str, headers: dict[str, list[str]
     """Run every reader; none may raise."""
     ld, _ = json_ld(selector)
     robots_directives(selector, headers.get("X-Robots-Tag", []), GOOGLEBOT)
-    canonical_urls(selector, headers.get("Link", []), base)
+    canonical_urls(selector, headers.get("Link", []), base, base)
     refresh_url(selector, base)
     image_urls(selector, base)
     videos(selector, ld, base)
-    alternates(selector, headers.get("Link", []), base)
+    alternates(selector, headers.get("Link", []), base, base)
     page_dates(selector, ld)
 
 
