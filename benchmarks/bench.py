@@ -415,7 +415,7 @@ class WriteBench:
         files = urlsets(out)
         hashes = {f"{p.parent.name}/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
         if hashes != self._ours_hashes:  # the first run, or the package changed under us
-            from scrapy_sitemapgen.validate import validate
+            from scrapy_sitemapgen.validate.checker import validate
 
             if self.info.distinct_locs <= VALIDATE_ALL:
                 sources = [str(p) for p in sorted(out.glob("*/sitemap.xml"))]
@@ -600,7 +600,7 @@ def phases(log: Path, started: float, ended: float) -> Phases | None:
             marks.setdefault("opened", when)
         elif message.startswith("Closing spider ("):
             marks.setdefault("closing", when)
-        elif match[2] == "scrapy_sitemapgen.exporter" and message.startswith("Sitemap: ") and " URLs (" in message:
+        elif match[2] == "scrapy_sitemapgen.crawl.exporter" and message.startswith("Sitemap: ") and " URLs (" in message:
             marks.setdefault("written", when)
     if len(marks) < 3:
         return None
@@ -705,7 +705,7 @@ def crawl(site: crawlsite.Site, on: bool, work: Path, validate_output: bool) -> 
                 f"{len(site.expected())} expected"
             )
         if validate_output:
-            from scrapy_sitemapgen.validate import validate
+            from scrapy_sitemapgen.validate.checker import validate
 
             violations = validate([str(p) for p in sorted(out.glob("*/sitemap.xml"))])
             if violations:
@@ -861,7 +861,7 @@ def main(argv: list[str] | None = None) -> int:
             packed = bench.recompress()
             level9 = bench.level9_run()
             ours = bench.contenders[0]
-            from scrapy_sitemapgen.writer import DEFAULT_GZIP_BACKEND, DEFAULT_GZIP_LEVEL
+            from scrapy_sitemapgen.sitemaps.writer import DEFAULT_GZIP_BACKEND, DEFAULT_GZIP_LEVEL
 
             default = f"{DEFAULT_GZIP_LEVEL}, {DEFAULT_GZIP_BACKEND}"
             lines += [

@@ -27,10 +27,10 @@ from datetime import datetime, timezone
 from types import ModuleType
 from typing import Any
 
-from scrapy_sitemapgen.facts import UrlFacts
-from scrapy_sitemapgen.records import record_fields
-from scrapy_sitemapgen.urls import normalize_loc
-from scrapy_sitemapgen.writer import GZIP_BACKENDS, WriterOptions, write_origin
+from scrapy_sitemapgen.sitemaps.facts import UrlFacts
+from scrapy_sitemapgen.sitemaps.records import record_fields
+from scrapy_sitemapgen.sitemaps.urls import normalize_loc
+from scrapy_sitemapgen.sitemaps.writer import GZIP_BACKENDS, WriterOptions, write_origin
 
 from . import feed
 

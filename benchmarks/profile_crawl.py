@@ -37,10 +37,10 @@ from scrapy.http import HtmlResponse
 from scrapy.settings import Settings
 from scrapy.statscollectors import MemoryStatsCollector
 
-from scrapy_sitemapgen.extract import page_facts
+from scrapy_sitemapgen.crawl.extract import page_facts
 from scrapy_sitemapgen.settings import Config
 from scrapy_sitemapgen.stats import Reporter
-from scrapy_sitemapgen.store import SqliteFactStore
+from scrapy_sitemapgen.store.sqlite import SqliteFactStore
 
 from . import crawlsite
 

@@ -18,8 +18,8 @@ import sys
 import tempfile
 import time
 
-from scrapy_sitemapgen.facts import UrlFacts
-from scrapy_sitemapgen.redis_store import RedisFactStore
+from scrapy_sitemapgen.sitemaps.facts import UrlFacts
+from scrapy_sitemapgen.store.redis import RedisFactStore
 
 ORIGINS = ("https://www.example.com", "https://shop.example.org", "http://blog.example.net:8080")
 

@@ -199,7 +199,7 @@ def print_summary(output: Path, summaries: list[OriginSummary], *, show_urls: bo
                 print(f"                {line}")  # noqa: T201
         if s.robots is not None:
             # The package's own validator, as `scrapy sitemapgen-validate` runs it.
-            from scrapy_sitemapgen.validate import validate
+            from scrapy_sitemapgen.validate.checker import validate
 
             problems = validate([str(s.folder / "robots.txt")], base_url=f"{s.base_url}/")
             s.errors.extend(str(p) for p in problems)

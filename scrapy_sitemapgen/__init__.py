@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .addon import Addon
-    from .exporter import SitemapExporter
+    from .crawl.exporter import SitemapExporter
     from .items import SitemapItem
-    from .middleware import SitemapSpiderMiddleware
-    from .pipeline import SitemapItemPipeline
-    from .resume import SitemapResumeMiddleware
+    from .crawl.middleware import SitemapSpiderMiddleware
+    from .crawl.pipeline import SitemapItemPipeline
+    from .crawl.resume import SitemapResumeMiddleware
 
 __all__ = [
     "Addon",
@@ -29,11 +29,11 @@ __version__ = "0.1.0"
 
 _HOMES = {
     "Addon": "addon",
-    "SitemapExporter": "exporter",
+    "SitemapExporter": "crawl.exporter",
     "SitemapItem": "items",
-    "SitemapItemPipeline": "pipeline",
-    "SitemapResumeMiddleware": "resume",
-    "SitemapSpiderMiddleware": "middleware",
+    "SitemapItemPipeline": "crawl.pipeline",
+    "SitemapResumeMiddleware": "crawl.resume",
+    "SitemapSpiderMiddleware": "crawl.middleware",
 }
 
 

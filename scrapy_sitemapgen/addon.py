@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING
 
 from scrapy.exceptions import NotConfigured
 
-from .exporter import SitemapExporter
-from .middleware import SitemapSpiderMiddleware
-from .pipeline import SitemapItemPipeline
-from .resume import SitemapResumeMiddleware
+from .crawl.exporter import SitemapExporter
+from .crawl.middleware import SitemapSpiderMiddleware
+from .crawl.pipeline import SitemapItemPipeline
+from .crawl.resume import SitemapResumeMiddleware
 from .settings import is_enabled
 
 if TYPE_CHECKING:

@@ -15,15 +15,15 @@ from urllib.parse import urlsplit
 
 from w3lib.url import file_uri_to_path
 
-from .facts import FactRejected, parse_changefreq, parse_priority
-from .limits import (
+from .sitemaps.facts import FactRejected, parse_changefreq, parse_priority
+from .sitemaps.limits import (
     MAX_BYTES_PER_SITEMAP,
     MAX_URLS_PER_SITEMAP,
     MIN_BYTES_PER_SITEMAP,
     NEWS_MAX_AGE_SECONDS,
 )
-from .urls import Origin, UrlPolicy, UrlRejected, base_url_for, normalize_loc, origin_folder
-from .writer import DEFAULT_GZIP_LEVEL
+from .sitemaps.urls import Origin, UrlPolicy, UrlRejected, base_url_for, normalize_loc, origin_folder
+from .sitemaps.writer import DEFAULT_GZIP_LEVEL
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -14,7 +14,7 @@ import scrapy
 from scrapy.crawler import Crawler, CrawlerRunner
 from scrapy.utils.defer import maybe_deferred_to_future
 
-from scrapy_sitemapgen.urls import Origin
+from scrapy_sitemapgen.sitemaps.urls import Origin
 
 HTML = "text/html; charset=utf-8"
 

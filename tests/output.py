@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from xml.etree import ElementTree
 
-from scrapy_sitemapgen.validate import validate
+from scrapy_sitemapgen.validate.checker import validate
 
 from .xmlcheck import NS, assert_valid
 

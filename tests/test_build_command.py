@@ -134,6 +134,6 @@ def test_an_offline_build_imports_no_server_nor_download_handler(tmp_path: Path)
     heavy = {"aiohttp", "scrapy.extensions.telnet", "scrapy.extensions.remote_control",
              "scrapy.core.downloader.handlers.http11", "scrapy.core.downloader.contextfactory"}
     modules = imported()
-    assert "scrapy_sitemapgen.bulk" in modules and not heavy & modules
+    assert "scrapy_sitemapgen.store.runs" in modules and not heavy & modules
     asked = imported("-s", 'DOWNLOAD_HANDLERS={"https": "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler"}')
     assert "scrapy.core.downloader.handlers.http11" in asked

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scrapy_sitemapgen import bulk
-from scrapy_sitemapgen.bulk import build_store, feed_ranges, read_range
-from scrapy_sitemapgen.urls import Origin, UrlPolicy
+from scrapy_sitemapgen.store import runs as bulk
+from scrapy_sitemapgen.store.runs import build_store, feed_ranges, read_range
+from scrapy_sitemapgen.sitemaps.urls import Origin, UrlPolicy
 
 from .output import files, read_entries
 from .test_properties import PROPERTY
@@ -426,8 +426,8 @@ with open(sys.argv[1], "a") as marks:  # one line each time this script is run
     marks.write(__name__ + "\\n")
 
 if __name__ == "__main__":
-    from scrapy_sitemapgen.bulk import build_store
-    from scrapy_sitemapgen.urls import UrlPolicy
+    from scrapy_sitemapgen.store.runs import build_store
+    from scrapy_sitemapgen.sitemaps.urls import UrlPolicy
 
     store, tally = build_store(
         Path(sys.argv[2]), UrlPolicy(), datetime.now(timezone.utc), workers=2, temp_dir=sys.argv[3]
@@ -491,12 +491,12 @@ def test_worker_tasks_leave_no_reference_cycles(tmp_path: Path) -> None:
 
     from scrapy.settings import Settings
 
-    from scrapy_sitemapgen.build import _noted, fresh_news, with_rules
-    from scrapy_sitemapgen.bulk import RunStore, Tally, _OriginRuns
-    from scrapy_sitemapgen.manifest import UrlNotes
+    from scrapy_sitemapgen.publish.staging import _noted, fresh_news, with_rules
+    from scrapy_sitemapgen.store.runs import RunStore, Tally, _OriginRuns
+    from scrapy_sitemapgen.sitemaps.manifest import UrlNotes
     from scrapy_sitemapgen.settings import Config
-    from scrapy_sitemapgen.urls import origin_of
-    from scrapy_sitemapgen.writer import write_origin
+    from scrapy_sitemapgen.sitemaps.urls import origin_of
+    from scrapy_sitemapgen.sitemaps.writer import write_origin
 
     feed = tmp_path / "feed.jsonl"
     _write_feed(feed, _hostile_records(300))

@@ -25,8 +25,8 @@ from scrapy_sitemapgen import (
     SitemapItemPipeline,
     SitemapSpiderMiddleware,
 )
-from scrapy_sitemapgen.facts import News, UrlFacts, Video
-from scrapy_sitemapgen.urls import origin_of
+from scrapy_sitemapgen.sitemaps.facts import News, UrlFacts, Video
+from scrapy_sitemapgen.sitemaps.urls import origin_of
 
 PAGE = "https://www.example.com/p"
 

@@ -21,12 +21,12 @@ from scrapy import Request
 from scrapy.http import HtmlResponse
 from scrapy.settings import Settings
 
-from scrapy_sitemapgen import page
-from scrapy_sitemapgen.extract import _normal_url, _normal_prefix, _Page
-from scrapy_sitemapgen.facts import Alternate, FactRejected, parse_hreflang
-from scrapy_sitemapgen.limits import MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
+from scrapy_sitemapgen.sitemaps import page
+from scrapy_sitemapgen.crawl.extract import _normal_url, _normal_prefix, _Page
+from scrapy_sitemapgen.sitemaps.facts import Alternate, FactRejected, parse_hreflang
+from scrapy_sitemapgen.sitemaps.limits import MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
 from scrapy_sitemapgen.settings import Config
-from scrapy_sitemapgen.urls import UrlRejected, is_normal, normalize_loc
+from scrapy_sitemapgen.sitemaps.urls import UrlRejected, is_normal, normalize_loc
 
 from .test_properties import NASTY, PROPERTY, url_text
 
@@ -221,9 +221,9 @@ def test_the_shortcut_takes_the_usual_shapes() -> None:
 
 import json as _json  # noqa: E402
 
-from scrapy_sitemapgen.extract import page_facts  # noqa: E402
-from scrapy_sitemapgen.urls import origin_of  # noqa: E402
-from scrapy_sitemapgen.writer import WriterOptions, write_origin  # noqa: E402
+from scrapy_sitemapgen.crawl.extract import page_facts  # noqa: E402
+from scrapy_sitemapgen.sitemaps.urls import origin_of  # noqa: E402
+from scrapy_sitemapgen.sitemaps.writer import WriterOptions, write_origin  # noqa: E402
 
 from .test_writer import MemorySinks  # noqa: E402
 from .test_writer import Skips as WriterSkips  # noqa: E402

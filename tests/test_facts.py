@@ -12,7 +12,7 @@ from decimal import Decimal
 
 import pytest
 
-from scrapy_sitemapgen.facts import (
+from scrapy_sitemapgen.sitemaps.facts import (
     FUTURE_TOLERANCE,
     FactRejected,
     News,
@@ -25,7 +25,7 @@ from scrapy_sitemapgen.facts import (
     parse_lastmod,
     parse_priority,
 )
-from scrapy_sitemapgen.urls import UrlPolicy, normalize_loc
+from scrapy_sitemapgen.sitemaps.urls import UrlPolicy, normalize_loc
 
 UTC = timezone.utc
 # A fixed crawl clock, so "in the future" never depends on when the tests run.
@@ -630,7 +630,7 @@ def test_p4_lastmod_from_http_fixdate_shortcut_agrees_with_email_utils() -> None
     import random
     from email.utils import parsedate_to_datetime
 
-    from scrapy_sitemapgen.facts import format_w3c
+    from scrapy_sitemapgen.sitemaps.facts import format_w3c
 
     rng = random.Random(7)
     months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
@@ -724,7 +724,7 @@ def test_p4_parse_lastmod_to_the_second_shortcut_agrees_with_the_general_road() 
 
 
 def test_parse_memos_stay_bounded() -> None:
-    from scrapy_sitemapgen import facts
+    from scrapy_sitemapgen.sitemaps import facts
 
     for n in range(3 * facts._SCALAR_MEMO_SIZE):
         parse_priority(f"0.{n:05d}")

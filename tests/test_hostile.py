@@ -34,7 +34,7 @@ from scrapy.crawler import Crawler, CrawlerRunner
 from scrapy.http import HtmlResponse
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from scrapy_sitemapgen.urls import Origin
+from scrapy_sitemapgen.sitemaps.urls import Origin
 
 from .conftest import BASE_SETTINGS, Route, SiteServer, long_path
 from .output import read_entries

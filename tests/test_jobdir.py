@@ -15,7 +15,7 @@ from scrapy.exceptions import CloseSpider
 from scrapy.pqueues import _path_safe
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from scrapy_sitemapgen.resume import _broken
+from scrapy_sitemapgen.crawl.resume import _broken
 
 from .conftest import SiteSpider
 from .output import files, read_urls

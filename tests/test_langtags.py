@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pycountry
 
-from scrapy_sitemapgen.langtags import ISO_639_1, ISO_3166_1_ALPHA_2, ISO_15924
+from scrapy_sitemapgen.sitemaps.langtags import ISO_639_1, ISO_3166_1_ALPHA_2, ISO_15924
 
 
 def test_languages_are_iso_639_1() -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from scrapy_sitemapgen.facts import FactRejected, parse_hreflang
+from scrapy_sitemapgen.sitemaps.facts import FactRejected, parse_hreflang
 
 from .conftest import Route, SiteServer
 from .output import read_entries

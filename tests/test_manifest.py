@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scrapy_sitemapgen.manifest import URL_BLOCK, FileRecord, PublishState, UrlNotes
+from scrapy_sitemapgen.sitemaps.manifest import URL_BLOCK, FileRecord, PublishState, UrlNotes
 
 OUT = "/out"
 ORIGIN = "https_example.com_443"

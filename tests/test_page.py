@@ -20,7 +20,7 @@ from parsel import Selector
 from scrapy.http import HtmlResponse
 from scrapy.utils.response import get_base_url
 
-from scrapy_sitemapgen.page import (
+from scrapy_sitemapgen.sitemaps.page import (
     alternates,
     canonical_urls,
     image_urls,

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from lxml import etree
 from scrapy.utils.sitemap import Sitemap
 
-from scrapy_sitemapgen.facts import (
+from scrapy_sitemapgen.sitemaps.facts import (
     FactRejected,
     UrlFacts,
     Video,
@@ -31,9 +31,9 @@ from scrapy_sitemapgen.facts import (
     parse_lastmod,
     parse_priority,
 )
-from scrapy_sitemapgen.limits import CHANGEFREQ_VALUES
-from scrapy_sitemapgen.urls import Origin, UrlRejected, normalize_loc, origin_of
-from scrapy_sitemapgen.writer import WriterOptions, write_origin
+from scrapy_sitemapgen.sitemaps.limits import CHANGEFREQ_VALUES
+from scrapy_sitemapgen.sitemaps.urls import Origin, UrlRejected, normalize_loc, origin_of
+from scrapy_sitemapgen.sitemaps.writer import WriterOptions, write_origin
 
 from .test_writer import URLSET_FRAME, URLSET_HEAD, URLSET_TAIL, MemorySinks, Skips
 from .xmlcheck import NEWS_NS, NS, VIDEO_NS, assert_valid

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from scrapy_sitemapgen import facts
-from scrapy_sitemapgen.limits import MAX_IMAGES_PER_URL
-from scrapy_sitemapgen.records import Fields, record_facts, record_fields
+from scrapy_sitemapgen.sitemaps import facts
+from scrapy_sitemapgen.sitemaps.limits import MAX_IMAGES_PER_URL
+from scrapy_sitemapgen.sitemaps.records import Fields, record_facts, record_fields
 
 from .test_properties import PROPERTY
 
@@ -549,4 +549,4 @@ def test_property_any_record_gives_writable_facts(record: dict[str, Any]) -> Non
     assert [w.entries for w in output.sitemaps] == [1]
 
 
-from scrapy_sitemapgen import writer as facts_writer  # noqa: E402
+from scrapy_sitemapgen.sitemaps import writer as facts_writer  # noqa: E402

@@ -21,9 +21,9 @@ from scrapy import signals
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from benchmarks.killresume import SPIDER, Site
-from scrapy_sitemapgen.facts import UrlFacts
-from scrapy_sitemapgen.redis_store import RedisFactStore
-from scrapy_sitemapgen.urls import Origin
+from scrapy_sitemapgen.sitemaps.facts import UrlFacts
+from scrapy_sitemapgen.store.redis import RedisFactStore
+from scrapy_sitemapgen.sitemaps.urls import Origin
 
 from .output import files, read_urls
 

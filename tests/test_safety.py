@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from scrapy_sitemapgen.delivery import local_folder
-from scrapy_sitemapgen.store import SqliteFactStore
-from scrapy_sitemapgen.urls import UrlRejected, normalize_loc, origin_folder, origin_of
+from scrapy_sitemapgen.publish.delivery import local_folder
+from scrapy_sitemapgen.store.sqlite import SqliteFactStore
+from scrapy_sitemapgen.sitemaps.urls import UrlRejected, normalize_loc, origin_folder, origin_of
 
 HOSTILE_URLS = [
     "http://../x",

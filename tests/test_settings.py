@@ -12,10 +12,10 @@ import pytest
 from lxml import etree
 from scrapy.settings import Settings
 
-from scrapy_sitemapgen.facts import UrlFacts
+from scrapy_sitemapgen.sitemaps.facts import UrlFacts
 from scrapy_sitemapgen.settings import Config
-from scrapy_sitemapgen.urls import Origin, base_url_for
-from scrapy_sitemapgen.writer import WriterOptions, write_origin
+from scrapy_sitemapgen.sitemaps.urls import Origin, base_url_for
+from scrapy_sitemapgen.sitemaps.writer import WriterOptions, write_origin
 
 from .xmlcheck import NS, assert_valid
 

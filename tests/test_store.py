@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_sitemapgen.facts import Alternate, News, UrlFacts, Video
-from scrapy_sitemapgen.store import SqliteFactStore, StoreError
-from scrapy_sitemapgen.urls import Origin
+from scrapy_sitemapgen.sitemaps.facts import Alternate, News, UrlFacts, Video
+from scrapy_sitemapgen.store.sqlite import SqliteFactStore, StoreError
+from scrapy_sitemapgen.sitemaps.urls import Origin
 
 SITE = Origin("https", "www.example.com", 443)
 LOC = "https://www.example.com/page"
@@ -668,7 +668,7 @@ def test_media_json_is_the_standard_librarys_text_for_every_code_point() -> None
     JSON is the standard encoder's, and both read back the same."""
     import json
 
-    from scrapy_sitemapgen.store import _compact_json, _load_extra, _stdlib_compact_json
+    from scrapy_sitemapgen.store.sqlite import _compact_json, _load_extra, _stdlib_compact_json
 
     assert _compact_json is not _stdlib_compact_json  # orjson is installed for the tests
     every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
@@ -680,7 +680,7 @@ def test_media_json_is_the_standard_librarys_text_for_every_code_point() -> None
 
 
 def test_media_json_that_orjson_refuses_takes_the_standard_road() -> None:
-    from scrapy_sitemapgen.store import _compact_json, _load_extra, _stdlib_compact_json
+    from scrapy_sitemapgen.store.sqlite import _compact_json, _load_extra, _stdlib_compact_json
 
     for value in ({"v": [["a\ud800b", None]]}, {"v": [["t", 2**70]]}):
         text = _compact_json(value)

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from scrapy_sitemapgen.urls import Origin, UrlPolicy, UrlRejected, base_url_for, normalize_loc, origin_of
+from scrapy_sitemapgen.sitemaps.urls import Origin, UrlPolicy, UrlRejected, base_url_for, normalize_loc, origin_of
 
 # --- normalize_loc: accepted URLs -------------------------------------------------------
 
@@ -496,7 +496,7 @@ def test_refusal_without_allow_patterns_allows_all_but_denied() -> None:
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scrapy_sitemapgen.urls import _CLEAN_RE, _normalize_fully
+from scrapy_sitemapgen.sitemaps.urls import _CLEAN_RE, _normalize_fully
 
 SHORTCUT_CASES = [
     "https://www.example.com/a/b?x=1&y=2",

@@ -23,9 +23,9 @@ from typing import Any, BinaryIO, ClassVar
 
 import pytest
 
-from scrapy_sitemapgen.facts import Alternate, News, UrlFacts, Video
-from scrapy_sitemapgen.validate import SCHEMA_DIR, Violation, validate
-from scrapy_sitemapgen.writer import WriterOptions, write_origin
+from scrapy_sitemapgen.sitemaps.facts import Alternate, News, UrlFacts, Video
+from scrapy_sitemapgen.validate.checker import SCHEMA_DIR, Violation, validate
+from scrapy_sitemapgen.sitemaps.writer import WriterOptions, write_origin
 
 BROKEN = Path(__file__).parent / "broken"
 XSD = Path(__file__).parent / "xsd"

@@ -22,9 +22,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from scrapy_sitemapgen.facts import Alternate, News, UrlFacts, Video
-from scrapy_sitemapgen.limits import MAX_URLS_PER_SITEMAP
-from scrapy_sitemapgen.writer import OriginOutput, WrittenFile, WriterOptions, escape, write_origin
+from scrapy_sitemapgen.sitemaps.facts import Alternate, News, UrlFacts, Video
+from scrapy_sitemapgen.sitemaps.limits import MAX_URLS_PER_SITEMAP
+from scrapy_sitemapgen.sitemaps.writer import OriginOutput, WrittenFile, WriterOptions, escape, write_origin
 
 from .xmlcheck import IMAGE_NS, NEWS_NS, NS, VIDEO_NS, XHTML_NS, assert_valid
 
@@ -935,7 +935,7 @@ def test_forbidden_characters_are_exactly_those_outside_xml_char() -> None:
     of XML 1.0's Char production over every code point a str can hold."""
     import re
 
-    from scrapy_sitemapgen.limits import XML_FORBIDDEN_CHARS, XML_SPECIAL_CHARS
+    from scrapy_sitemapgen.sitemaps.limits import XML_FORBIDDEN_CHARS, XML_SPECIAL_CHARS
 
     def is_char(c: int) -> bool:  # XML 1.0, section 2.2
         return c in (0x9, 0xA, 0xD) or 0x20 <= c <= 0xD7FF or 0xE000 <= c <= 0xFFFD or 0x10000 <= c <= 0x10FFFF
@@ -996,7 +996,7 @@ def test_each_gzip_backend_writes_the_same_xml_in_a_timeless_gzip(backend: str) 
     """zlib-ng (the extra ``fast``, installed for the tests) and the standard zlib write the
     same uncompressed bytes, each as one gzip member with no time and no name, and the same
     compressed bytes twice in a row."""
-    from scrapy_sitemapgen.writer import DEFAULT_GZIP_BACKEND, GZIP_BACKENDS
+    from scrapy_sitemapgen.sitemaps.writer import DEFAULT_GZIP_BACKEND, GZIP_BACKENDS
 
     assert DEFAULT_GZIP_BACKEND == "zlib-ng" and set(GZIP_BACKENDS) == {"zlib", "zlib-ng"}
     plain, first, second = MemorySinks(), MemorySinks(), MemorySinks()
@@ -1020,13 +1020,13 @@ def test_the_default_gzip_level_is_5_with_zlib_ng_and_6_with_zlib() -> None:
     import sys
 
     from scrapy_sitemapgen.settings import DEFAULTS
-    from scrapy_sitemapgen.writer import DEFAULT_GZIP_LEVEL
+    from scrapy_sitemapgen.sitemaps.writer import DEFAULT_GZIP_LEVEL
 
     assert DEFAULT_GZIP_LEVEL == 5 == DEFAULTS["SITEMAPGEN_GZIP_LEVEL"] == WriterOptions().compresslevel
     code = (
         "import sys; sys.modules['zlib_ng'] = None\n"
         "from scrapy_sitemapgen.settings import DEFAULTS\n"
-        "from scrapy_sitemapgen.writer import DEFAULT_GZIP_BACKEND, WriterOptions\n"
+        "from scrapy_sitemapgen.sitemaps.writer import DEFAULT_GZIP_BACKEND, WriterOptions\n"
         "print(DEFAULT_GZIP_BACKEND, DEFAULTS['SITEMAPGEN_GZIP_LEVEL'], WriterOptions().compresslevel)"
     )
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -1105,7 +1105,7 @@ def test_the_thread_switch_interval_is_short_while_writing_and_restored_after() 
 def test_the_switch_interval_is_restored_when_the_last_of_several_writers_ends() -> None:
     import sys
 
-    from scrapy_sitemapgen.writer import _SwitchInterval
+    from scrapy_sitemapgen.sitemaps.writer import _SwitchInterval
 
     shorter = _SwitchInterval(0.0005)
     before = sys.getswitchinterval()

@@ -18,9 +18,9 @@ from scrapy.utils.asyncio import run_in_thread
 
 from .. import stats as keys
 from ..addon import Addon
-from ..bulk import RunStore, Tally, build_store
-from ..exporter import SitemapExporter
-from ..pipeline import SitemapItemPipeline
+from ..store.runs import RunStore, Tally, build_store
+from ..crawl.exporter import SitemapExporter
+from ..crawl.pipeline import SitemapItemPipeline
 from ..settings import Config, is_enabled
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from scrapy.settings import BaseSettings
 
-    from ..urls import UrlPolicy
+    from ..sitemaps.urls import UrlPolicy
 
 __all__ = ["BuildCommand"]
 

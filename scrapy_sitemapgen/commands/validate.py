@@ -1,5 +1,5 @@
 """``scrapy sitemapgen-validate``: check sitemaps, indexes and robots.txt files against the
-protocol, locally or over HTTP; a thin shell around :mod:`scrapy_sitemapgen.validate`."""
+protocol, locally or over HTTP; a thin shell around :mod:`scrapy_sitemapgen.validate.checker`."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from urllib.request import url2pathname
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from ..limits import MAX_BYTES_PER_SITEMAP, URL_SCHEMES
-from ..validate import DEFAULT_MAX_FILES, DEFAULT_TIMEOUT, Validator
+from ..sitemaps.limits import MAX_BYTES_PER_SITEMAP, URL_SCHEMES
+from ..validate.checker import DEFAULT_MAX_FILES, DEFAULT_TIMEOUT, Validator
 
 if TYPE_CHECKING:
     import argparse

@@ -25,16 +25,16 @@ from scrapy.utils.defer import ensure_awaitable
 from scrapy.utils.misc import build_from_crawler, load_object
 from w3lib.url import file_uri_to_path
 
-from . import stats as keys
-from .build import MANIFEST_NAME, ROBOTS_NAME
+from .. import stats as keys
+from .staging import MANIFEST_NAME, ROBOTS_NAME
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
-    from .build import OriginSet
-    from .settings import Config
-    from .stats import Reporter
-    from .urls import Origin
+    from .staging import OriginSet
+    from ..settings import Config
+    from ..stats import Reporter
+    from ..sitemaps.urls import Origin
 
 __all__ = ["local_folder", "publish_local", "publish_remote", "staging_for"]
 

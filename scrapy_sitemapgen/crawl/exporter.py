@@ -15,14 +15,14 @@ from scrapy import signals
 from scrapy.exceptions import CloseSpider, NotConfigured
 from scrapy.utils.asyncio import create_looping_call, run_in_thread
 
-from . import stats as keys
-from .build import stage_origins
-from .delivery import publish_local, publish_remote, staging_for
-from .manifest import PublishState
-from .settings import Config
-from .stats import Reporter
-from .store import SqliteFactStore, StoreError
-from .urls import origin_folder
+from .. import stats as keys
+from ..publish.staging import stage_origins
+from ..publish.delivery import publish_local, publish_remote, staging_for
+from ..sitemaps.manifest import PublishState
+from ..settings import Config
+from ..stats import Reporter
+from ..store.sqlite import SqliteFactStore, StoreError
+from ..sitemaps.urls import origin_folder
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -31,10 +31,10 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
-    from .build import OriginSet
-    from .facts import UrlFacts
-    from .store import FactStore
-    from .urls import Origin
+    from ..publish.staging import OriginSet
+    from ..sitemaps.facts import UrlFacts
+    from ..store.sqlite import FactStore
+    from ..sitemaps.urls import Origin
 
 __all__ = ["SitemapExporter"]
 
@@ -189,7 +189,7 @@ class SitemapExporter:
         return True
 
     def _open_shared(self) -> None:
-        from .redis_store import RedisFactStore
+        from ..store.redis import RedisFactStore
 
         assert self.config.store_url is not None
         try:

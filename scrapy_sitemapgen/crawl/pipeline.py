@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 
 from .exporter import SitemapExporter
-from .records import record_facts
-from .stats import ITEMS_RECORDED
-from .urls import UrlRejected
+from ..sitemaps.records import record_facts
+from ..stats import ITEMS_RECORDED
+from ..sitemaps.urls import UrlRejected
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

@@ -17,18 +17,18 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol
 
-from .bulk import RunStore, Tally
-from .facts import format_w3c
-from .manifest import URL_BLOCK, FileRecord, UrlNotes, manifest_json, previous_locs
-from .urls import Origin, base_url_for, origin_folder
-from .writer import OriginOutput, WriterOptions, WrittenFile, write_origin, write_text
+from ..store.runs import RunStore, Tally
+from ..sitemaps.facts import format_w3c
+from ..sitemaps.manifest import URL_BLOCK, FileRecord, UrlNotes, manifest_json, previous_locs
+from ..sitemaps.urls import Origin, base_url_for, origin_folder
+from ..sitemaps.writer import OriginOutput, WriterOptions, WrittenFile, write_origin, write_text
 
 if TYPE_CHECKING:
-    from .facts import UrlFacts
-    from .manifest import PublishState
-    from .settings import Config, Rule
-    from .stats import Reporter
-    from .store import FactStore
+    from ..sitemaps.facts import UrlFacts
+    from ..sitemaps.manifest import PublishState
+    from ..settings import Config, Rule
+    from ..stats import Reporter
+    from ..store.sqlite import FactStore
 
 __all__ = [
     "MANIFEST_NAME",

@@ -29,7 +29,7 @@ from scrapy.utils.job import job_dir
 from scrapy.utils.misc import load_object
 from scrapy.utils.request import request_from_dict
 
-from . import stats as keys
+from .. import stats as keys
 from .exporter import SitemapExporter
 
 if TYPE_CHECKING:

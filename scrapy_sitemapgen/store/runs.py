@@ -40,11 +40,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from . import stats as keys
-from .facts import News, UrlFacts, Video
-from .records import record_fields
-from .store import StoreError
-from .urls import Origin, UrlPolicy, UrlRejected, origin_of
+from .. import stats as keys
+from ..sitemaps.facts import News, UrlFacts, Video
+from ..sitemaps.records import record_fields
+from .sqlite import StoreError
+from ..sitemaps.urls import Origin, UrlPolicy, UrlRejected, origin_of
 
 try:
     import fcntl
@@ -52,7 +52,7 @@ except ImportError:  # pragma: no cover - Windows: killed builds' folders are le
     fcntl = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
-    from .stats import Reporter
+    from ..stats import Reporter
 
 logger = logging.getLogger(__name__)
 

@@ -18,8 +18,8 @@ from parsel import Selector
 from scrapy.http import HtmlResponse
 from scrapy.utils.response import get_base_url
 
-from . import page
-from .facts import (
+from ..sitemaps import page
+from ..sitemaps.facts import (
     Alternate,
     FactRejected,
     UrlFacts,
@@ -30,14 +30,14 @@ from .facts import (
     parse_hreflang,
     parse_lastmod,
 )
-from .limits import MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
-from .urls import UrlRejected, is_normal, normalize_loc
+from ..sitemaps.limits import MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
+from ..sitemaps.urls import UrlRejected, is_normal, normalize_loc
 
 if TYPE_CHECKING:
     from scrapy.http import Response
 
-    from .settings import Config
-    from .stats import Reporter
+    from ..settings import Config
+    from ..stats import Reporter
 
 __all__ = ["media_type", "page_facts"]
 

@@ -14,9 +14,9 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .facts import UrlFacts
-from .store import StoreError, fact_row, merge_row
-from .urls import Origin, origin_of
+from ..sitemaps.facts import UrlFacts
+from .sqlite import StoreError, fact_row, merge_row
+from ..sitemaps.urls import Origin, origin_of
 
 __all__ = ["RedisFactStore"]
 

@@ -31,7 +31,7 @@ from urllib.request import HTTPRedirectHandler, OpenerDirector, Request, build_o
 
 from lxml import etree  # type: ignore[import-untyped]  # lxml ships no type information
 
-from .limits import (
+from ..sitemaps.limits import (
     DEFAULT_PORTS,
     IMAGE_NS,
     MAX_BYTES_PER_SITEMAP,
@@ -64,7 +64,7 @@ DEFAULT_MAX_FILES: Final = 1_000
 #: Seconds an HTTP fetch may take in all (also the socket timeout of each read).
 DEFAULT_TIMEOUT: Final = 30.0
 #: The schemas shipped with the package: ``urlset.xsd`` (core + extensions), ``siteindex.xsd``.
-SCHEMA_DIR: Final = Path(__file__).parent / "schemas"
+SCHEMA_DIR: Final = Path(__file__).parent.parent / "schemas"
 
 _XSI_NS: Final = "http://www.w3.org/2001/XMLSchema-instance"
 _URL = f"{{{SITEMAP_NS}}}url"

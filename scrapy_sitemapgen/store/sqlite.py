@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
-from .facts import Alternate, News, UrlFacts, Video
-from .limits import MAX_IMAGES_PER_URL
-from .urls import Origin, origin_of
+from ..sitemaps.facts import Alternate, News, UrlFacts, Video
+from ..sitemaps.limits import MAX_IMAGES_PER_URL
+from ..sitemaps.urls import Origin, origin_of
 
 __all__ = ["FactStore", "SqliteFactStore", "StoreError"]
 

@@ -1,0 +1,2 @@
+"""The Scrapy adapters of a crawl: the spider middleware, the item pipeline, the resume
+middleware and the exporter extension, each translating Scrapy objects and delegating."""

@@ -1,0 +1,6 @@
+"""The pure sitemap layer: protocol limits, URLs, facts, records, page readers, merge rules,
+the XML writer and the manifest.
+
+Nothing here imports Scrapy or Twisted (an import-linter contract holds it), so the offline
+build's worker processes import only this layer.
+"""
