@@ -24,8 +24,12 @@ redis-server:
 	command -v redis-server >/dev/null || \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server)
 
+# The contracts first (types, lint, format, layers), then the suite.
 test: $(STAMP) redis-server
 	$(BIN)/python -m mypy
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # Benchmarks (README "Performance"). xml-sitemap-writer (into the venv) and sitemap.js

@@ -52,7 +52,9 @@ def export_base(revision: str, into: Path) -> Path:
     PYTHONPATH."""
     archive = subprocess.run(
         ["git", "archive", "--format=tar", revision, PACKAGE],
-        cwd=REPO, capture_output=True, check=False,
+        cwd=REPO,
+        capture_output=True,
+        check=False,
     )
     if archive.returncode:
         raise Failed(f"git archive {revision}: {archive.stderr.decode(errors='replace').strip()}")
@@ -75,7 +77,11 @@ def environment(pythonpath: Path | None) -> dict[str, str]:
 def imported_from(env: dict[str, str], cwd: Path) -> Path:
     found = subprocess.run(
         [sys.executable, "-c", f"import {PACKAGE}; print({PACKAGE}.__file__)"],
-        cwd=cwd, env=env, capture_output=True, text=True, check=True,
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return Path(found.stdout.strip()).parent
 
@@ -150,13 +156,16 @@ def compare(run: Run, pairs: int, scratch: Path) -> list[dict[str, dict[str, flo
             results.append(pair)
             shown = ", ".join(
                 f"{key} {pair['new'][key]:.3f} / {pair['base'][key]:.3f}"
-                for key in pair["new"] if key != "output"
+                for key in pair["new"]
+                if key != "output"
             )
             print(f"  pair {number}: {shown} (new / base)", flush=True)
     return results
 
 
-def report(results: list[dict[str, dict[str, float | str]]], higher_is_better: set[str]) -> list[str]:
+def report(
+    results: list[dict[str, dict[str, float | str]]], higher_is_better: set[str]
+) -> list[str]:
     lines = []
     for key in results[0]["new"]:
         if key == "output":
@@ -175,7 +184,9 @@ def report(results: list[dict[str, dict[str, float | str]]], higher_is_better: s
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("what", choices=("build", "crawl"))
     parser.add_argument("--base", required=True, help="the git revision to compare with")
     parser.add_argument("--pairs", type=int, default=8)
@@ -183,7 +194,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pages", type=int, default=2000, help="crawl: site size")
     parser.add_argument(
-        "--set", action="append", default=[], metavar="NAME=VALUE",
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
         help="a Scrapy setting for the new side's runs (repeatable)",
     )
     args = parser.parse_args(argv)
@@ -201,7 +215,11 @@ def main(argv: list[str] | None = None) -> int:
             if found.resolve() != expected.resolve():
                 raise Failed(f"the {version} run would import {found}, not {expected}")
         revision = subprocess.run(
-            ["git", "rev-parse", "--short", args.base], cwd=REPO, capture_output=True, text=True, check=True
+            ["git", "rev-parse", "--short", args.base],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
         with_settings = f" with {', '.join(args.set)}" if args.set else ""
         print(

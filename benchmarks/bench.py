@@ -56,13 +56,16 @@ import sys
 import tempfile
 import time
 import zlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 from xml.etree import ElementTree
 
 from . import crawlsite, feed
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 HERE = Path(__file__).resolve().parent
@@ -153,7 +156,9 @@ with open(sys.argv[1], 'w') as result:
 rss_floor = 0
 
 
-def measured(command: list[str], cwd: Path, log: Path, env: dict[str, str] | None = None) -> Measure:
+def measured(
+    command: list[str], cwd: Path, log: Path, env: dict[str, str] | None = None
+) -> Measure:
     """Run ``command`` to completion in ``cwd`` (with ``env``, default this process's), its
     output to ``log``. Wall, CPU and peak RSS are the command's alone: timed and
     ``wait4``-ed by the launcher around it."""
@@ -162,7 +167,11 @@ def measured(command: list[str], cwd: Path, log: Path, env: dict[str, str] | Non
     with log.open("wb") as sink:
         subprocess.run(
             [sys.executable, "-S", "-c", _LAUNCHER, str(result), *command],
-            cwd=cwd, env=env, stdout=sink, stderr=subprocess.STDOUT, check=True,
+            cwd=cwd,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            check=True,
         )
     wall, cpu, rss, code, floor, tree = result.read_text().split()
     rss_floor = max(rss_floor, int(floor))
@@ -200,7 +209,9 @@ def count_locs(out: Path) -> tuple[int, int]:
 
 def published_locs(out: Path) -> list[str]:
     return [
-        e.text or "" for p in urlsets(out) for e in ElementTree.fromstring(read_sitemap(p)).iter(f"{NS}loc")
+        e.text or ""
+        for p in urlsets(out)
+        for e in ElementTree.fromstring(read_sitemap(p)).iter(f"{NS}loc")
     ]
 
 
@@ -210,7 +221,9 @@ def tail(log: Path, lines: int = 15) -> str:
 
 def git_revision() -> str:
     def git(*args: str) -> str:
-        result = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=False)
+        result = subprocess.run(
+            ["git", *args], cwd=REPO, capture_output=True, text=True, check=False
+        )
         return result.stdout.strip()
 
     head = git("rev-parse", "--short", "HEAD") or "unknown"
@@ -235,10 +248,16 @@ def scrapy_command() -> list[str]:
 
 def ours_command(feed_path: Path, run: Path, *settings: str) -> list[str]:
     command = [
-        *scrapy_command(), "sitemapgen-build", "--input", str(feed_path),
-        "-s", f"SITEMAPGEN_URI={run / 'sitemaps'}",
-        "-s", f"SITEMAPGEN_STATE={run / 'state.sqlite3'}",
-        "-s", "LOG_LEVEL=WARNING",
+        *scrapy_command(),
+        "sitemapgen-build",
+        "--input",
+        str(feed_path),
+        "-s",
+        f"SITEMAPGEN_URI={run / 'sitemaps'}",
+        "-s",
+        f"SITEMAPGEN_STATE={run / 'state.sqlite3'}",
+        "-s",
+        "LOG_LEVEL=WARNING",
     ]
     for setting in settings:
         command += ["-s", setting]
@@ -264,7 +283,11 @@ class Contender:
 
 class WriteBench:
     def __init__(
-        self, info: feed.FeedInfo, work: Path, xsw_levels: tuple[int, ...], skip: frozenset[str] = frozenset()
+        self,
+        info: feed.FeedInfo,
+        work: Path,
+        xsw_levels: tuple[int, ...],
+        skip: frozenset[str] = frozenset(),
     ) -> None:
         self.info = info
         self.feed = Path(info.path)
@@ -283,18 +306,26 @@ class WriteBench:
         self.sitemapjs_version = "" if "smjs" in skip else self._sitemapjs()
         self._sitemapjs_parsed = False
         self.contenders = [
-            Contender("ours", "ours: `scrapy sitemapgen-build --input`", self._ours, self._check_ours),
-            Contender("bare", "bare loop: format + escape + gzip -6", self._bare, self._check_records),
+            Contender(
+                "ours", "ours: `scrapy sitemapgen-build --input`", self._ours, self._check_ours
+            ),
+            Contender(
+                "bare", "bare loop: format + escape + gzip -6", self._bare, self._check_records
+            ),
             Contender(
                 "gzip",
-                "gzip -6 alone (system `gzip`)" if self.gzip_binary else "gzip -6 alone (Python zlib)",
+                "gzip -6 alone (system `gzip`)"
+                if self.gzip_binary
+                else "gzip -6 alone (Python zlib)",
                 self._gzip,
                 self._check_gzip,
             ),
             Contender("json", "read + `json.loads` alone", self._json, self._check_json),
         ]
         if self.xsw_version and "xsw" not in skip:
-            for level in xsw_levels:  # at the size ours writes (zlib's 6), and at the 9 it ships with
+            for (
+                level
+            ) in xsw_levels:  # at the size ours writes (zlib's 6), and at the 9 it ships with
                 self.contenders.append(
                     Contender(
                         "xsw" if level == xsw_levels[0] else f"xsw{level}",
@@ -323,11 +354,15 @@ class WriteBench:
             )
             result = subprocess.run(
                 [sys.executable, "-m", "pip", "install", "--quiet", "xml-sitemap-writer"],
-                capture_output=True, text=True, check=False,
+                capture_output=True,
+                text=True,
+                check=False,
             )
             importlib.invalidate_caches()
             if result.returncode:
-                self.notes.append(f"xml-sitemap-writer could not be installed: {result.stderr.strip()[-300:]}")
+                self.notes.append(
+                    f"xml-sitemap-writer could not be installed: {result.stderr.strip()[-300:]}"
+                )
                 return ""
             self.notes.append("xml-sitemap-writer was installed into the environment by this run.")
         version = importlib.metadata.version("xml-sitemap-writer")
@@ -351,8 +386,12 @@ class WriteBench:
 
         node, npm = shutil.which("node"), shutil.which("npm")
         if not node or not npm:
-            missing = " and ".join(f"`{name}`" for name, path in (("node", node), ("npm", npm)) if not path)
-            return skip(f"{missing} not found on the PATH (the npm package `sitemap` needs Node.js and npm).")
+            missing = " and ".join(
+                f"`{name}`" for name, path in (("node", node), ("npm", npm)) if not path
+            )
+            return skip(
+                f"{missing} not found on the PATH (the npm package `sitemap` needs Node.js and npm)."
+            )
         manifest = SITEMAPJS_PREFIX / "node_modules" / "sitemap" / "package.json"
 
         def installed() -> dict[str, object]:
@@ -369,14 +408,30 @@ class WriteBench:
             )
             SITEMAPJS_PREFIX.mkdir(parents=True, exist_ok=True)
             result = subprocess.run(
-                [npm, "install", "--prefix", str(SITEMAPJS_PREFIX), "--no-audit", "--no-fund",
-                 "--save-exact", f"sitemap@{SITEMAPJS_VERSION}"],
-                capture_output=True, text=True, check=False,
+                [
+                    npm,
+                    "install",
+                    "--prefix",
+                    str(SITEMAPJS_PREFIX),
+                    "--no-audit",
+                    "--no-fund",
+                    "--save-exact",
+                    f"sitemap@{SITEMAPJS_VERSION}",
+                ],
+                capture_output=True,
+                text=True,
+                check=False,
             )
             if result.returncode or installed().get("version") != SITEMAPJS_VERSION:
-                return skip(f"`npm install sitemap@{SITEMAPJS_VERSION}` failed: {result.stderr.strip()[-300:]}")
-            self.notes.append(f"sitemap.js {SITEMAPJS_VERSION} was installed under {SITEMAPJS_PREFIX} by this run.")
-        found = subprocess.run([node, "--version"], capture_output=True, text=True, check=False).stdout.strip()
+                return skip(
+                    f"`npm install sitemap@{SITEMAPJS_VERSION}` failed: {result.stderr.strip()[-300:]}"
+                )
+            self.notes.append(
+                f"sitemap.js {SITEMAPJS_VERSION} was installed under {SITEMAPJS_PREFIX} by this run."
+            )
+        found = subprocess.run(
+            [node, "--version"], capture_output=True, text=True, check=False
+        ).stdout.strip()
         engines = installed().get("engines")
         wanted = str(engines.get("node", "")) if isinstance(engines, dict) else ""
 
@@ -384,7 +439,9 @@ class WriteBench:
             return tuple(int(n) for n in re.findall(r"\d+", version)[:3])
 
         if wanted.startswith(">=") and numbers(found) < numbers(wanted):
-            return skip(f"node {found} is older than sitemap.js {SITEMAPJS_VERSION} requires ({wanted}).")
+            return skip(
+                f"node {found} is older than sitemap.js {SITEMAPJS_VERSION} requires ({wanted})."
+            )
         self.node = node
         self.notes.append(
             f"sitemap.js {SITEMAPJS_VERSION} on node {found} (`benchmarks/sitemapjs.cjs`): its streaming "
@@ -411,9 +468,13 @@ class WriteBench:
             raise CheckFailed(f"exit status {measure.code}:\n{tail(log)}")
         measure.urls, measure.bytes = count_locs(out)
         if measure.urls != self.info.distinct_locs:
-            raise CheckFailed(f"{measure.urls:,} URLs written, {self.info.distinct_locs:,} expected")
+            raise CheckFailed(
+                f"{measure.urls:,} URLs written, {self.info.distinct_locs:,} expected"
+            )
         files = urlsets(out)
-        hashes = {f"{p.parent.name}/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
+        hashes = {
+            f"{p.parent.name}/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest() for p in files
+        }
         if hashes != self._ours_hashes:  # the first run, or the package changed under us
             from scrapy_sitemapgen.validate.checker import validate
 
@@ -428,7 +489,9 @@ class WriteBench:
                 raise CheckFailed("\n".join(map(str, violations[:20])))
             if self._ours_hashes is not None:
                 self.notes.append("ours: the urlsets changed between runs (the package changed?)")
-            self.notes.append(f"ours: `validate` found no violation in {what} ({len(sources)} sources).")
+            self.notes.append(
+                f"ours: `validate` found no violation in {what} ({len(sources)} sources)."
+            )
             self._ours_hashes = hashes
         if self.ours_last is not None:
             shutil.rmtree(self.ours_last.parent, ignore_errors=True)
@@ -437,11 +500,23 @@ class WriteBench:
     # bare loop and the baselines
     def _bare(self, run: Path) -> tuple[list[str], Path, Path]:
         out = run / "out"
-        return [sys.executable, str(CONTENDERS), "bare", str(self.feed), str(out), "--level", "6"], run, out
+        return (
+            [sys.executable, str(CONTENDERS), "bare", str(self.feed), str(out), "--level", "6"],
+            run,
+            out,
+        )
 
     def _xsw_run(self, run: Path, level: int) -> tuple[list[str], Path, Path]:
         out = run / "out"
-        command = [sys.executable, str(CONTENDERS), "xsw", str(self.feed), str(out), "--level", str(level)]
+        command = [
+            sys.executable,
+            str(CONTENDERS),
+            "xsw",
+            str(self.feed),
+            str(out),
+            "--level",
+            str(level),
+        ]
         return command, run, out
 
     def _check_records(self, measure: Measure, out: Path, log: Path) -> None:
@@ -454,7 +529,11 @@ class WriteBench:
 
     def _sitemapjs_run(self, run: Path) -> tuple[list[str], Path, Path]:
         out = run / "out"
-        return [self.node, str(SITEMAPJS), str(self.feed), str(out), str(SITEMAPJS_PREFIX)], run, out
+        return (
+            [self.node, str(SITEMAPJS), str(self.feed), str(out), str(SITEMAPJS_PREFIX)],
+            run,
+            out,
+        )
 
     def _check_sitemapjs(self, measure: Measure, out: Path, log: Path) -> None:
         """As the other record writers, and: no urlset over the limit, every image of the
@@ -478,7 +557,9 @@ class WriteBench:
         if not self._sitemapjs_parsed:
             printed = log.read_text(errors="replace").splitlines()[:-1]
             if printed:
-                self.notes.append(f"sitemap.js printed {len(printed):,} other lines, the first: {printed[0][:200]}")
+                self.notes.append(
+                    f"sitemap.js printed {len(printed):,} other lines, the first: {printed[0][:200]}"
+                )
             self._sitemapjs_parsed = True
         self._check_records(measure, out, log)
 
@@ -486,7 +567,9 @@ class WriteBench:
         """The bare loop's bytes, uncompressed, once: the input of ``gzip alone``."""
         log = self.work / "plain.log"
         measure = measured(
-            [sys.executable, str(CONTENDERS), "bare", str(self.feed), str(self.plain), "--plain"], self.work, log
+            [sys.executable, str(CONTENDERS), "bare", str(self.feed), str(self.plain), "--plain"],
+            self.work,
+            log,
         )
         if measure.code:
             raise CheckFailed(f"the uncompressed bare loop failed:\n{tail(log)}")
@@ -521,7 +604,9 @@ class WriteBench:
     def _check_json(self, measure: Measure, out: Path, log: Path) -> None:
         words = log.read_text().split()
         if measure.code or not words or words[-1] != str(self.info.records):
-            raise CheckFailed(f"exit status {measure.code}, {self.info.records} records expected:\n{tail(log)}")
+            raise CheckFailed(
+                f"exit status {measure.code}, {self.info.records} records expected:\n{tail(log)}"
+            )
         measure.urls = self.info.records
 
     def run(self, repeat: int) -> None:
@@ -569,7 +654,9 @@ class WriteBench:
             raise CheckFailed(f"ours at level 9: exit status {measure.code}:\n{tail(log)}")
         measure.urls, measure.bytes = count_locs(out)
         if measure.urls != self.info.distinct_locs:
-            raise CheckFailed(f"ours at level 9: {measure.urls:,} URLs, {self.info.distinct_locs:,} expected")
+            raise CheckFailed(
+                f"ours at level 9: {measure.urls:,} URLs, {self.info.distinct_locs:,} expected"
+            )
         measure.bytes = sum(p.stat().st_size for p in urlsets(out))
         shutil.rmtree(run, ignore_errors=True)
         return measure
@@ -600,7 +687,11 @@ def phases(log: Path, started: float, ended: float) -> Phases | None:
             marks.setdefault("opened", when)
         elif message.startswith("Closing spider ("):
             marks.setdefault("closing", when)
-        elif match[2] == "scrapy_sitemapgen.crawl.exporter" and message.startswith("Sitemap: ") and " URLs (" in message:
+        elif (
+            match[2] == "scrapy_sitemapgen.crawl.exporter"
+            and message.startswith("Sitemap: ")
+            and " URLs (" in message
+        ):
             marks.setdefault("written", when)
     if len(marks) < 3:
         return None
@@ -625,7 +716,9 @@ def memory_run(size: int, seed: int, work: Path) -> tuple[feed.FeedInfo, Measure
         raise CheckFailed(f"ours at {size:,} records: exit status {measure.code}:\n{tail(log)}")
     measure.urls, measure.bytes = count_locs(run / "sitemaps")
     if measure.urls != info.distinct_locs:
-        raise CheckFailed(f"ours at {size:,}: {measure.urls:,} URLs written, {info.distinct_locs:,} expected")
+        raise CheckFailed(
+            f"ours at {size:,}: {measure.urls:,} URLs written, {info.distinct_locs:,} expected"
+        )
     result = phases(log, started, ended)
     shutil.rmtree(run, ignore_errors=True)
     return info, measure, result
@@ -658,7 +751,11 @@ class Crawl:
 
 
 def crawl_stats(log: Path) -> dict[str, str]:
-    return {m[1]: m[2] for line in log.read_text(errors="replace").splitlines() if (m := _STAT.match(line))}
+    return {
+        m[1]: m[2]
+        for line in log.read_text(errors="replace").splitlines()
+        if (m := _STAT.match(line))
+    }
 
 
 _crawl_numbers = itertools.count(1)
@@ -668,17 +765,31 @@ def crawl_command(site: crawlsite.Site, run: Path, cpu_stats: str = "1") -> list
     """The benchmark crawl of ``site``, its sitemaps to ``run / "sitemaps"``; ``cpu_stats``
     as sitespider.py takes it."""
     return [
-        sys.executable, "-m", "scrapy", "runspider", str(SPIDER),
-        "-a", f"url={site.root}/p/0",
-        "-a", f"cpu_stats={cpu_stats}",
-        "-s", 'ADDONS={"scrapy_sitemapgen.Addon": 500}',
-        "-s", f"SITEMAPGEN_URI={run / 'sitemaps'}",
-        "-s", f"SITEMAPGEN_STATE={run / 'state.sqlite3'}",
-        "-s", "LOG_LEVEL=INFO",
-        "-s", "TELNETCONSOLE_ENABLED=False",
-        "-s", "CONCURRENT_REQUESTS=16",
-        "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=16",
-        "-s", "RETRY_ENABLED=False",
+        sys.executable,
+        "-m",
+        "scrapy",
+        "runspider",
+        str(SPIDER),
+        "-a",
+        f"url={site.root}/p/0",
+        "-a",
+        f"cpu_stats={cpu_stats}",
+        "-s",
+        'ADDONS={"scrapy_sitemapgen.Addon": 500}',
+        "-s",
+        f"SITEMAPGEN_URI={run / 'sitemaps'}",
+        "-s",
+        f"SITEMAPGEN_STATE={run / 'state.sqlite3'}",
+        "-s",
+        "LOG_LEVEL=INFO",
+        "-s",
+        "TELNETCONSOLE_ENABLED=False",
+        "-s",
+        "CONCURRENT_REQUESTS=16",
+        "-s",
+        "CONCURRENT_REQUESTS_PER_DOMAIN=16",
+        "-s",
+        "RETRY_ENABLED=False",
     ]
 
 
@@ -696,7 +807,9 @@ def crawl(site: crawlsite.Site, on: bool, work: Path, validate_output: bool) -> 
         raise CheckFailed(f"crawl (add-on {'on' if on else 'off'}) failed:\n{tail(log)}")
     responses = int(stats["response_received_count"])
     if responses < site.pages:
-        raise CheckFailed(f"the crawl saw {responses} responses, fewer than the site's {site.pages} pages")
+        raise CheckFailed(
+            f"the crawl saw {responses} responses, fewer than the site's {site.pages} pages"
+        )
     if on:
         locs = published_locs(out)
         if len(locs) != len(set(locs)) or set(locs) != site.expected():
@@ -730,7 +843,10 @@ def crawl(site: crawlsite.Site, on: bool, work: Path, validate_output: bool) -> 
 def crawl_bench(pages: int, pairs: int, work: Path) -> list[tuple[Crawl, Crawl]]:
     site = crawlsite.Site(pages)
     try:
-        print(f"crawl: {pages} pages at {site.root}, {len(site.expected())} listable; warm-up run", flush=True)
+        print(
+            f"crawl: {pages} pages at {site.root}, {len(site.expected())} listable; warm-up run",
+            flush=True,
+        )
         crawl(site, True, work, validate_output=True)  # not counted: warms caches, validates
         results = []
         for number in range(pairs):
@@ -766,25 +882,36 @@ def seconds(value: float) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--records", type=int, default=100_000, help="feed size for write throughput")
+    parser.add_argument(
+        "--records", type=int, default=100_000, help="feed size for write throughput"
+    )
     parser.add_argument("--repeat", type=int, default=3, help="runs per contender (at least 3)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
-        "--memory", default="", help="comma-separated feed sizes for the memory runs (default: --records)"
+        "--memory",
+        default="",
+        help="comma-separated feed sizes for the memory runs (default: --records)",
     )
     parser.add_argument("--pages", type=int, default=2000, help="pages of the crawled site")
-    parser.add_argument("--pairs", type=int, default=5, help="alternating crawl pairs, add-on on/off")
     parser.add_argument(
-        "--xsw-level", default="6,9",
+        "--pairs", type=int, default=5, help="alternating crawl pairs, add-on on/off"
+    )
+    parser.add_argument(
+        "--xsw-level",
+        default="6,9",
         help="gzip levels of xml-sitemap-writer, comma-separated: one contender each (default: "
         "6, zlib's level for the size ours writes, and 9, the level it ships with)",
     )
     parser.add_argument(
-        "--only", default="write,memory,crawl", help="sections to run: write, memory, crawl (comma-separated)"
+        "--only",
+        default="write,memory,crawl",
+        help="sections to run: write, memory, crawl (comma-separated)",
     )
     parser.add_argument(
-        "--skip", default="", help="contenders to leave out of the write section: xsw, smjs "
-        "(comma-separated; sitemap.js takes minutes per million records)"
+        "--skip",
+        default="",
+        help="contenders to leave out of the write section: xsw, smjs "
+        "(comma-separated; sitemap.js takes minutes per million records)",
     )
     parser.add_argument("--keep", action="store_true", help="keep the work folder")
     args = parser.parse_args(argv)
@@ -801,8 +928,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.repeat < 3 or args.pairs < 5 or args.pages < 2000:
         parser.error("--repeat must be at least 3, --pairs at least 5 and --pages at least 2000")
     if sections - {"write", "memory", "crawl"}:
-        parser.error(f"--only: unknown section(s) {', '.join(sorted(sections - {'write', 'memory', 'crawl'}))}")
-    sizes = [int(s.replace("_", "")) for s in (args.memory or str(args.records)).split(",") if s.strip()]
+        parser.error(
+            f"--only: unknown section(s) {', '.join(sorted(sections - {'write', 'memory', 'crawl'}))}"
+        )
+    sizes = [
+        int(s.replace("_", "")) for s in (args.memory or str(args.records)).split(",") if s.strip()
+    ]
     command = "python -m benchmarks.bench " + shlex.join(argv if argv is not None else sys.argv[1:])
     revision = git_revision()
     digest = source_digest()
@@ -852,7 +983,9 @@ def main(argv: list[str] | None = None) -> int:
                 )
             # The machine's speed drifts between runs (a shared virtual machine): the ratio
             # within each round, ours and the bare loop run one after the other, is shown too.
-            rounds = [o.wall / b.wall for o, b in zip(bench.contenders[0].runs, bench.contenders[1].runs)]
+            rounds = [
+                o.wall / b.wall for o, b in zip(bench.contenders[0].runs, bench.contenders[1].runs)
+            ]
             lines += [
                 "",
                 f"Ours against the bare loop within each round: "
@@ -895,7 +1028,9 @@ def main(argv: list[str] | None = None) -> int:
                     "bytes recompressed with Python's zlib, one thread.",
                 ]
                 if abs(packed["z6"] - packed["written"]) > 0.01 * packed["written"]:
-                    lines.append(f"(Recompressed at 6: {packed['z6']:,.0f} bytes, not the size written.)")
+                    lines.append(
+                        f"(Recompressed at 6: {packed['z6']:,.0f} bytes, not the size written.)"
+                    )
             lines += ["", *(f"- {note}" for note in bench.notes)]
             shutil.rmtree(bench.plain, ignore_errors=True)
         if "memory" in sections:
@@ -909,8 +1044,10 @@ def main(argv: list[str] | None = None) -> int:
                 "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
             ]
             for count in sizes:
-                size_info, measure, split = memory_run(count, args.seed, work)
-                print(f"  {count:>10,} records: {measure.wall:.1f} s, {mib(measure.rss)}", flush=True)
+                _size_info, measure, split = memory_run(count, args.seed, work)
+                print(
+                    f"  {count:>10,} records: {measure.wall:.1f} s, {mib(measure.rss)}", flush=True
+                )
                 if split is None:
                     cells = "? | ? | ? | ?"
                 else:
@@ -971,7 +1108,10 @@ def main(argv: list[str] | None = None) -> int:
     if source_digest() != digest:
         lines.insert(5, f"- WARNING: the package changed during the run (now at {git_revision()})")
     elif git_revision() != revision:
-        lines.insert(5, f"- HEAD moved to {git_revision()} during the run; the package's source did not change")
+        lines.insert(
+            5,
+            f"- HEAD moved to {git_revision()} during the run; the package's source did not change",
+        )
     print()
     print("\n".join(lines))
     return 0

@@ -31,10 +31,10 @@ MAX_URLS = 50_000
 # What w3lib keeps unescaped in a URL: percent-encode only the non-ASCII characters.
 _SAFE = "!#$%&'()*+,-./:;=?@[]_~"
 _URLSET_OPEN = (
-    '<?xml version="1.0" encoding="UTF-8"?>\n'
-    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
-    ' xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">\n'
-).encode()
+    b'<?xml version="1.0" encoding="UTF-8"?>\n'
+    b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+    b' xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">\n'
+)
 _URLSET_CLOSE = b"</urlset>\n"
 
 
@@ -148,9 +148,12 @@ def gzip_folder(folder: Path, level: int) -> int:
     """Compress every ``*.xml`` below ``folder`` to ``*.xml.gz`` beside it, like ``gzip -k``."""
     count = 0
     for path in sorted(folder.rglob("*.xml")):
-        with path.open("rb") as source, gzip.GzipFile(
-            path.with_name(path.name + ".gz"), "wb", compresslevel=level, mtime=0
-        ) as sink:
+        with (
+            path.open("rb") as source,
+            gzip.GzipFile(
+                path.with_name(path.name + ".gz"), "wb", compresslevel=level, mtime=0
+            ) as sink,
+        ):
             while block := source.read(1 << 20):
                 sink.write(block)
         count += 1
@@ -178,7 +181,7 @@ def xsw(feed: Path, out: Path, level: int | None) -> int:
                     writers[origin] = stack.enter_context(writer)
                 priority = record.get("priority")
                 writer.add_url(
-                    loc[len(origin):],
+                    loc[len(origin) :],
                     lastmod=record.get("lastmod"),
                     priority=None if priority is None else str(priority),
                     changefreq=record.get("changefreq"),

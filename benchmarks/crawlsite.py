@@ -46,7 +46,10 @@ def page(i: int, pages: int) -> bytes:
     head = [
         f"<title>Page {i}</title>",
         f'<meta property="og:image" content="https://cdn.example.com/og/{i}.jpg">',
-        *(f'<link rel="alternate" hreflang="{lang}" href="/{lang}/p/{i}">' for lang in _LANGUAGES[1:]),
+        *(
+            f'<link rel="alternate" hreflang="{lang}" href="/{lang}/p/{i}">'
+            for lang in _LANGUAGES[1:]
+        ),
         f'<link rel="alternate" hreflang="en" href="/p/{i}">',
         f'<link rel="alternate" hreflang="x-default" href="/p/{i}">',
     ]
@@ -81,7 +84,12 @@ class Site:
 
             def do_GET(self) -> None:
                 parts = self.path.split("/")
-                if len(parts) == 3 and parts[1] == "p" and parts[2].isdigit() and int(parts[2]) < pages:
+                if (
+                    len(parts) == 3
+                    and parts[1] == "p"
+                    and parts[2].isdigit()
+                    and int(parts[2]) < pages
+                ):
                     i = int(parts[2])
                     body = bodies[i]
                     self.send_response(200)

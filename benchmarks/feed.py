@@ -31,12 +31,40 @@ VERSION = 1
 ORIGINS = ("https://www.example.com", "https://shop.example.org", "http://blog.example.net:8080")
 _ORIGIN_WEIGHTS = (0.5, 0.8)  # cumulative: 50 % www, 30 % shop, 20 % blog
 _WORDS = (
-    "guide", "review", "news", "spring", "summer", "red", "blue", "classic", "modern", "travel",
-    "garden", "kitchen", "coffee", "running", "winter", "linen", "wool", "oak", "steel", "city",
+    "guide",
+    "review",
+    "news",
+    "spring",
+    "summer",
+    "red",
+    "blue",
+    "classic",
+    "modern",
+    "travel",
+    "garden",
+    "kitchen",
+    "coffee",
+    "running",
+    "winter",
+    "linen",
+    "wool",
+    "oak",
+    "steel",
+    "city",
 )
 _NON_ASCII = (
-    "café", "über-uns", "niño", "straße", "crème-brûlée", "東京", "москва", "smörgåsbord",
-    "jalapeño", "façade", "αθήνα", "zürich",
+    "café",
+    "über-uns",
+    "niño",
+    "straße",
+    "crème-brûlée",
+    "東京",
+    "москва",
+    "smörgåsbord",
+    "jalapeño",
+    "façade",
+    "αθήνα",
+    "zürich",
 )
 _CATEGORIES = ("shoes", "shirts", "bags", "hats", "coats", "socks")
 _CHANGEFREQS = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
@@ -119,7 +147,8 @@ def records(count: int, seed: int) -> Any:
             value = rng.randint(0, 10) / 10
             record["priority"] = value if rng.random() < 0.5 else f"{value:.1f}"
         images = [
-            f"https://cdn.example.com/img/{i}/{k}.jpg" + ("?w=800&h=600" if rng.random() < 0.05 else "")
+            f"https://cdn.example.com/img/{i}/{k}.jpg"
+            + ("?w=800&h=600" if rng.random() < 0.05 else "")
             for k in range(rng.randint(0, 3))
         ]
         if images:

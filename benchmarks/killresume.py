@@ -62,7 +62,12 @@ class Site:
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 parts = self.path.split("/")
-                if len(parts) == 3 and parts[1] == "p" and parts[2].isdigit() and int(parts[2]) < site.pages:
+                if (
+                    len(parts) == 3
+                    and parts[1] == "p"
+                    and parts[2].isdigit()
+                    and int(parts[2]) < site.pages
+                ):
                     if delay:
                         time.sleep(delay)
                     i = int(parts[2])
@@ -97,16 +102,29 @@ class Site:
 
 def crawl_command(site: Site, jobdir: Path, out: Path, resume: bool = True) -> list[str]:
     return [
-        sys.executable, "-m", "scrapy", "runspider", str(SPIDER),
-        "-a", f"url={site.root}/p/0",
-        "-s", "ADDONS={\"scrapy_sitemapgen.Addon\": 500}",
-        "-s", f"JOBDIR={jobdir}",
-        "-s", f"SITEMAPGEN_URI={out}",
-        "-s", "LOG_LEVEL=INFO",
-        "-s", "TELNETCONSOLE_ENABLED=False",
-        "-s", "CONCURRENT_REQUESTS=16",
-        "-s", "RETRY_ENABLED=False",
-        "-s", f"SITEMAPGEN_RESUME_REQUESTS={resume}",
+        sys.executable,
+        "-m",
+        "scrapy",
+        "runspider",
+        str(SPIDER),
+        "-a",
+        f"url={site.root}/p/0",
+        "-s",
+        'ADDONS={"scrapy_sitemapgen.Addon": 500}',
+        "-s",
+        f"JOBDIR={jobdir}",
+        "-s",
+        f"SITEMAPGEN_URI={out}",
+        "-s",
+        "LOG_LEVEL=INFO",
+        "-s",
+        "TELNETCONSOLE_ENABLED=False",
+        "-s",
+        "CONCURRENT_REQUESTS=16",
+        "-s",
+        "RETRY_ENABLED=False",
+        "-s",
+        f"SITEMAPGEN_RESUME_REQUESTS={resume}",
     ]
 
 
@@ -148,7 +166,12 @@ class Trial:
 
 
 def run_trial(
-    site: Site, rng: random.Random, kills: int, work: Path, max_delay: float, resume: bool = True,
+    site: Site,
+    rng: random.Random,
+    kills: int,
+    work: Path,
+    max_delay: float,
+    resume: bool = True,
     pauses: int = 0,
 ) -> Trial:
     jobdir, out, log = work / "job", work / "out", work / "crawl.log"
@@ -158,7 +181,9 @@ def run_trial(
     paused_at: list[float] = []
     # Pauses first: the queue files they leave count their requests in their headers, and
     # a kill of the resumed crawl can tear the record it was appending.
-    for stop, stopped_at in [(signal.SIGINT, paused_at)] * pauses + [(signal.SIGKILL, killed_at)] * kills:
+    for stop, stopped_at in [(signal.SIGINT, paused_at)] * pauses + [
+        (signal.SIGKILL, killed_at)
+    ] * kills:
         delay = rng.uniform(0.3, max_delay)
         with log.open("ab") as sink:
             process = subprocess.Popen(command, stdout=sink, stderr=sink, cwd=work)
@@ -172,7 +197,9 @@ def run_trial(
     reissued = queues_removed = 0
     while True:  # resume until a run finishes
         runs += 1
-        result = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=600, check=False)
+        result = subprocess.run(
+            command, cwd=work, capture_output=True, text=True, timeout=600, check=False
+        )
         with log.open("a") as sink:
             sink.write(result.stderr)
         for line in result.stderr.splitlines():
@@ -203,13 +230,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=2000)
     parser.add_argument("--trials", type=int, default=10)
-    parser.add_argument("--pauses", type=int, default=0, help="SIGINT pauses per trial, before the kills")
+    parser.add_argument(
+        "--pauses", type=int, default=0, help="SIGINT pauses per trial, before the kills"
+    )
     parser.add_argument("--kills", type=int, default=2, help="SIGKILLs per trial before the resume")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--max-delay", type=float, default=3.0, help="latest kill, seconds after start")
+    parser.add_argument(
+        "--max-delay", type=float, default=3.0, help="latest kill, seconds after start"
+    )
     parser.add_argument("--delay", type=float, default=0.002, help="server delay per page, seconds")
     parser.add_argument(
-        "--baseline", action="store_true",
+        "--baseline",
+        action="store_true",
         help="SITEMAPGEN_RESUME_REQUESTS=False: what Scrapy's JOBDIR alone gives",
     )
     args = parser.parse_args(argv)
@@ -224,7 +256,12 @@ def main(argv: list[str] | None = None) -> int:
         for number in range(1, args.trials + 1):
             with tempfile.TemporaryDirectory(prefix="killresume-") as work:
                 trial = run_trial(
-                    site, rng, args.kills, Path(work), args.max_delay, resume=not args.baseline,
+                    site,
+                    rng,
+                    args.kills,
+                    Path(work),
+                    args.max_delay,
+                    resume=not args.baseline,
                     pauses=args.pauses,
                 )
             failures += not trial.ok

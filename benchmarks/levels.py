@@ -22,10 +22,8 @@ import string
 import sys
 import time
 import zlib
-from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
-from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scrapy_sitemapgen.sitemaps.facts import UrlFacts
 from scrapy_sitemapgen.sitemaps.records import record_fields
@@ -33,6 +31,10 @@ from scrapy_sitemapgen.sitemaps.urls import normalize_loc
 from scrapy_sitemapgen.sitemaps.writer import GZIP_BACKENDS, WriterOptions, write_origin
 
 from . import feed
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from types import ModuleType
 
 #: (label, backend, level), in the table's order. The first is what sizes are given against.
 SETTINGS = (
@@ -48,7 +50,10 @@ TIME_BASE = "zlib-ng 6"
 
 def _shapes(count: int, seed: int) -> dict[str, list[UrlFacts]]:
     rng = random.Random(seed)
-    words = ["".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 9))) for _ in range(3000)]
+    words = [
+        "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 9)))
+        for _ in range(3000)
+    ]
 
     def token(length: int) -> str:
         return "".join(rng.choice(string.ascii_lowercase + string.digits) for _ in range(length))
@@ -59,7 +64,9 @@ def _shapes(count: int, seed: int) -> dict[str, list[UrlFacts]]:
     def date() -> str:
         return f"20{rng.randint(10, 24)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
 
-    def facts(locs: Iterator[str], lastmod: Callable[[], str | None] = lambda: None) -> list[UrlFacts]:
+    def facts(
+        locs: Iterator[str], lastmod: Callable[[], str | None] = lambda: None
+    ) -> list[UrlFacts]:
         return [UrlFacts(loc, lastmod()) for loc in locs]
 
     n = range(count)
@@ -69,10 +76,15 @@ def _shapes(count: int, seed: int) -> dict[str, list[UrlFacts]]:
         "numeric ids": facts(f"https://ex.com/p/{i}" for i in rng.sample(range(10**7), count)),
         "sequential ids": facts(f"https://ex.com/p/{i}" for i in n),
         "word slugs": facts(f"https://www.example.com/{rng.choice(words)}/{slug()}" for _ in n),
-        "slugs + lastmod": facts((f"https://www.example.com/{rng.choice(words)}/{slug()}" for _ in n), date),
-        "uuids": facts(f"https://shop.example.org/item/{token(8)}-{token(4)}-{token(4)}-{token(12)}" for _ in n),
+        "slugs + lastmod": facts(
+            (f"https://www.example.com/{rng.choice(words)}/{slug()}" for _ in n), date
+        ),
+        "uuids": facts(
+            f"https://shop.example.org/item/{token(8)}-{token(4)}-{token(4)}-{token(12)}" for _ in n
+        ),
         "dated blog": facts(
-            f"https://blog.example.net:8080/{2010 + i % 15}/{1 + i % 12:02d}/{rng.choice(words)}-{i}/" for i in n
+            f"https://blog.example.net:8080/{2010 + i % 15}/{1 + i % 12:02d}/{rng.choice(words)}-{i}/"
+            for i in n
         ),
         "search queries": facts(
             f"https://shop.example.org/search?q={rng.choice(words)}&page={rng.randint(1, 50)}"
@@ -83,7 +95,9 @@ def _shapes(count: int, seed: int) -> dict[str, list[UrlFacts]]:
             UrlFacts(
                 f"https://ex.com/{token(5)}",
                 None,
-                images=tuple(f"https://img.ex.com/{token(10)}.jpg" for _ in range(rng.randint(0, 3))),
+                images=tuple(
+                    f"https://img.ex.com/{token(10)}.jpg" for _ in range(rng.randint(0, 3))
+                ),
             )
             for _ in n
         ],
@@ -99,7 +113,9 @@ def _bench_shape(count: int, seed: int) -> list[UrlFacts]:
         loc = normalize_loc(record["loc"])
         if not loc.startswith(feed.ORIGINS[0] + "/") or loc in found:
             continue
-        lastmod, changefreq, priority, images, _videos, _news = record_fields(record.get, _ignore, now)
+        lastmod, changefreq, priority, images, _videos, _news = record_fields(
+            record.get, _ignore, now
+        )
         found[loc] = UrlFacts(loc, lastmod, changefreq, priority, images=images)
         if len(found) == count:
             break
@@ -122,8 +138,12 @@ def render(entries: list[UrlFacts]) -> bytes:
         return sink
 
     write_origin(
-        iter(entries), scope=root, base_url=root, lastmod=lambda written: "2024-01-01",
-        open_sink=open_sink, options=WriterOptions(gzip=False, max_urls=len(entries)),
+        iter(entries),
+        scope=root,
+        base_url=root,
+        lastmod=lambda written: "2024-01-01",
+        open_sink=open_sink,
+        options=WriterOptions(gzip=False, max_urls=len(entries)),
     )
     return sinks["sitemap-1.xml"].getvalue()
 
@@ -136,7 +156,9 @@ def deflate(backend: ModuleType, level: int, data: bytes, repeat: int) -> tuple[
     for _ in range(repeat):
         started = time.process_time()
         compressor = backend.compressobj(level, backend.DEFLATED, 31)
-        size = sum(len(compressor.compress(data[i : i + 65536])) for i in range(0, len(data), 65536))
+        size = sum(
+            len(compressor.compress(data[i : i + 65536])) for i in range(0, len(data), 65536)
+        )
         size += len(compressor.flush())
         best = min(best, time.process_time() - started)
     return size, best
@@ -144,31 +166,48 @@ def deflate(backend: ModuleType, level: int, data: bytes, repeat: int) -> tuple[
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="50000,5000,500", help="URLs per urlset, comma-separated")
+    parser.add_argument(
+        "--sizes", default="50000,5000,500", help="URLs per urlset, comma-separated"
+    )
     parser.add_argument("--seed", type=int, default=5)
-    parser.add_argument("--repeat", type=int, default=3, help="deflate runs per cell; the least time counts")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="deflate runs per cell; the least time counts"
+    )
     args = parser.parse_args(argv)
-    settings = [(label, GZIP_BACKENDS[name], level) for label, name, level in SETTINGS if name in GZIP_BACKENDS]
+    settings = [
+        (label, GZIP_BACKENDS[name], level)
+        for label, name, level in SETTINGS
+        if name in GZIP_BACKENDS
+    ]
     timed = TIME_BASE in {label for label, _, _ in settings}
     print(f"Python {sys.version.split()[0]}, zlib {zlib.ZLIB_RUNTIME_VERSION}")
     print()
     print(f"Size against {settings[0][0]}" + (f"; time against {TIME_BASE}" if timed else "") + ":")
     print()
-    print("| shape | URLs | bytes a URL | zlib 9 ratio | " + " | ".join(label for label, _, _ in settings[1:]) + " |")
+    print(
+        "| shape | URLs | bytes a URL | zlib 9 ratio | "
+        + " | ".join(label for label, _, _ in settings[1:])
+        + " |"
+    )
     print("|---|---:|---:|---:|" + "---:|" * (len(settings) - 1))
     for count in (int(n) for n in args.sizes.split(",")):
         for shape, entries in _shapes(count, args.seed).items():
             data = render(entries)
-            results = {label: deflate(backend, level, data, args.repeat) for label, backend, level in settings}
+            results = {
+                label: deflate(backend, level, data, args.repeat)
+                for label, backend, level in settings
+            }
             smallest = results[settings[0][0]][0]
             base_time = results[TIME_BASE][1] if timed else 0.0
             cells = [
-                f"{size / smallest - 1:+.1%}" + (f", {seconds / base_time:.2f}×" if timed and base_time else "")
+                f"{size / smallest - 1:+.1%}"
+                + (f", {seconds / base_time:.2f}×" if timed and base_time else "")
                 for size, seconds in (results[label] for label, _, _ in settings[1:])
             ]
             print(
                 f"| {shape} | {len(entries):,} | {len(data) / len(entries):.0f} | {smallest / len(data):.3f} | "
-                + " | ".join(cells) + " |",
+                + " | ".join(cells)
+                + " |",
                 flush=True,
             )
     return 0

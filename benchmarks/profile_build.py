@@ -23,7 +23,6 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 from . import feed
 
@@ -75,7 +74,9 @@ def report(stats: pstats.Stats, key: str, top: int, *restrictions: str) -> str:
     stats.sort_stats(key).print_stats(*restrictions, top)
     lines = buffer.getvalue().splitlines()
     start = next((n for n, line in enumerate(lines) if line.lstrip().startswith("ncalls")), 0)
-    prefixes = sorted({*sys.path, str(Path(__file__).resolve().parent.parent)}, key=len, reverse=True)
+    prefixes = sorted(
+        {*sys.path, str(Path(__file__).resolve().parent.parent)}, key=len, reverse=True
+    )
     text = "\n".join(lines[start:]).rstrip()
     for prefix in prefixes:
         if prefix.startswith("/"):
@@ -89,7 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument(
-        "--workers", type=int, default=1,
+        "--workers",
+        type=int,
+        default=1,
         help="the build's --workers; the default 1 keeps the feed's reading in this process, profiled",
     )
     parser.add_argument("--out", type=Path, help="where to save the merged profile")
@@ -108,7 +111,9 @@ def main(argv: list[str] | None = None) -> int:
         os.chdir(feed.OUT)
         shutil.rmtree(work, ignore_errors=True)
     stats.dump_stats(str(out))
-    print(f"sitemapgen-build --input ({info.records:,} records) under cProfile: {wall:.1f} s wall, exit {code}")
+    print(
+        f"sitemapgen-build --input ({info.records:,} records) under cProfile: {wall:.1f} s wall, exit {code}"
+    )
     print(f"profile saved to {out}\n")
     print(f"top {args.top} by cumulative time, all threads:")
     print(report(stats, "cumulative", args.top))

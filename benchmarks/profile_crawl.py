@@ -45,7 +45,10 @@ from scrapy_sitemapgen.store.sqlite import SqliteFactStore
 from . import crawlsite
 
 ROOT = "http://127.0.0.1:8000"
-HEADERS = {"Content-Type": "text/html; charset=utf-8", "Last-Modified": "Wed, 21 Oct 2015 07:28:00 GMT"}
+HEADERS = {
+    "Content-Type": "text/html; charset=utf-8",
+    "Last-Modified": "Wed, 21 Oct 2015 07:28:00 GMT",
+}
 
 
 class _Crawler:

@@ -10,11 +10,13 @@ the crawl's alone, touching none of the extension's internals.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import scrapy
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 class SiteSpider(scrapy.Spider):
@@ -58,7 +60,7 @@ class SiteSpider(scrapy.Spider):
                 if inside[0]:
                     return function(*args)
                 if parse_first and isinstance(args[0], scrapy.http.HtmlResponse):
-                    args[0].selector  # the shared parse: the spider's, not the extension's
+                    _ = args[0].selector  # the shared parse: the spider's, not the extension's
                 inside[0] = True
                 started = time.process_time()
                 try:

@@ -43,7 +43,10 @@ def py_spy() -> Path:
     """The py-spy executable beside this interpreter, installed with pip if missing."""
     path = Path(sys.executable).with_name("py-spy")
     if not path.exists():
-        print("py-spy is not installed: installing it into this environment (a benchmark-only tool) ...", flush=True)
+        print(
+            "py-spy is not installed: installing it into this environment (a benchmark-only tool) ...",
+            flush=True,
+        )
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "py-spy"], check=True)
     return path
 
@@ -65,7 +68,10 @@ def summarize(raw: Path, top: int) -> str:
         inside += samples
         below = [frame.split(" (")[0] for frame in stack.split(_RECORD, 1)[1].split(";")[1:]]
         names = " > ".join(below)
-        reader = next((name for name, marks in READERS if any(mark in names for mark in marks)), "the code between them")
+        reader = next(
+            (name for name, marks in READERS if any(mark in names for mark in marks)),
+            "the code between them",
+        )
         readers[reader] += samples
         paths[" > ".join(below[:3]) or "_record"] += samples
     if not inside:
@@ -94,7 +100,17 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="spy-crawl-") as folder:
             run = Path(folder)
             raw = run / "samples.txt"
-            command = [str(spy), "record", "--rate", str(args.rate), "--format", "raw", "--output", str(raw), "--"]
+            command = [
+                str(spy),
+                "record",
+                "--rate",
+                str(args.rate),
+                "--format",
+                "raw",
+                "--output",
+                str(raw),
+                "--",
+            ]
             command += bench.crawl_command(site, run)
             log = run / "crawl.log"
             with log.open("w") as output:
@@ -102,7 +118,10 @@ def main(argv: list[str] | None = None) -> int:
             stats = bench.crawl_stats(log)
             if code or stats.get("finish_reason") != "'finished'":
                 raise SystemExit(f"the crawl failed:\n{bench.tail(log)}")
-            crawl_cpu, extension_cpu = float(stats["bench/crawl_cpu"]), float(stats["bench/extension_cpu"])
+            crawl_cpu, extension_cpu = (
+                float(stats["bench/crawl_cpu"]),
+                float(stats["bench/extension_cpu"]),
+            )
             print(
                 f"{stats['response_received_count']} responses; the extension's own time, as the spider "
                 f"counts it: {extension_cpu / crawl_cpu:.1%} of the crawl's process time\n"

@@ -110,9 +110,9 @@ def run_crawl(
         "-s", f"SITEMAPGEN_URI={output}",
         *extra_args,
     ]  # fmt: skip
-    print(f"$ (cd {HERE} && {shlex.join(cmd)})", flush=True)  # noqa: T201
+    print(f"$ (cd {HERE} && {shlex.join(cmd)})", flush=True)
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    proc = subprocess.Popen(  # noqa: S603 - fixed command, our own interpreter
+    proc = subprocess.Popen(
         cmd, cwd=HERE, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         text=True, encoding="utf-8", errors="replace",
     )  # fmt: skip
@@ -125,7 +125,7 @@ def run_crawl(
     timer = threading.Timer(timeout, kill)
     timer.start()
     try:
-        assert proc.stdout is not None  # noqa: S101 - guaranteed by stdout=PIPE
+        assert proc.stdout is not None
         for line in proc.stdout:
             sys.stdout.write(line)
             if match := _FINISH_REASON.search(line):
@@ -147,8 +147,8 @@ def _parse_xml(path: Path) -> ET.Element:
     # parser is fine (defusedxml would be a dependency for nothing).
     if path.suffix == ".gz":
         with gzip.open(path) as stream:
-            return ET.parse(stream).getroot()  # noqa: S314
-    return ET.parse(path).getroot()  # noqa: S314
+            return ET.parse(stream).getroot()
+    return ET.parse(path).getroot()
 
 
 def summarise_origin(name: str, base_url: str, folder: Path) -> OriginSummary:
@@ -184,31 +184,31 @@ def summarise_origin(name: str, base_url: str, folder: Path) -> OriginSummary:
 
 
 def print_summary(output: Path, summaries: list[OriginSummary], *, show_urls: bool) -> None:
-    print(f"\nSitemaps in {output}")  # noqa: T201
+    print(f"\nSitemaps in {output}")
     for s in summaries:
-        print(f"\n  {s.name}: {s.base_url}/ -> {s.folder.name}/")  # noqa: T201
-        print(f"    URLs:       {len(s.locs)} <loc> in {len(s.sitemap_files)} sitemap file(s)")  # noqa: T201
+        print(f"\n  {s.name}: {s.base_url}/ -> {s.folder.name}/")
+        print(f"    URLs:       {len(s.locs)} <loc> in {len(s.sitemap_files)} sitemap file(s)")
         index_note = f" ({len(s.index_entries)} entries)" if s.index.is_file() else " (missing)"
-        print(f"    index:      {s.index}{index_note}")  # noqa: T201
+        print(f"    index:      {s.index}{index_note}")
         if s.robots is None:
-            print("    robots.txt: (missing)")  # noqa: T201
+            print("    robots.txt: (missing)")
         else:
             lines = s.robots.splitlines() or ["(empty)"]
-            print(f"    robots.txt: {lines[0]}")  # noqa: T201
+            print(f"    robots.txt: {lines[0]}")
             for line in lines[1:]:
-                print(f"                {line}")  # noqa: T201
+                print(f"                {line}")
         if s.robots is not None:
             # The package's own validator, as `scrapy sitemapgen-validate` runs it.
             from scrapy_sitemapgen.validate.checker import validate
 
             problems = validate([str(s.folder / "robots.txt")], base_url=f"{s.base_url}/")
             s.errors.extend(str(p) for p in problems)
-            print(f"    validated:  {len(problems)} violation(s) (sitemapgen-validate)")  # noqa: T201
+            print(f"    validated:  {len(problems)} violation(s) (sitemapgen-validate)")
         if show_urls:
             for loc in sorted(s.locs):
-                print(f"      {loc}")  # noqa: T201
+                print(f"      {loc}")
         for error in s.errors:
-            print(f"    PROBLEM:    {error}")  # noqa: T201
+            print(f"    PROBLEM:    {error}")
 
 
 def tree_lines(root: Path, collapse: set[Path], prefix: str = "") -> Iterator[str]:
@@ -259,7 +259,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     with serve_site() as site:
         for name, url in site.urls.items():
-            print(f"Serving {name:>5} at {url}/")  # noqa: T201
+            print(f"Serving {name:>5} at {url}/")
         crawl = run_crawl(site.url("main", "/"), output, args.timeout, args.scrapy_args)
         origins = site.urls
 
@@ -273,9 +273,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print_summary(output, summaries, show_urls=args.urls)
         current = {s.folder for s in summaries}
         earlier = {p for p in output.iterdir() if p.is_dir() and p not in current}
-        print(f"\n{output}/")  # noqa: T201
+        print(f"\n{output}/")
         for line in tree_lines(output, earlier):
-            print(line)  # noqa: T201
+            print(line)
 
     problems = crawl.problems()
     if not output.is_dir():
@@ -283,12 +283,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         problems.extend(f"{s.name}: {error}" for s in summaries for error in s.errors)
     if problems:
-        print("\nDemo FAILED:", file=sys.stderr)  # noqa: T201
+        print("\nDemo FAILED:", file=sys.stderr)
         for problem in problems:
-            print(f"  - {problem}", file=sys.stderr)  # noqa: T201
+            print(f"  - {problem}", file=sys.stderr)
         return 1
     total = sum(len(s.locs) for s in summaries)
-    print(f"\nDemo OK: {total} URLs over {len(summaries)} origins.")  # noqa: T201
+    print(f"\nDemo OK: {total} URLs over {len(summaries)} origins.")
     return 0
 
 

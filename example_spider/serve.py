@@ -123,7 +123,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_HEAD(self) -> None:
         self._respond(send_body=False)
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: object) -> None:
         # The default writes every request to stderr, which would drown the
         # crawl log the demo prints.
         logger.debug("%s %s: %s", self.server.name, self.address_string(), format % args)
@@ -321,12 +321,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     with serve_site(args.root) as site:
         for name, url in site.urls.items():
-            print(f"{name:>8}: {url}/")  # noqa: T201
-        print("Press Ctrl-C to stop.")  # noqa: T201
+            print(f"{name:>8}: {url}/")
+        print("Press Ctrl-C to stop.")
         try:
             threading.Event().wait()
         except KeyboardInterrupt:
-            print()  # noqa: T201
+            print()
     return 0
 
 

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .addon import Addon
     from .crawl.exporter import SitemapExporter
-    from .items import SitemapItem
     from .crawl.middleware import SitemapSpiderMiddleware
     from .crawl.pipeline import SitemapItemPipeline
     from .crawl.resume import SitemapResumeMiddleware
+    from .items import SitemapItem
 
 __all__ = [
     "Addon",

@@ -22,7 +22,14 @@ from .sitemaps.limits import (
     MIN_BYTES_PER_SITEMAP,
     NEWS_MAX_AGE_SECONDS,
 )
-from .sitemaps.urls import Origin, UrlPolicy, UrlRejected, base_url_for, normalize_loc, origin_folder
+from .sitemaps.urls import (
+    Origin,
+    UrlPolicy,
+    UrlRejected,
+    base_url_for,
+    normalize_loc,
+    origin_folder,
+)
 from .sitemaps.writer import DEFAULT_GZIP_LEVEL
 
 if TYPE_CHECKING:
@@ -60,8 +67,17 @@ DEFAULTS: dict[str, Any] = {
     "SITEMAPGEN_ALLOW": [],
     "SITEMAPGEN_DENY": [],
     "SITEMAPGEN_STRIP_PARAMS": [
-        "sessionid", "session_id", "sessid", "sid", "phpsessid", "jsessionid",
-        "aspsessionid", "cfid", "cftoken", "oscsid", "zenid",
+        "sessionid",
+        "session_id",
+        "sessid",
+        "sid",
+        "phpsessid",
+        "jsessionid",
+        "aspsessionid",
+        "cfid",
+        "cftoken",
+        "oscsid",
+        "zenid",
     ],
     "SITEMAPGEN_HOST_ALIASES": {},
     # Page facts
@@ -110,7 +126,9 @@ def _seconds(settings: BaseSettings, name: str, low: float, high: float) -> floa
     except (TypeError, ValueError):
         value = None
     if value is None or not low <= value <= high:
-        raise ValueError(f"{name}={raw!r} is invalid: it must be a number of seconds from {low} to {high:g}.")
+        raise ValueError(
+            f"{name}={raw!r} is invalid: it must be a number of seconds from {low} to {high:g}."
+        )
     return value
 
 
@@ -128,7 +146,9 @@ def _int(settings: BaseSettings, name: str, low: int, high: int, why: str) -> in
     except (TypeError, ValueError):
         value = None
     if value is None or not low <= value <= high:
-        raise ValueError(f"{name}={raw!r} is invalid: it must be an integer from {low:,} to {high:,} ({why}).")
+        raise ValueError(
+            f"{name}={raw!r} is invalid: it must be an integer from {low:,} to {high:,} ({why})."
+        )
     return value
 
 
@@ -158,7 +178,9 @@ def _compile(name: str, pattern: str) -> re.Pattern[str]:
     try:
         return re.compile(pattern)
     except re.error as exc:
-        raise ValueError(f"{name} holds {pattern!r}, which is no regular expression: {exc}.") from None
+        raise ValueError(
+            f"{name} holds {pattern!r}, which is no regular expression: {exc}."
+        ) from None
 
 
 def _patterns(settings: BaseSettings, name: str) -> tuple[re.Pattern[str], ...]:
@@ -166,7 +188,9 @@ def _patterns(settings: BaseSettings, name: str) -> tuple[re.Pattern[str], ...]:
     return tuple(_compile(name, p) for p in patterns)
 
 
-def _rules(settings: BaseSettings, name: str, parse: Callable[[object], str], allowed: str) -> tuple[Rule, ...]:
+def _rules(
+    settings: BaseSettings, name: str, parse: Callable[[object], str], allowed: str
+) -> tuple[Rule, ...]:
     rules = []
     for rule in _sequence(settings, name):
         if not isinstance(rule, (list, tuple)) or len(rule) != 2 or not isinstance(rule[0], str):
@@ -356,7 +380,9 @@ class Config:
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Config:
         enabled = is_enabled(settings)
-        content_types = settings.getlist("SITEMAPGEN_CONTENT_TYPES", DEFAULTS["SITEMAPGEN_CONTENT_TYPES"])
+        content_types = settings.getlist(
+            "SITEMAPGEN_CONTENT_TYPES", DEFAULTS["SITEMAPGEN_CONTENT_TYPES"]
+        )
         if not content_types or not all(isinstance(t, str) and "/" in t for t in content_types):
             raise ValueError(
                 f"SITEMAPGEN_CONTENT_TYPES={content_types!r} is invalid: it must be a non-empty "
@@ -420,11 +446,14 @@ class Config:
             redis_prefix=_redis_prefix(settings),
             shared_write=_choice(settings, "SITEMAPGEN_SHARED_WRITE", ("never", "last", "always")),
             resume_requests=_bool(settings, "SITEMAPGEN_RESUME_REQUESTS"),
-            commit_writes=_int(settings, "SITEMAPGEN_COMMIT_WRITES", 1, 100_000, "writes per transaction"),
+            commit_writes=_int(
+                settings, "SITEMAPGEN_COMMIT_WRITES", 1, 100_000, "writes per transaction"
+            ),
             commit_seconds=_seconds(settings, "SITEMAPGEN_COMMIT_SECONDS", 0.01, 3600.0),
             url_policy=UrlPolicy(
                 strip_params=frozenset(
-                    p.lower() for p in _strings(settings, "SITEMAPGEN_STRIP_PARAMS", "parameter names")
+                    p.lower()
+                    for p in _strings(settings, "SITEMAPGEN_STRIP_PARAMS", "parameter names")
                 ),
                 host_aliases=_host_aliases(settings),
                 allow=_patterns(settings, "SITEMAPGEN_ALLOW"),
@@ -434,7 +463,8 @@ class Config:
             respect_canonical=_bool(settings, "SITEMAPGEN_RESPECT_CANONICAL"),
             respect_meta_refresh=_bool(settings, "SITEMAPGEN_RESPECT_META_REFRESH"),
             robots_user_agents=frozenset(
-                ua.lower() for ua in _strings(settings, "SITEMAPGEN_ROBOTS_USER_AGENTS", "user agent names")
+                ua.lower()
+                for ua in _strings(settings, "SITEMAPGEN_ROBOTS_USER_AGENTS", "user agent names")
             ),
             images=_bool(settings, "SITEMAPGEN_IMAGES"),
             image_policy=UrlPolicy(
@@ -444,11 +474,17 @@ class Config:
             videos=_bool(settings, "SITEMAPGEN_VIDEOS"),
             alternates=_bool(settings, "SITEMAPGEN_ALTERNATES"),
             news_max_age=_int(
-                settings, "SITEMAPGEN_NEWS_MAX_AGE", 60, 365 * 24 * 3600, "seconds; Google News: 2 days"
+                settings,
+                "SITEMAPGEN_NEWS_MAX_AGE",
+                60,
+                365 * 24 * 3600,
+                "seconds; Google News: 2 days",
             ),
             lastmod_sources=_lastmod_sources(settings),
             changefreq_rules=_rules(
-                settings, "SITEMAPGEN_CHANGEFREQ", parse_changefreq,
+                settings,
+                "SITEMAPGEN_CHANGEFREQ",
+                parse_changefreq,
                 "one of always, hourly, daily, weekly, monthly, yearly, never (P5)",
             ),
             priority_rules=_rules(

@@ -81,4 +81,6 @@ class Reporter:
 
     def exclude(self, reason: str, url: str) -> None:
         self.stats.inc_value(excluded(reason))
-        self.logger.debug("Sitemap: not listing %(url)s (%(reason)s)", {"url": url[:300], "reason": reason})
+        self.logger.debug(
+            "Sitemap: not listing %(url)s (%(reason)s)", {"url": url[:300], "reason": reason}
+        )

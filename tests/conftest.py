@@ -123,14 +123,28 @@ def build_site(a: SiteServer, b: SiteServer) -> Site:
         {
             "/": Route(
                 body=_links(
-                    "/page1", "/page2", "/redirect-me", "/missing", "/file.pdf", "/data.json",
-                    "/café", "/sp ace", '/q?a=1&amp;b="x"', "/xhtml", "/private", "/error",
-                    long_path(a, 2047), long_path(a, 2048), b.url("/"),
+                    "/page1",
+                    "/page2",
+                    "/redirect-me",
+                    "/missing",
+                    "/file.pdf",
+                    "/data.json",
+                    "/café",
+                    "/sp ace",
+                    '/q?a=1&amp;b="x"',
+                    "/xhtml",
+                    "/private",
+                    "/error",
+                    long_path(a, 2047),
+                    long_path(a, 2048),
+                    b.url("/"),
                 ),
                 headers={"Last-Modified": LM_HOME},
             ),
             "/page1": Route(body=_links("/", "/page2"), headers={"Last-Modified": "not a date"}),
-            "/page2": Route(body=_links("/page1"), headers={"Date": "Mon, 01 Jan 2024 00:00:00 GMT"}),
+            "/page2": Route(
+                body=_links("/page1"), headers={"Date": "Mon, 01 Jan 2024 00:00:00 GMT"}
+            ),
             "/redirect-me": Route(301, headers={"Location": "/page3"}),
             "/page3": Route(body="<p>moved here</p>", headers={"Last-Modified": LM_PAGE3}),
             "/missing": Route(404, "<p>gone</p>"),
@@ -206,7 +220,9 @@ def crawl(tmp_path: Path) -> CrawlFn:
 
     Output goes to ``tmp_path / "out"`` unless the settings say otherwise."""
 
-    async def run(settings: dict[str, Any] | None = None, spidercls: type = SiteSpider, **kwargs: Any) -> Crawler:
+    async def run(
+        settings: dict[str, Any] | None = None, spidercls: type = SiteSpider, **kwargs: Any
+    ) -> Crawler:
         merged = {**BASE_SETTINGS, "SITEMAPGEN_URI": str(tmp_path / "out"), **(settings or {})}
         runner = CrawlerRunner(merged)
         crawler = runner.create_crawler(spidercls)

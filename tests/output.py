@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 from xml.etree import ElementTree
 
 from scrapy_sitemapgen.validate.checker import validate
 
 from .xmlcheck import NS, assert_valid
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def assert_validator_accepts(folder: Path) -> None:
@@ -39,7 +42,8 @@ def read_urls(out: Path) -> dict[str, dict[str, dict[str, str | None]]]:
             urlset = ElementTree.fromstring(assert_valid(index.parent / name))
             for url in urlset.iter(f"{NS}url"):
                 fields = {
-                    tag: (url.findtext(f"{NS}{tag}")) for tag in ("lastmod", "changefreq", "priority")
+                    tag: (url.findtext(f"{NS}{tag}"))
+                    for tag in ("lastmod", "changefreq", "priority")
                 }
                 key = url.findtext(f"{NS}loc")
                 assert key not in urls, f"{key} listed twice"

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchmarks.spy_crawl import summarize
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 RECORD = "SitemapSpiderMiddleware._record (scrapy_sitemapgen/middleware.py:53)"
 
@@ -51,6 +54,9 @@ def test_ab_set_gives_the_new_side_its_settings() -> None:
     from benchmarks.ab import settings_of
 
     assert settings_of("new", ["SITEMAPGEN_IMAGES=False", "LOG_LEVEL=DEBUG"]) == [
-        "-s", "SITEMAPGEN_IMAGES=False", "-s", "LOG_LEVEL=DEBUG",
+        "-s",
+        "SITEMAPGEN_IMAGES=False",
+        "-s",
+        "LOG_LEVEL=DEBUG",
     ]
     assert settings_of("base", ["SITEMAPGEN_IMAGES=False"]) == []

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from .output import files, read_urls
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def build(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -43,13 +46,24 @@ async def test_build_from_jobdir_with_other_output_settings(site, crawl, tmp_pat
     await crawl({"JOBDIR": str(jobdir)}, start_url=site.a.url("/"))
     out = tmp_path / "plain"
     result = build(
-        tmp_path, "--jobdir", str(jobdir), "-s", f"SITEMAPGEN_URI={out}",
-        "-s", "SITEMAPGEN_GZIP=False", "-s", "SITEMAPGEN_MAX_URLS=5",
+        tmp_path,
+        "--jobdir",
+        str(jobdir),
+        "-s",
+        f"SITEMAPGEN_URI={out}",
+        "-s",
+        "SITEMAPGEN_GZIP=False",
+        "-s",
+        "SITEMAPGEN_MAX_URLS=5",
     )
     assert result.returncode == 0, result.stderr[-3000:]
     a = site.a.origin.name
     assert sorted(p.name for p in (out / a).iterdir()) == [
-        "manifest.json", "robots.txt", "sitemap-1.xml", "sitemap-2.xml", "sitemap.xml"
+        "manifest.json",
+        "robots.txt",
+        "sitemap-1.xml",
+        "sitemap-2.xml",
+        "sitemap.xml",
     ]
     assert read_urls(out)[a].keys() == site.expected()[a].keys()
 
@@ -64,7 +78,9 @@ def test_build_without_a_store_is_a_usage_error(tmp_path: Path) -> None:
 
 
 @deferred_f_from_coro_f
-async def test_build_from_a_json_lines_feed_gives_the_crawls_set(site, crawl, tmp_path: Path) -> None:
+async def test_build_from_a_json_lines_feed_gives_the_crawls_set(
+    site, crawl, tmp_path: Path
+) -> None:
     """A feed of records with the item fields writes the set a crawl of those pages writes."""
     import json
 
@@ -103,8 +119,15 @@ def test_an_offline_build_opens_no_port(tmp_path: Path) -> None:
     assert "Telnet console listening" not in result.stderr
     assert "Remote control HTTP server listening" not in result.stderr
     asked = build(
-        tmp_path, "--input", str(feed), "-s", f"SITEMAPGEN_URI={tmp_path / 'out2'}",
-        "-s", 'EXTENSIONS={"scrapy.extensions.telnet.TelnetConsole": 0}', "-s", "TELNETCONSOLE_PORT=0",
+        tmp_path,
+        "--input",
+        str(feed),
+        "-s",
+        f"SITEMAPGEN_URI={tmp_path / 'out2'}",
+        "-s",
+        'EXTENSIONS={"scrapy.extensions.telnet.TelnetConsole": 0}',
+        "-s",
+        "TELNETCONSOLE_PORT=0",
     )
     assert asked.returncode == 0, asked.stderr[-3000:]
     assert "Telnet console listening" in asked.stderr
@@ -124,16 +147,37 @@ def test_an_offline_build_imports_no_server_nor_download_handler(tmp_path: Path)
 
     def imported(*settings: str) -> set[str]:
         result = subprocess.run(
-            [sys.executable, "-c", runner, "--input", str(feed), "-s", f"SITEMAPGEN_URI={tmp_path / 'out'}", *settings],
-            cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+            [
+                sys.executable,
+                "-c",
+                runner,
+                "--input",
+                str(feed),
+                "-s",
+                f"SITEMAPGEN_URI={tmp_path / 'out'}",
+                *settings,
+            ],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
         )
         assert result.returncode == 0, result.stderr[-3000:]
         [line] = [line for line in result.stdout.splitlines() if line.startswith("MODULES ")]
         return set(line.split()[1:])
 
-    heavy = {"aiohttp", "scrapy.extensions.telnet", "scrapy.extensions.remote_control",
-             "scrapy.core.downloader.handlers.http11", "scrapy.core.downloader.contextfactory"}
+    heavy = {
+        "aiohttp",
+        "scrapy.extensions.telnet",
+        "scrapy.extensions.remote_control",
+        "scrapy.core.downloader.handlers.http11",
+        "scrapy.core.downloader.contextfactory",
+    }
     modules = imported()
     assert "scrapy_sitemapgen.store.runs" in modules and not heavy & modules
-    asked = imported("-s", 'DOWNLOAD_HANDLERS={"https": "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler"}')
+    asked = imported(
+        "-s",
+        'DOWNLOAD_HANDLERS={"https": "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler"}',
+    )
     assert "scrapy.core.downloader.handlers.http11" in asked

@@ -4,23 +4,27 @@ into a store writes, whatever the number of workers and runs."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from scrapy_sitemapgen.sitemaps.urls import Origin, UrlPolicy
 from scrapy_sitemapgen.store import runs as bulk
 from scrapy_sitemapgen.store.runs import build_store, feed_ranges, read_range
-from scrapy_sitemapgen.sitemaps.urls import Origin, UrlPolicy
 
 from .output import files, read_entries
 from .test_properties import PROPERTY
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 NOW = datetime.now(timezone.utc)
 RECENT = (NOW - timedelta(hours=3)).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -39,15 +43,29 @@ def _records() -> list[object]:
         {"loc": f"{a}p/1#fragment"},  # the same page once normalised
         # Media: the later record with media replaces the earlier one's; none keeps them.
         {"loc": f"{a}p/3", "images": [f"{a}i/old.jpg"]},
-        {"loc": f"{a}p/3", "images": [f"{a}i/new.jpg"], "videos": [{
-            "thumbnail_loc": f"{a}t.jpg", "title": "T & t", "description": "D",
-            "content_loc": f"{a}v.mp4", "duration": 61,
-        }]},
+        {
+            "loc": f"{a}p/3",
+            "images": [f"{a}i/new.jpg"],
+            "videos": [
+                {
+                    "thumbnail_loc": f"{a}t.jpg",
+                    "title": "T & t",
+                    "description": "D",
+                    "content_loc": f"{a}v.mp4",
+                    "duration": 61,
+                }
+            ],
+        },
         {"loc": f"{a}p/3", "lastmod": "2022-02-02"},
-        {"loc": f"{a}news/1", "news": {
-            "publication_name": "The A", "publication_language": "en",
-            "publication_date": RECENT, "title": "Hello <world>",
-        }},
+        {
+            "loc": f"{a}news/1",
+            "news": {
+                "publication_name": "The A",
+                "publication_language": "en",
+                "publication_date": RECENT,
+                "title": "Hello <world>",
+            },
+        },
         {"loc": f"{a}caf\u00e9?q=1&r=\u00e9"},  # non-ASCII, & and a query
         {"loc": f"{b}x;jsessionid=abc?sid=1&keep=2"},  # session ids stripped (G4)
         {"loc": f"{b}y", "lastmod": "not a date", "changefreq": "sometimes", "priority": 7},
@@ -77,9 +95,22 @@ def _write_feed(path: Path, records: list[object], *, copies: int = 1) -> None:
 
 def _build(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "scrapy", "sitemapgen-build", *args,
-         "-s", "SITEMAPGEN_DENY=/denied/", "-s", "LOG_LEVEL=INFO"],
-        cwd=cwd, capture_output=True, text=True, timeout=120, check=False,
+        [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "sitemapgen-build",
+            *args,
+            "-s",
+            "SITEMAPGEN_DENY=/denied/",
+            "-s",
+            "LOG_LEVEL=INFO",
+        ],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 
@@ -100,8 +131,16 @@ def test_bulk_build_writes_what_the_pipeline_road_writes(tmp_path: Path) -> None
         "bulk-2": ["--workers", "2"],
     }.items():
         out = tmp_path / road
-        result = _build(tmp_path, "--input", str(feed), *extra, "-s", f"SITEMAPGEN_URI={out}",
-                        "-s", f"SITEMAPGEN_STATE={tmp_path / road}.state")
+        result = _build(
+            tmp_path,
+            "--input",
+            str(feed),
+            *extra,
+            "-s",
+            f"SITEMAPGEN_URI={out}",
+            "-s",
+            f"SITEMAPGEN_STATE={tmp_path / road}.state",
+        )
         assert result.returncode == 0, result.stderr[-3000:]
         assert "Traceback" not in result.stderr
         outputs[road] = out
@@ -111,7 +150,9 @@ def test_bulk_build_writes_what_the_pipeline_road_writes(tmp_path: Path) -> None
         assert files(outputs[road]) == files(outputs["pipeline"])
         for name in files(outputs["pipeline"]):
             if name.endswith(".gz"):
-                assert (outputs[road] / name).read_bytes() == (outputs["pipeline"] / name).read_bytes(), name
+                assert (outputs[road] / name).read_bytes() == (
+                    outputs["pipeline"] / name
+                ).read_bytes(), name
         assert stats[road] == stats["pipeline"]
     # And what that is, written out by hand from the records above.
     entries = read_entries(outputs["bulk-2"], a)
@@ -124,8 +165,15 @@ def test_bulk_build_writes_what_the_pipeline_road_writes(tmp_path: Path) -> None
         "https://a.example/p/3",
     ]
     p1 = entries["https://a.example/p/1"]
-    assert (p1["lastmod"], p1["changefreq"], p1["priority"]) == ("2021-05-05T10:00:00+00:00", "weekly", "0.9")
-    assert entries["https://a.example/p/2"]["images"] == ["https://a.example/i/2.jpg", "https://a.example/i/2b.png"]
+    assert (p1["lastmod"], p1["changefreq"], p1["priority"]) == (
+        "2021-05-05T10:00:00+00:00",
+        "weekly",
+        "0.9",
+    )
+    assert entries["https://a.example/p/2"]["images"] == [
+        "https://a.example/i/2.jpg",
+        "https://a.example/i/2b.png",
+    ]
     p3 = entries["https://a.example/p/3"]
     assert p3["lastmod"] == "2022-02-02"
     assert p3["images"] == ["https://a.example/i/new.jpg"]
@@ -161,24 +209,33 @@ def test_workers_must_be_positive(tmp_path: Path) -> None:
 
 def test_ranges_cover_every_line_once(tmp_path: Path) -> None:
     feed = tmp_path / "feed.jsonl"
-    lines = [json.dumps({"loc": f"https://a.example/{'x' * (n % 37)}{n}"}).encode() + b"\n" for n in range(500)]
+    lines = [
+        json.dumps({"loc": f"https://a.example/{'x' * (n % 37)}{n}"}).encode() + b"\n"
+        for n in range(500)
+    ]
     feed.write_bytes(b"".join(lines))
     for parts in (1, 2, 3, 7, 499, 500, 2000):
         ranges = feed_ranges(feed, parts)
         assert ranges[0][0] == 0 and ranges[-1][1] == feed.stat().st_size
-        assert all(end == start for (_, end), (start, _) in zip(ranges, ranges[1:]))
+        assert all(end == start for (_, end), (start, _) in itertools.pairwise(ranges))
         data = feed.read_bytes()
         pieces = [data[start:end] for start, end in ranges]
         assert all(piece.endswith(b"\n") for piece in pieces)  # cut only at line ends
         assert len(ranges) <= parts
 
 
-def test_many_small_runs_merge_to_the_same_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_many_small_runs_merge_to_the_same_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A run of 3 records forces dozens of runs per origin and repeats across them; a
     fan-in of 4 forces merges in several passes."""
     feed = tmp_path / "feed.jsonl"
     records = [
-        {"loc": f"https://a.example/{n % 40}", "lastmod": f"20{10 + n % 13}-01-01", "priority": (n % 10) / 10}
+        {
+            "loc": f"https://a.example/{n % 40}",
+            "lastmod": f"20{10 + n % 13}-01-01",
+            "priority": (n % 10) / 10,
+        }
         for n in range(200)
     ] + [{"loc": f"http://b.example/{n}"} for n in range(30)]
     feed.write_text("".join(json.dumps(r) + "\n" for r in records))
@@ -188,7 +245,9 @@ def test_many_small_runs_merge_to_the_same_store(tmp_path: Path, monkeypatch: py
         for workers, size in ((1, 1_000_000), (1, 3), (3, 3))
     ]
     monkeypatch.setattr(bulk, "_FAN_IN", 4)
-    stores.append(build_store(feed, policy, NOW, workers=1, temp_dir=str(tmp_path), run_records=3)[0])
+    stores.append(
+        build_store(feed, policy, NOW, workers=1, temp_dir=str(tmp_path), run_records=3)[0]
+    )
     try:
         expected = {
             f"https://a.example/{k}": (
@@ -198,9 +257,15 @@ def test_many_small_runs_merge_to_the_same_store(tmp_path: Path, monkeypatch: py
             for k in range(40)
         }
         for store in stores:
-            assert store.origins() == [Origin("http", "b.example", 80), Origin("https", "a.example", 443)]
+            assert store.origins() == [
+                Origin("http", "b.example", 80),
+                Origin("https", "a.example", 443),
+            ]
             assert len(store) == 70
-            got = {f.loc: (f.lastmod, f.priority) for f in store.entries(Origin("https", "a.example", 443))}
+            got = {
+                f.loc: (f.lastmod, f.priority)
+                for f in store.entries(Origin("https", "a.example", 443))
+            }
             assert got == expected
             locs = [f.loc for f in store.entries(Origin("https", "a.example", 443))]
             assert locs == sorted(locs)  # code-point order, as the SQLite store gives
@@ -213,11 +278,13 @@ def test_many_small_runs_merge_to_the_same_store(tmp_path: Path, monkeypatch: py
 
 def test_a_line_across_a_range_cut_is_read_once(tmp_path: Path) -> None:
     feed = tmp_path / "feed.jsonl"
-    feed.write_text("".join(json.dumps({"loc": f"https://a.example/{n}"}) + "\n" for n in range(10)))
+    feed.write_text(
+        "".join(json.dumps({"loc": f"https://a.example/{n}"}) + "\n" for n in range(10))
+    )
     size = feed.stat().st_size
     seen = 0
     for start, end in feed_ranges(feed, 4):
-        files_, tally = read_range(str(feed), start, end, str(tmp_path), f"t{start}", UrlPolicy(), NOW)
+        _, tally = read_range(str(feed), start, end, str(tmp_path), f"t{start}", UrlPolicy(), NOW)
         seen += tally.records
     assert seen == 10 and size > 0
 
@@ -240,9 +307,9 @@ def test_parallel_staging_counts_changes_as_one_process_does(tmp_path: Path) -> 
     first = [{"loc": f"https://a.example/{n}"} for n in range(10)] + [
         {"loc": f"http://b.example/{n}"} for n in range(5)
     ]
-    second = [r for r in first if r["loc"] not in ("https://a.example/3", "https://a.example/4")] + [
-        {"loc": f"https://a.example/new-{n}"} for n in range(3)
-    ]
+    second = [
+        r for r in first if r["loc"] not in ("https://a.example/3", "https://a.example/4")
+    ] + [{"loc": f"https://a.example/new-{n}"} for n in range(3)]
     logs = {}
     b_indexes: dict[str, list[bytes]] = {}
     for road, extra in {"one": ["--workers", "1"], "two": ["--workers", "2"]}.items():
@@ -250,16 +317,30 @@ def test_parallel_staging_counts_changes_as_one_process_does(tmp_path: Path) -> 
         for number, records in enumerate((first, second)):
             feed = tmp_path / f"feed-{number}.jsonl"
             feed.write_text("".join(json.dumps(r) + "\n" for r in records))
-            result = _build(tmp_path, "--input", str(feed), *extra, "-s", f"SITEMAPGEN_URI={out}",
-                            "-s", f"SITEMAPGEN_STATE={state}")
+            result = _build(
+                tmp_path,
+                "--input",
+                str(feed),
+                *extra,
+                "-s",
+                f"SITEMAPGEN_URI={out}",
+                "-s",
+                f"SITEMAPGEN_STATE={state}",
+            )
             assert result.returncode == 0, result.stderr[-3000:]
             index = out / Origin("http", "b.example", 80).name / "sitemap.xml"
             b_indexes.setdefault(road, []).append(index.read_bytes())
-        logs[road] = sorted(re.findall(r"Sitemap: (\S+): (\d+) URLs \(([+-]\d+), -(\d+) since", result.stderr))
-    assert logs["two"] == logs["one"] == [
-        ("http://b.example/", "5", "+0", "0"),
-        ("https://a.example/", "11", "+3", "2"),
-    ]
+        logs[road] = sorted(
+            re.findall(r"Sitemap: (\S+): (\d+) URLs \(([+-]\d+), -(\d+) since", result.stderr)
+        )
+    assert (
+        logs["two"]
+        == logs["one"]
+        == [
+            ("http://b.example/", "5", "+0", "0"),
+            ("https://a.example/", "11", "+3", "2"),
+        ]
+    )
     # b did not change: its index (and the lastmod in it) is the first run's, on both roads.
     assert b_indexes["two"][0] == b_indexes["two"][1]
     assert b_indexes["one"][0] == b_indexes["one"][1]
@@ -290,10 +371,20 @@ def test_orjson_reads_lines_as_the_standard_parser_does() -> None:
     for line in ODD_JSON:
         got, want = _decoded(fast, line), _decoded(slow, line)
         if b"1234567890123" in line:  # the one documented difference: a float, not an int
-            assert got == ("ok", {"loc": "https://a.example/big", "priority": 1.2345678901234568e29})
-            assert want == ("ok", {"loc": "https://a.example/big", "priority": 123456789012345678901234567890})
+            assert got == (
+                "ok",
+                {"loc": "https://a.example/big", "priority": 1.2345678901234568e29},
+            )
+            assert want == (
+                "ok",
+                {"loc": "https://a.example/big", "priority": 123456789012345678901234567890},
+            )
         elif b"NaN" in line:  # nan != nan: compare the text
-            assert repr(got) == repr(want) == "('ok', {'loc': 'https://a.example/nan', 'priority': nan})"
+            assert (
+                repr(got)
+                == repr(want)
+                == "('ok', {'loc': 'https://a.example/nan', 'priority': nan})"
+            )
         else:
             assert got == want, line
     assert _decoded(fast, ODD_JSON[4]) == ("ok", {"loc": "https://a.example/dup2"})
@@ -308,7 +399,9 @@ def test_both_parsers_build_the_same_store(tmp_path: Path) -> None:
         file.write(b"".join(ODD_JSON))
     seen = []
     for parser in ("json", "orjson"):
-        store, tally = build_store(feed, UrlPolicy(), NOW, workers=1, temp_dir=str(tmp_path), parser=parser)
+        store, tally = build_store(
+            feed, UrlPolicy(), NOW, workers=1, temp_dir=str(tmp_path), parser=parser
+        )
         try:
             entries = [f for origin in store.origins() for f in store.entries(origin)]
             seen.append((entries, tally.records, tally.bad_lines, tally.counts))
@@ -316,7 +409,12 @@ def test_both_parsers_build_the_same_store(tmp_path: Path) -> None:
             store.close()
     assert seen[0] == seen[1]
     locs = {f.loc for f in seen[0][0]}
-    assert {"https://a.example/nan", "https://a.example/inf", "https://a.example/dup2", "https://a.example/ws"} <= locs
+    assert {
+        "https://a.example/nan",
+        "https://a.example/inf",
+        "https://a.example/dup2",
+        "https://a.example/ws",
+    } <= locs
     assert seen[0][2] == 2 * 4 + 1  # the bad lines of _write_feed, and the NUL one
 
 
@@ -324,21 +422,46 @@ def test_an_add_on_that_changes_the_url_rules_is_obeyed(tmp_path: Path) -> None:
     """The feed is read from the moment the command runs, with the command's settings; an
     add-on can still change SITEMAPGEN_DENY for the crawl, and then the crawl's rules win."""
     feed = tmp_path / "feed.jsonl"
-    feed.write_text("".join(json.dumps({"loc": f"https://a.example/{name}"}) + "\n" for name in ("keep", "drop/1", "drop/2")))
+    feed.write_text(
+        "".join(
+            json.dumps({"loc": f"https://a.example/{name}"}) + "\n"
+            for name in ("keep", "drop/1", "drop/2")
+        )
+    )
     (tmp_path / "denyaddon.py").write_text(
         "class DenyAddon:\n"
         "    def update_settings(self, settings):\n"
         "        settings.set('SITEMAPGEN_DENY', ['/drop/'], priority=50)  # over -s\n"
     )
     runs = {}
-    for case, extra in {"plain": [], "add-on": ["-s", 'ADDONS={"denyaddon.DenyAddon": 100}']}.items():
+    for case, extra in {
+        "plain": [],
+        "add-on": ["-s", 'ADDONS={"denyaddon.DenyAddon": 100}'],
+    }.items():
         out = tmp_path / case
-        result = _build(tmp_path, "--input", str(feed), "--workers", "2", *extra,
-                        "-s", f"SITEMAPGEN_URI={out}", "-s", f"SITEMAPGEN_STATE={out}.state")
+        result = _build(
+            tmp_path,
+            "--input",
+            str(feed),
+            "--workers",
+            "2",
+            *extra,
+            "-s",
+            f"SITEMAPGEN_URI={out}",
+            "-s",
+            f"SITEMAPGEN_STATE={out}.state",
+        )
         assert result.returncode == 0, result.stderr[-3000:]
-        runs[case] = (sorted(read_entries(out, Origin("https", "a.example", 443).name)), result.stderr)
+        runs[case] = (
+            sorted(read_entries(out, Origin("https", "a.example", 443).name)),
+            result.stderr,
+        )
     locs, log = runs["plain"]
-    assert locs == ["https://a.example/drop/1", "https://a.example/drop/2", "https://a.example/keep"]
+    assert locs == [
+        "https://a.example/drop/1",
+        "https://a.example/drop/2",
+        "https://a.example/keep",
+    ]
     assert "differ from the command" not in log
     locs, log = runs["add-on"]
     assert locs == ["https://a.example/keep"]
@@ -350,7 +473,8 @@ def test_an_add_on_that_changes_the_url_rules_is_obeyed(tmp_path: Path) -> None:
 @given(
     st.lists(
         st.lists(st.tuples(st.sampled_from("abcdefgh"), st.integers(0, 3)), max_size=30),
-        min_size=1, max_size=6,
+        min_size=1,
+        max_size=6,
     ),
     st.integers(1, 4),
 )
@@ -364,7 +488,9 @@ def test_runs_merge_in_loc_order_keeping_feed_order_for_repeats(
     paths, every = [], []
     for number, rows in enumerate(runs):
         # The run's rows, tagged with where they came from, sorted by loc alone (stably).
-        tagged = sorted(((loc, number, index, tag) for index, (loc, tag) in enumerate(rows)), key=lambda r: r[0])
+        tagged = sorted(
+            ((loc, number, index, tag) for index, (loc, tag) in enumerate(rows)), key=lambda r: r[0]
+        )
         every += tagged
         path = folder / f"run-{number}"
         with path.open("wb") as file:
@@ -391,10 +517,15 @@ def test_run_folders_of_killed_builds_are_removed(tmp_path: Path) -> None:
     live = temp / "sitemapgen-build-live"
     live.mkdir()
     holder = subprocess.Popen(  # a live build: holds its folder's lock until killed
-        [sys.executable, "-c", "import fcntl, sys, time; f = open(sys.argv[1], 'wb'); "
-         "fcntl.flock(f, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(60)",
-         str(live / "owner.lock")],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, sys, time; f = open(sys.argv[1], 'wb'); "
+            "fcntl.flock(f, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(60)",
+            str(live / "owner.lock"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
@@ -417,7 +548,7 @@ def test_run_folders_of_killed_builds_are_removed(tmp_path: Path) -> None:
     assert [p.name for p in temp.iterdir()] == ["sitemapgen-build-nolock"]
 
 
-MAIN_SCRIPT = '''
+MAIN_SCRIPT = """
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -436,7 +567,7 @@ if __name__ == "__main__":
         print(tally.records, len(store), "__file__" in vars(sys.modules["__main__"]))
     finally:
         store.close()
-'''
+"""
 
 
 def test_workers_do_not_run_the_main_script_again(tmp_path: Path) -> None:
@@ -447,10 +578,15 @@ def test_workers_do_not_run_the_main_script_again(tmp_path: Path) -> None:
     script.write_text(MAIN_SCRIPT)
     marks = tmp_path / "marks.txt"
     feed = tmp_path / "feed.jsonl"
-    feed.write_text("".join(json.dumps({"loc": f"https://a.example/{n}"}) + "\n" for n in range(500)))
+    feed.write_text(
+        "".join(json.dumps({"loc": f"https://a.example/{n}"}) + "\n" for n in range(500))
+    )
     result = subprocess.run(
         [sys.executable, str(script), str(marks), str(feed), str(tmp_path)],
-        capture_output=True, text=True, timeout=120, check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["500", "500", "True"]
@@ -463,16 +599,46 @@ def _hostile_records(count: int) -> list[object]:
     records: list[object] = []
     for n in range(count):
         records += [
-            {"loc": f"https://a.example/p{n}?x=1&y=<2>", "lastmod": f"2020-01-0{1 + n % 9}T10:00:00+02:00",
-             "changefreq": "daily", "priority": 0.5,
-             "images": [f"https://a.example/i{n}.jpg", "javascript:x", f"https://a.example/caf\u00e9{n}.jpg"],
-             "videos": [{"thumbnail_loc": f"https://a.example/t{n}.jpg", "title": "T & <t>", "description": "d",
-                         "content_loc": f"https://a.example/v{n}.mp4", "duration": 30}, {"title": "no urls"}],
-             "news": {"publication_name": "N", "publication_language": "en", "publication_date": RECENT,
-                      "title": "t"} if n % 2 else {"no": "fields"}},
-            {"loc": f"https://a.example/p{n}", "lastmod": "bogus", "priority": 7, "changefreq": "sometimes",
-             "images": "not a list"},
-            {"loc": f"https://a.example/p{n}", "lastmod": "2999-01-01"},  # a repeat, from the future
+            {
+                "loc": f"https://a.example/p{n}?x=1&y=<2>",
+                "lastmod": f"2020-01-0{1 + n % 9}T10:00:00+02:00",
+                "changefreq": "daily",
+                "priority": 0.5,
+                "images": [
+                    f"https://a.example/i{n}.jpg",
+                    "javascript:x",
+                    f"https://a.example/caf\u00e9{n}.jpg",
+                ],
+                "videos": [
+                    {
+                        "thumbnail_loc": f"https://a.example/t{n}.jpg",
+                        "title": "T & <t>",
+                        "description": "d",
+                        "content_loc": f"https://a.example/v{n}.mp4",
+                        "duration": 30,
+                    },
+                    {"title": "no urls"},
+                ],
+                "news": {
+                    "publication_name": "N",
+                    "publication_language": "en",
+                    "publication_date": RECENT,
+                    "title": "t",
+                }
+                if n % 2
+                else {"no": "fields"},
+            },
+            {
+                "loc": f"https://a.example/p{n}",
+                "lastmod": "bogus",
+                "priority": 7,
+                "changefreq": "sometimes",
+                "images": "not a list",
+            },
+            {
+                "loc": f"https://a.example/p{n}",
+                "lastmod": "2999-01-01",
+            },  # a repeat, from the future
             {"loc": f"ftp://a.example/{n}"},
             {"loc": f"https://user:pw@a.example/{n}"},
             {"loc": f"http://b.example:8080/caf\u00e9/{n};jsessionid=1"},
@@ -492,35 +658,55 @@ def test_worker_tasks_leave_no_reference_cycles(tmp_path: Path) -> None:
     from scrapy.settings import Settings
 
     from scrapy_sitemapgen.publish.staging import _noted, fresh_news, with_rules
-    from scrapy_sitemapgen.store.runs import RunStore, Tally, _OriginRuns
-    from scrapy_sitemapgen.sitemaps.manifest import UrlNotes
     from scrapy_sitemapgen.settings import Config
+    from scrapy_sitemapgen.sitemaps.manifest import UrlNotes
     from scrapy_sitemapgen.sitemaps.urls import origin_of
     from scrapy_sitemapgen.sitemaps.writer import write_origin
+    from scrapy_sitemapgen.store.runs import RunStore, Tally, _OriginRuns
 
     feed = tmp_path / "feed.jsonl"
     _write_feed(feed, _hostile_records(300))
     gc.collect()
     gc.disable()
     try:
-        runs, tally = read_range(str(feed), 0, feed.stat().st_size, str(tmp_path), "t", UrlPolicy(
-            strip_params=frozenset({"jsessionid"})), NOW, run_records=500)
+        runs, tally = read_range(
+            str(feed),
+            0,
+            feed.stat().st_size,
+            str(tmp_path),
+            "t",
+            UrlPolicy(strip_params=frozenset({"jsessionid"})),
+            NOW,
+            run_records=500,
+        )
         after_reading = gc.collect()
-        store = RunStore(tmp_path, {origin_of(key): _OriginRuns(paths, *runs.rows[key])
-                                    for key, paths in runs.files.items()})
+        store = RunStore(
+            tmp_path,
+            {
+                origin_of(key): _OriginRuns(paths, *runs.rows[key])
+                for key, paths in runs.files.items()
+            },
+        )
         # What a staging worker runs per URL (build.stage_origin): the rules, the news
         # filter, the URLs noted for the state file, the writer.
-        config = Config.from_settings(Settings({
-            "SITEMAPGEN_ENABLED": True, "SITEMAPGEN_CHANGEFREQ": [[r"/p1", "hourly"]],
-            "SITEMAPGEN_PRIORITY": [[r"caf", 0.3]],
-        }))
+        config = Config.from_settings(
+            Settings(
+                {
+                    "SITEMAPGEN_ENABLED": True,
+                    "SITEMAPGEN_CHANGEFREQ": [[r"/p1", "hourly"]],
+                    "SITEMAPGEN_PRIORITY": [[r"caf", 0.3]],
+                }
+            )
+        )
         written = noted = 0
         for origin in store.origins():
             notes = UrlNotes(iter(()), lambda seq, data: None)
             output = write_origin(
                 _noted(with_rules(store.entries(origin), config), notes),
                 news=fresh_news(store.news_entries(origin), NOW, config.news_max_age, Tally()),
-                scope=origin.root, base_url=origin.root, lastmod="2020-01-01",
+                scope=origin.root,
+                base_url=origin.root,
+                lastmod="2020-01-01",
                 open_sink=lambda name: io.BytesIO(),
             )
             written += output.url_count
@@ -537,7 +723,9 @@ def test_workers_run_without_the_cyclic_collector_and_the_parent_keeps_it(tmp_pa
     import gc
 
     feed = tmp_path / "feed.jsonl"
-    feed.write_text("".join(json.dumps({"loc": f"https://a.example/{n}"}) + "\n" for n in range(50)))
+    feed.write_text(
+        "".join(json.dumps({"loc": f"https://a.example/{n}"}) + "\n" for n in range(50))
+    )
     store, _ = build_store(feed, UrlPolicy(), NOW, workers=2, temp_dir=str(tmp_path))
     try:
         assert store.pool is not None

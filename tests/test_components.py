@@ -4,10 +4,8 @@ fed real Response and item objects."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import scrapy
@@ -27,6 +25,10 @@ from scrapy_sitemapgen import (
 )
 from scrapy_sitemapgen.sitemaps.facts import News, UrlFacts, Video
 from scrapy_sitemapgen.sitemaps.urls import origin_of
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Callable, Iterator
+    from pathlib import Path
 
 PAGE = "https://www.example.com/p"
 
@@ -143,9 +145,16 @@ def test_item_lastmod_beats_page_lastmod_in_either_order(exporter) -> None:
         (HtmlResponse(PAGE, status=404, request=Request(PAGE)), "status/404"),
         (HtmlResponse(PAGE, status=301, request=Request(PAGE)), "status/301"),
         (HtmlResponse(PAGE, status=204, request=Request(PAGE)), "status/204"),
-        (TextResponse(PAGE, headers={"Content-Type": "text/plain"}, request=Request(PAGE)), "content_type"),
         (
-            HtmlResponse(PAGE, headers={"Content-Type": "text/html"}, request=Request(PAGE, meta={"dont_sitemap": True})),
+            TextResponse(PAGE, headers={"Content-Type": "text/plain"}, request=Request(PAGE)),
+            "content_type",
+        ),
+        (
+            HtmlResponse(
+                PAGE,
+                headers={"Content-Type": "text/html"},
+                request=Request(PAGE, meta={"dont_sitemap": True}),
+            ),
             "dont_sitemap",
         ),
     ],
@@ -164,7 +173,9 @@ async def test_pages_recorded_counted_in_batches_and_exactly_at_close(exporter) 
     middleware = build_from_crawler(SitemapSpiderMiddleware, exporter.crawler)
     for number in range(250):
         url = f"{PAGE}/{number}"
-        middleware._record(HtmlResponse(url, headers={"Content-Type": "text/html"}, request=Request(url)))
+        middleware._record(
+            HtmlResponse(url, headers={"Content-Type": "text/html"}, request=Request(url))
+        )
     assert exporter.stats.get_value("sitemapgen/pages/recorded") == 200
     await exporter.spider_closed(exporter.crawler.spider, "shutdown")
     assert exporter.stats.get_value("sitemapgen/pages/recorded") == 250
@@ -172,7 +183,9 @@ async def test_pages_recorded_counted_in_batches_and_exactly_at_close(exporter) 
 
 def test_middleware_records_without_a_request(exporter) -> None:
     """A response built by a spider (no request) still has a URL worth listing."""
-    response = HtmlResponse(PAGE + "#frag", headers={"Content-Type": "application/xhtml+xml; charset=utf-8"})
+    response = HtmlResponse(
+        PAGE + "#frag", headers={"Content-Type": "application/xhtml+xml; charset=utf-8"}
+    )
     build_from_crawler(SitemapSpiderMiddleware, exporter.crawler)._record(response)
     assert stored(exporter) == [UrlFacts(PAGE)]
     assert origin_of(PAGE).name == "https_www.example.com_443"
@@ -181,7 +194,9 @@ def test_middleware_records_without_a_request(exporter) -> None:
 def test_addon_adds_the_three_components_without_overriding_user_orders() -> None:
     settings = Settings({"SPIDER_MIDDLEWARES": {"scrapy_sitemapgen.SitemapSpiderMiddleware": 10}})
     Addon().update_settings(settings)
-    assert settings.getdict("SPIDER_MIDDLEWARES") == {"scrapy_sitemapgen.SitemapSpiderMiddleware": 10}
+    assert settings.getdict("SPIDER_MIDDLEWARES") == {
+        "scrapy_sitemapgen.SitemapSpiderMiddleware": 10
+    }
     assert settings.getdict("ITEM_PIPELINES") == {SitemapItemPipeline: 900}
     assert settings.getdict("EXTENSIONS") == {SitemapExporter: 500}
 
@@ -238,7 +253,9 @@ def exporter_with(tmp_path: Path) -> Iterator[Callable[..., SitemapExporter]]:
 
 def skipped_stats(exporter: SitemapExporter) -> dict[str, int]:
     prefix = "sitemapgen/skipped/"
-    return {k[len(prefix):]: v for k, v in exporter.stats.get_stats().items() if k.startswith(prefix)}
+    return {
+        k[len(prefix) :]: v for k, v in exporter.stats.get_stats().items() if k.startswith(prefix)
+    }
 
 
 def test_item_images_recorded(exporter) -> None:
@@ -252,18 +269,24 @@ def test_item_images_recorded(exporter) -> None:
         ],
     }
     assert pipeline_for(exporter).process_item(item) is item
-    assert stored(exporter) == [UrlFacts(PAGE, images=(f"{CDN}/a.jpg", f"{CDN}/b%20c.jpg", f"{CDN}/D.jpg"))]
+    assert stored(exporter) == [
+        UrlFacts(PAGE, images=(f"{CDN}/a.jpg", f"{CDN}/b%20c.jpg", f"{CDN}/D.jpg"))
+    ]
     assert skipped_stats(exporter) == {}
 
 
 def test_item_images_as_a_tuple_or_generator(exporter) -> None:
     pipeline_for(exporter).process_item({"loc": PAGE, "images": (f"{CDN}/a.jpg",)})
-    pipeline_for(exporter).process_item({"loc": PAGE + "2", "images": (u for u in [f"{CDN}/b.jpg"])})
+    pipeline_for(exporter).process_item(
+        {"loc": PAGE + "2", "images": (u for u in [f"{CDN}/b.jpg"])}
+    )
     assert [e.images for e in stored(exporter)] == [(f"{CDN}/a.jpg",), (f"{CDN}/b.jpg",)]
 
 
 @pytest.mark.parametrize(
-    "images", [f"{CDN}/a.jpg", b"https://cdn.example.net/a.jpg", {"loc": f"{CDN}/a.jpg"}, 5], ids=repr
+    "images",
+    [f"{CDN}/a.jpg", b"https://cdn.example.net/a.jpg", {"loc": f"{CDN}/a.jpg"}, 5],
+    ids=repr,
 )
 def test_item_images_not_a_list(exporter, images) -> None:
     # A string is not a list of one URL: it is refused, not read character by character.
@@ -273,7 +296,10 @@ def test_item_images_not_a_list(exporter, images) -> None:
 
 
 def test_item_bad_image_url_dropped_alone(exporter) -> None:
-    item = {"loc": PAGE, "images": ["/relative.png", f"{CDN}/ok.jpg", "javascript:alert(1)", None, 7]}
+    item = {
+        "loc": PAGE,
+        "images": ["/relative.png", f"{CDN}/ok.jpg", "javascript:alert(1)", None, 7],
+    }
     pipeline_for(exporter).process_item(item)
     assert stored(exporter) == [UrlFacts(PAGE, images=(f"{CDN}/ok.jpg",))]
     assert skipped_stats(exporter) == {"item_bad_image": 4}
@@ -322,7 +348,9 @@ def test_item_videos_recorded(exporter) -> None:
     ids=["no-thumbnail", "no-media-url", "title-only", "string"],
 )
 def test_item_incomplete_video_dropped_alone(exporter, bad) -> None:
-    pipeline_for(exporter).process_item({"loc": PAGE, "videos": [bad, ITEM_VIDEO], "changefreq": "daily"})
+    pipeline_for(exporter).process_item(
+        {"loc": PAGE, "videos": [bad, ITEM_VIDEO], "changefreq": "daily"}
+    )
     [entry] = stored(exporter)
     assert [v.content_loc for v in entry.videos] == [f"{CDN}/video/123.mp4"]
     assert entry.changefreq == "daily"
@@ -336,7 +364,9 @@ def test_item_videos_not_a_list(exporter) -> None:
 
 
 def test_item_video_with_bad_duration_kept_without_it(exporter) -> None:
-    pipeline_for(exporter).process_item({"loc": PAGE, "videos": [{**ITEM_VIDEO, "duration": 28_801}]})
+    pipeline_for(exporter).process_item(
+        {"loc": PAGE, "videos": [{**ITEM_VIDEO, "duration": 28_801}]}
+    )
     [entry] = stored(exporter)
     assert [(v.content_loc, v.duration) for v in entry.videos] == [(f"{CDN}/video/123.mp4", None)]
     assert skipped_stats(exporter) == {"item_video_bad_duration": 1}
@@ -375,7 +405,9 @@ def test_item_bad_news_dropped_alone(exporter, news, reason) -> None:
 
 
 def test_item_news_bad_language_with_sitemap_item(exporter) -> None:
-    pipeline_for(exporter).process_item(SitemapItem(loc=PAGE, news={**NEWS_FIELDS, "publication_language": "English"}))
+    pipeline_for(exporter).process_item(
+        SitemapItem(loc=PAGE, news={**NEWS_FIELDS, "publication_language": "English"})
+    )
     assert stored(exporter) == [UrlFacts(PAGE)]
     assert exporter.stats.get_value("sitemapgen/skipped/item_news_bad_language") == 1
 
@@ -393,7 +425,9 @@ def test_item_news_bad_language_with_sitemap_item(exporter) -> None:
         ({"SITEMAPGEN_ALLOW": ["/blog/"]}, "https://www.example.com/shop/a", "not_allowed"),
     ],
 )
-def test_items_refused_by_the_patterns_are_not_recorded(exporter_with, settings, loc, reason) -> None:
+def test_items_refused_by_the_patterns_are_not_recorded(
+    exporter_with, settings, loc, reason
+) -> None:
     exporter = exporter_with(**settings)
     item = {"loc": loc, "priority": 0.5, "images": [f"{CDN}/a.jpg"]}
     assert pipeline_for(exporter).process_item(item) is item
@@ -412,7 +446,10 @@ def test_items_matching_the_allow_patterns_are_recorded(exporter_with) -> None:
     ("loc", "expected"),
     [
         ("https://www.example.com/p?sid=abc&page=2", "https://www.example.com/p?page=2"),
-        ("https://www.example.com/cart;jsessionid=0AB12C?item=7", "https://www.example.com/cart?item=7"),
+        (
+            "https://www.example.com/cart;jsessionid=0AB12C?item=7",
+            "https://www.example.com/cart?item=7",
+        ),
         ("https://www.example.com/p?PHPSESSID=1", "https://www.example.com/p"),
     ],
 )
@@ -424,7 +461,9 @@ def test_g4_item_loc_stored_without_session_id(exporter, loc, expected) -> None:
 def test_g4_page_and_item_with_different_session_ids_are_one_entry(exporter) -> None:
     middleware = build_from_crawler(SitemapSpiderMiddleware, exporter.crawler)
     url = "https://www.example.com/cart;jsessionid=0AB12C?item=7"
-    middleware._record(HtmlResponse(url, headers={"Content-Type": "text/html"}, request=Request(url)))
+    middleware._record(
+        HtmlResponse(url, headers={"Content-Type": "text/html"}, request=Request(url))
+    )
     item = {"loc": "https://www.example.com/cart?item=7&PHPSESSID=99", "changefreq": "daily"}
     pipeline_for(exporter).process_item(item)
     assert stored(exporter) == [UrlFacts("https://www.example.com/cart?item=7", changefreq="daily")]
@@ -480,7 +519,10 @@ def test_switched_off_page_facts_build_no_selector(exporter_with) -> None:
     response = CountingResponse(
         PAGE,
         body=RICH_PAGE,
-        headers={"Content-Type": "text/html; charset=utf-8", "Last-Modified": "Wed, 21 Oct 2015 07:28:00 GMT"},
+        headers={
+            "Content-Type": "text/html; charset=utf-8",
+            "Last-Modified": "Wed, 21 Oct 2015 07:28:00 GMT",
+        },
         request=Request(PAGE),
     )
     build_from_crawler(SitemapSpiderMiddleware, exporter.crawler)._record(response)
@@ -495,7 +537,9 @@ async def test_middleware_and_callback_share_one_selector(exporter) -> None:
     body = RICH_PAGE.replace(b'<meta name="robots" content="noindex">', b"").replace(
         b"https://www.example.com/elsewhere", PAGE.encode()
     )
-    response = CountingResponse(PAGE, body=body, headers={"Content-Type": "text/html"}, request=Request(PAGE))
+    response = CountingResponse(
+        PAGE, body=body, headers={"Content-Type": "text/html"}, request=Request(PAGE)
+    )
     seen_before_callback: list[int] = []
 
     async def callback() -> AsyncIterator[dict[str, Any]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from scrapy import signals
@@ -11,6 +11,9 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy_sitemapgen import SitemapExporter, SitemapItemPipeline, SitemapSpiderMiddleware
 
 from .output import files, lastmods, read_urls
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _collect_items(crawler) -> list:
@@ -31,8 +34,14 @@ async def test_crawl_writes_one_valid_set_per_origin(site, crawl, tmp_path: Path
     # P8, P15: per origin one index, its urlset(s), the robots.txt lines and the manifest;
     # beside them the state that makes the next run incremental; nothing else.
     assert files(out) == {
-        f"{a}/sitemap.xml", f"{a}/sitemap-1.xml.gz", f"{a}/robots.txt", f"{a}/manifest.json",
-        f"{b}/sitemap.xml", f"{b}/sitemap-1.xml.gz", f"{b}/robots.txt", f"{b}/manifest.json",
+        f"{a}/sitemap.xml",
+        f"{a}/sitemap-1.xml.gz",
+        f"{a}/robots.txt",
+        f"{a}/manifest.json",
+        f"{b}/sitemap.xml",
+        f"{b}/sitemap-1.xml.gz",
+        f"{b}/robots.txt",
+        f"{b}/manifest.json",
         ".sitemapgen-state.sqlite3",
     }
     # Exact URL sets and lastmods (P3, P4): redirect under its final URL; 404, 500, PDF,
@@ -77,7 +86,11 @@ async def test_spider_output_is_unchanged(site, crawl, tmp_path: Path) -> None:
         from .conftest import BASE_SETTINGS, SiteSpider
 
         runner = CrawlerRunner(
-            {**BASE_SETTINGS, "SITEMAPGEN_ENABLED": enabled, "SITEMAPGEN_URI": str(tmp_path / str(enabled))}
+            {
+                **BASE_SETTINGS,
+                "SITEMAPGEN_ENABLED": enabled,
+                "SITEMAPGEN_URI": str(tmp_path / str(enabled)),
+            }
         )
         crawler = runner.create_crawler(SiteSpider)
         items = _collect_items(crawler)
@@ -123,7 +136,9 @@ async def test_components_by_hand_without_addon(site, crawl, tmp_path: Path) -> 
     ],
 )
 @deferred_f_from_coro_f
-async def test_bad_setting_stops_the_crawl_before_it_starts(site, crawl, name, value, fragment) -> None:
+async def test_bad_setting_stops_the_crawl_before_it_starts(
+    site, crawl, name, value, fragment
+) -> None:
     with pytest.raises(ValueError, match=name) as info:
         await crawl({name: value}, start_url=site.a.url("/"))
     assert repr(value) in str(info.value)
@@ -136,7 +151,12 @@ async def test_split_at_max_urls_in_url_order(site, crawl, tmp_path: Path) -> No
     await crawl({"SITEMAPGEN_MAX_URLS": 3, "SITEMAPGEN_GZIP": False}, start_url=site.a.url("/"))
     out = tmp_path / "out" / site.a.origin.name
     assert sorted(p.name for p in out.iterdir()) == [
-        "manifest.json", "robots.txt", "sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml", "sitemap.xml"
+        "manifest.json",
+        "robots.txt",
+        "sitemap-1.xml",
+        "sitemap-2.xml",
+        "sitemap-3.xml",
+        "sitemap.xml",
     ]
     expected = sorted(site.expected()[site.a.origin.name])
     from xml.etree import ElementTree

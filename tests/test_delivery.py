@@ -11,9 +11,8 @@ import logging
 import sqlite3
 import threading
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
 import pytest
@@ -22,6 +21,9 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 
 from .output import read_urls
 from .xmlcheck import NS, assert_valid, read_bytes
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 OLD = "2001-02-03T04:05:06+00:00"
 
@@ -43,7 +45,9 @@ def age_state(state: Path) -> None:
 
 
 @deferred_f_from_coro_f
-async def test_unchanged_files_keep_lastmod_and_are_not_rewritten(site, crawl, tmp_path: Path, caplog) -> None:
+async def test_unchanged_files_keep_lastmod_and_are_not_rewritten(
+    site, crawl, tmp_path: Path, caplog
+) -> None:
     out = tmp_path / "out"
     a = site.a.origin.name
     await crawl({"SITEMAPGEN_MAX_URLS": 4}, start_url=site.a.url("/"))
@@ -66,7 +70,9 @@ async def test_unchanged_files_keep_lastmod_and_are_not_rewritten(site, crawl, t
     age_state(out / ".sitemapgen-state.sqlite3")
     caplog.clear()
     with caplog.at_level(logging.INFO):
-        await crawl({"SITEMAPGEN_MAX_URLS": 4, "SITEMAPGEN_DENY": [r"/page3$"]}, start_url=site.a.url("/"))
+        await crawl(
+            {"SITEMAPGEN_MAX_URLS": 4, "SITEMAPGEN_DENY": [r"/page3$"]}, start_url=site.a.url("/")
+        )
     lastmods = index_lastmods(out / a)
     # 9 URLs sorted: /, /caf%C3%A9, /long/..., /page1 | /page2, /page3, /q?.., /sp%20ace | /xhtml
     # Without /page3, 8 URLs: the first file is the same, the second changes, no third.
@@ -105,7 +111,9 @@ async def test_manifest_lists_every_file_with_its_facts(site, crawl, tmp_path: P
 @deferred_f_from_coro_f
 async def test_text_sitemaps_one_url_per_line_not_in_the_index(site, crawl, tmp_path: Path) -> None:
     """P11: UTF-8, one absolute URL per line, nothing else; split at the same limits."""
-    await crawl({"SITEMAPGEN_FORMATS": ["xml", "txt"], "SITEMAPGEN_MAX_URLS": 5}, start_url=site.a.url("/"))
+    await crawl(
+        {"SITEMAPGEN_FORMATS": ["xml", "txt"], "SITEMAPGEN_MAX_URLS": 5}, start_url=site.a.url("/")
+    )
     folder = tmp_path / "out" / site.a.origin.name
     lines = [
         gzip.decompress((folder / f"sitemap-{n}.txt.gz").read_bytes()).decode("utf-8").splitlines()
@@ -118,9 +126,15 @@ async def test_text_sitemaps_one_url_per_line_not_in_the_index(site, crawl, tmp_
 
 @deferred_f_from_coro_f
 async def test_text_only(site, crawl, tmp_path: Path) -> None:
-    await crawl({"SITEMAPGEN_FORMATS": ["txt"], "SITEMAPGEN_GZIP": False}, start_url=site.a.url("/"))
+    await crawl(
+        {"SITEMAPGEN_FORMATS": ["txt"], "SITEMAPGEN_GZIP": False}, start_url=site.a.url("/")
+    )
     folder = tmp_path / "out" / site.b.origin.name
-    assert sorted(p.name for p in folder.iterdir()) == ["manifest.json", "robots.txt", "sitemap-1.txt"]
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "manifest.json",
+        "robots.txt",
+        "sitemap-1.txt",
+    ]
     assert (folder / "sitemap-1.txt").read_text() == "".join(
         f"{loc}\n" for loc in sorted(site.expected()[site.b.origin.name])
     )
@@ -162,7 +176,9 @@ class FlakyStorage(FileFeedStorage):
 
 
 @deferred_f_from_coro_f
-async def test_failed_upload_counts_keeps_going_and_holds_back_the_index(site, crawl, tmp_path: Path, caplog) -> None:
+async def test_failed_upload_counts_keeps_going_and_holds_back_the_index(
+    site, crawl, tmp_path: Path, caplog
+) -> None:
     remote = tmp_path / "remote"
     settings = {
         "FEED_STORAGES": {"flaky": FlakyStorage},
@@ -176,12 +192,20 @@ async def test_failed_upload_counts_keeps_going_and_holds_back_the_index(site, c
         crawler = await crawl(settings, start_url=site.a.url("/"))
     # Origin a: every file but the failed one and the index, which must not name it.
     assert sorted(p.name for p in a.iterdir()) == [
-        "manifest.json", "robots.txt", "sitemap-1.xml.gz", "sitemap-3.xml.gz",
-        "sitemap-4.xml.gz", "sitemap-5.xml.gz",
+        "manifest.json",
+        "robots.txt",
+        "sitemap-1.xml.gz",
+        "sitemap-3.xml.gz",
+        "sitemap-4.xml.gz",
+        "sitemap-5.xml.gz",
     ]
     # Origin b is complete, and its urlsets are what a local run writes.
     assert sorted(p.name for p in b.iterdir()) == [
-        "manifest.json", "robots.txt", "sitemap-1.xml.gz", "sitemap-2.xml.gz", "sitemap.xml",
+        "manifest.json",
+        "robots.txt",
+        "sitemap-1.xml.gz",
+        "sitemap-2.xml.gz",
+        "sitemap.xml",
     ]
     assert_valid(b / "sitemap.xml")
     stats = crawler.stats.get_stats()
@@ -237,7 +261,10 @@ async def test_ftp_delivery_to_a_real_server(site, crawl, tmp_path: Path, ftp_se
     arrived = home / "sitemaps"
     for origin in (site.a.origin.name, site.b.origin.name):
         assert sorted(p.name for p in (arrived / origin).iterdir()) == [
-            "manifest.json", "robots.txt", "sitemap-1.xml.gz", "sitemap.xml",
+            "manifest.json",
+            "robots.txt",
+            "sitemap-1.xml.gz",
+            "sitemap.xml",
         ]
         # The bytes that arrived are the bytes a local run writes (gzip is deterministic).
         assert (arrived / origin / "sitemap-1.xml.gz").read_bytes() == (
@@ -257,7 +284,10 @@ def s3_server() -> Iterator[tuple[str, Any]]:
     server.start()
     endpoint = "http://{}:{}".format(*server.get_host_and_port())
     client = boto3.client(
-        "s3", endpoint_url=endpoint, aws_access_key_id="test", aws_secret_access_key="test",
+        "s3",
+        endpoint_url=endpoint,
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
         region_name="us-east-1",
     )
     client.create_bucket(Bucket="sitemaps")
@@ -266,7 +296,9 @@ def s3_server() -> Iterator[tuple[str, Any]]:
 
 
 @deferred_f_from_coro_f
-async def test_s3_delivery_to_an_s3_compatible_server(site, crawl, tmp_path: Path, s3_server) -> None:
+async def test_s3_delivery_to_an_s3_compatible_server(
+    site, crawl, tmp_path: Path, s3_server
+) -> None:
     endpoint, client = s3_server
     local = tmp_path / "local"
     await crawl({"SITEMAPGEN_URI": str(local)}, start_url=site.a.url("/"))

@@ -12,7 +12,10 @@ DEMO = Path(__file__).parents[1] / "example_spider" / "demo.py"
 def test_demo_crawls_both_origins_and_writes_valid_sets(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, str(DEMO), "--output", str(tmp_path / "sitemaps")],
-        capture_output=True, text=True, timeout=300, check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     assert "Demo OK: 32 URLs over 2 origins." in result.stdout

@@ -21,11 +21,11 @@ from scrapy import Request
 from scrapy.http import HtmlResponse
 from scrapy.settings import Settings
 
+from scrapy_sitemapgen.crawl.extract import _normal_prefix, _normal_url, _Page
+from scrapy_sitemapgen.settings import Config
 from scrapy_sitemapgen.sitemaps import page
-from scrapy_sitemapgen.crawl.extract import _normal_url, _normal_prefix, _Page
 from scrapy_sitemapgen.sitemaps.facts import Alternate, FactRejected, parse_hreflang
 from scrapy_sitemapgen.sitemaps.limits import MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
-from scrapy_sitemapgen.settings import Config
 from scrapy_sitemapgen.sitemaps.urls import UrlRejected, is_normal, normalize_loc
 
 from .test_properties import NASTY, PROPERTY, url_text
@@ -59,10 +59,16 @@ SHAPED = [
     "ja\tvascript:x", "https://[::1/x", "http://127.0.0.1:8000/p/1?jsessionid=5",
     "/p;jsessionid=5", "/p?jsessionid=5&a=1",
 ]  # fmt: skip
-value = st.one_of(st.sampled_from(SHAPED), st.sampled_from(NASTY), url_text, st.sampled_from(SHAPED).flatmap(
-    lambda shaped: url_text.map(lambda tail: shaped + tail)
-))
-hreflang = st.one_of(st.sampled_from(["en", "de-AT", "x-default", " fr ", "EN", "", "e n", "zz-ZZZZ", "x-def"]), st.text(max_size=8))
+value = st.one_of(
+    st.sampled_from(SHAPED),
+    st.sampled_from(NASTY),
+    url_text,
+    st.sampled_from(SHAPED).flatmap(lambda shaped: url_text.map(lambda tail: shaped + tail)),
+)
+hreflang = st.one_of(
+    st.sampled_from(["en", "de-AT", "x-default", " fr ", "EN", "", "e n", "zz-ZZZZ", "x-def"]),
+    st.text(max_size=8),
+)
 
 
 class Skips:
@@ -85,7 +91,9 @@ def config(**extra: Any) -> Config:
 
 CONFIGS = [
     config(),
-    config(SITEMAPGEN_HOST_ALIASES={"127.0.0.1": "localhost", "cdn.example.com": "img.example.com"}),
+    config(
+        SITEMAPGEN_HOST_ALIASES={"127.0.0.1": "localhost", "cdn.example.com": "img.example.com"}
+    ),
     config(SITEMAPGEN_STRIP_PARAMS=[], SITEMAPGEN_IMAGE_DENY=[r"\.png$"]),
 ]
 
@@ -95,29 +103,44 @@ def attr(text: str) -> str:
 
 
 def make_page(
-    base: str, base_href: str | None, encoding: str, images: list[str], srcsets: list[str],
-    alternates: list[tuple[str, str]], link_header: list[tuple[str, str]], conf: Config,
+    base: str,
+    base_href: str | None,
+    encoding: str,
+    images: list[str],
+    srcsets: list[str],
+    alternates: list[tuple[str, str]],
+    link_header: list[tuple[str, str]],
+    conf: Config,
 ) -> tuple[_Page, Skips]:
     head = f'<meta charset="{encoding}">'
     if base_href is not None:
         head += f'<base href="{attr(base_href)}">'
     head += "".join(f'<meta property="og:image" content="{attr(v)}">' for v in images[:1])
     head += "".join(
-        f'<link rel="alternate" hreflang="{attr(lang)}" href="{attr(href)}">' for lang, href in alternates
+        f'<link rel="alternate" hreflang="{attr(lang)}" href="{attr(href)}">'
+        for lang, href in alternates
     )
     body = "".join(f'<img src="{attr(v)}">' for v in images[1:])
-    body += "".join(f'<picture><source srcset="{attr(v)} 2x"></picture><img srcset="{attr(v)}, /s.jpg 2x">' for v in srcsets)
+    body += "".join(
+        f'<picture><source srcset="{attr(v)} 2x"></picture><img srcset="{attr(v)}, /s.jpg 2x">'
+        for v in srcsets
+    )
     document = f"<!DOCTYPE html><html><head>{head}</head><body>{body}</body></html>"
     headers = {"Content-Type": f"text/html; charset={encoding}"}
     if link_header:
-        headers["Link"] = ", ".join(f'<{href}>; rel="alternate"; hreflang="{lang}"' for lang, href in link_header)
+        headers["Link"] = ", ".join(
+            f'<{href}>; rel="alternate"; hreflang="{lang}"' for lang, href in link_header
+        )
     try:
         url = conf.url_policy.loc(base)
     except UrlRejected:
         url = "http://127.0.0.1:8000/fallback"
     response = HtmlResponse(
-        url, body=document.encode(encoding, "replace"), headers={k: v.encode("latin-1", "replace") for k, v in headers.items()},
-        request=Request(url), encoding=encoding,
+        url,
+        body=document.encode(encoding, "replace"),
+        headers={k: v.encode("latin-1", "replace") for k, v in headers.items()},
+        request=Request(url),
+        encoding=encoding,
     )
     skips = Skips()
     return _Page(response, conf, skips, url), skips  # type: ignore[arg-type]
@@ -148,7 +171,11 @@ def long_road_alternates(facts: _Page) -> tuple[tuple[Alternate, ...], list[tupl
     skips: list[tuple[str, object]] = []
     for lang, href in page.alternates(facts.nodes, facts.links, facts.base, facts.response.url):
         try:
-            found[Alternate(parse_hreflang(lang), facts.config.url_policy.loc(href, facts.response.encoding))] = None
+            found[
+                Alternate(
+                    parse_hreflang(lang), facts.config.url_policy.loc(href, facts.response.encoding)
+                )
+            ] = None
         except FactRejected as exc:
             skips.append((exc.reason, lang))
         except UrlRejected as exc:
@@ -164,14 +191,25 @@ def long_road_alternates(facts: _Page) -> tuple[tuple[Alternate, ...], list[tupl
     images=st.lists(value, max_size=6),
     srcsets=st.lists(value, max_size=3),
     alternates=st.lists(st.tuples(hreflang, value), max_size=5),
-    link_header=st.lists(st.tuples(st.sampled_from(["en", "x-default", "bad lang"]), st.sampled_from(SHAPED[:12])), max_size=2),
+    link_header=st.lists(
+        st.tuples(st.sampled_from(["en", "x-default", "bad lang"]), st.sampled_from(SHAPED[:12])),
+        max_size=2,
+    ),
     conf=st.sampled_from(CONFIGS),
 )
 def test_images_and_alternates_match_the_long_road(
-    base: str, base_href: str | None, encoding: str, images: list[str], srcsets: list[str],
-    alternates: list[tuple[str, str]], link_header: list[tuple[str, str]], conf: Config,
+    base: str,
+    base_href: str | None,
+    encoding: str,
+    images: list[str],
+    srcsets: list[str],
+    alternates: list[tuple[str, str]],
+    link_header: list[tuple[str, str]],
+    conf: Config,
 ) -> None:
-    facts, skips = make_page(base, base_href, encoding, images, srcsets, alternates, link_header, conf)
+    facts, skips = make_page(
+        base, base_href, encoding, images, srcsets, alternates, link_header, conf
+    )
     facts.nodes, facts.base  # noqa: B018  # a broken <base href> is counted here, once
     skips.calls.clear()
     expected_images, image_skips = long_road_images(facts)
@@ -194,7 +232,11 @@ def test_normal_url_is_the_join_normalised(base: str, raw: str) -> None:
 
 
 @settings(PROPERTY, max_examples=1500)
-@given(url=st.one_of(value, st.sampled_from(BASES), st.tuples(st.sampled_from(BASES), value).map("".join)))
+@given(
+    url=st.one_of(
+        value, st.sampled_from(BASES), st.tuples(st.sampled_from(BASES), value).map("".join)
+    )
+)
 def test_is_normal_means_normalize_loc_leaves_it(url: str) -> None:
     if is_normal(url):
         assert normalize_loc(url) == url
@@ -208,7 +250,10 @@ def test_the_shortcut_takes_the_usual_shapes() -> None:
     assert prefix == "http://127.0.0.1:8000"
     assert _normal_url("/img/1-480.jpg", prefix, base) == "http://127.0.0.1:8000/img/1-480.jpg"
     assert _normal_url("/de/p/1?a=1&b=2", prefix, base) == "http://127.0.0.1:8000/de/p/1?a=1&b=2"
-    assert _normal_url("https://cdn.example.com/og/1.jpg", prefix, base) == "https://cdn.example.com/og/1.jpg"
+    assert (
+        _normal_url("https://cdn.example.com/og/1.jpg", prefix, base)
+        == "https://cdn.example.com/og/1.jpg"
+    )
     # The long road: dot segments, escapes, default ports, relative paths, upper case.
     for raw in ("/a/../b", "/a/./b", "/%41", "a/b", "/a b", "HTTPS://cdn.example.com/x", "//cdn/x"):
         assert _normal_url(raw, prefix, base) is None, raw
@@ -231,55 +276,143 @@ from .xmlcheck import assert_valid  # noqa: E402
 
 # Plausible values beside the hostile ones, so that most pages have something to list.
 good_url = st.one_of(
-    st.sampled_from(["/img/1.jpg", "https://cdn.example.com/og/1.jpg", "/de/p/1", "fr/p/2", "../x.png", "/v.mp4"]),
+    st.sampled_from(
+        [
+            "/img/1.jpg",
+            "https://cdn.example.com/og/1.jpg",
+            "/de/p/1",
+            "fr/p/2",
+            "../x.png",
+            "/v.mp4",
+        ]
+    ),
     value,
 )
 date_value = st.one_of(
-    st.sampled_from(["2024-01-02", "2024-01-02T03:04:05+01:00", "2024-01-02T03:04Z", "9999-01-01", "yesterday"]),
+    st.sampled_from(
+        ["2024-01-02", "2024-01-02T03:04:05+01:00", "2024-01-02T03:04Z", "9999-01-01", "yesterday"]
+    ),
     value,
 )
 json_value = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), value),
     lambda children: st.one_of(
         st.lists(children, max_size=3),
-        st.dictionaries(st.sampled_from(["@type", "contentUrl", "embedUrl", "thumbnailUrl", "name",
-                                         "description", "duration", "uploadDate", "dateModified",
-                                         "url", "@graph", "@value"]), children, max_size=5),
+        st.dictionaries(
+            st.sampled_from(
+                [
+                    "@type",
+                    "contentUrl",
+                    "embedUrl",
+                    "thumbnailUrl",
+                    "name",
+                    "description",
+                    "duration",
+                    "uploadDate",
+                    "dateModified",
+                    "url",
+                    "@graph",
+                    "@value",
+                ]
+            ),
+            children,
+            max_size=5,
+        ),
     ),
     max_leaves=12,
 )
 video_object = st.fixed_dictionaries(
     {"@type": st.sampled_from(["VideoObject", "schema:VideoObject", ["Thing", "VideoObject"]])},
     optional={
-        "contentUrl": good_url, "embedUrl": good_url, "thumbnailUrl": st.one_of(good_url, st.lists(good_url, max_size=2)),
-        "name": st.one_of(st.text(max_size=30), value), "description": st.one_of(st.text(max_size=30), value), "duration": st.one_of(value, st.sampled_from(["PT1M", "P1D", "PT"])),
+        "contentUrl": good_url,
+        "embedUrl": good_url,
+        "thumbnailUrl": st.one_of(good_url, st.lists(good_url, max_size=2)),
+        "name": st.one_of(st.text(max_size=30), value),
+        "description": st.one_of(st.text(max_size=30), value),
+        "duration": st.one_of(value, st.sampled_from(["PT1M", "P1D", "PT"])),
         "uploadDate": date_value,
     },
 )
 element = st.one_of(
-    st.builds(lambda n, c: f'<meta name="{attr(n)}" content="{attr(c)}">',
-              st.sampled_from(["robots", "googlebot", "ROBOTS", "other"]), st.one_of(value, st.sampled_from(["noindex", "none, x", "nofollow"]))),
-    st.builds(lambda c: f'<meta http-equiv="refresh" content="{attr(c)}">', st.one_of(value, value.map(lambda v: "0; url=" + v))),
-    st.builds(lambda p, c: f'<meta property="{attr(p)}" content="{attr(c)}">',
-              st.sampled_from(["og:image", "og:video", "og:video:url", "og:video:type", "og:title", "og:description",
-                               "og:video:duration", "article:modified_time", "og:updated_time", "OG:IMAGE "]),
-              st.one_of(good_url, date_value)),
+    st.builds(
+        lambda n, c: f'<meta name="{attr(n)}" content="{attr(c)}">',
+        st.sampled_from(["robots", "googlebot", "ROBOTS", "other"]),
+        st.one_of(value, st.sampled_from(["noindex", "none, x", "nofollow"])),
+    ),
+    st.builds(
+        lambda c: f'<meta http-equiv="refresh" content="{attr(c)}">',
+        st.one_of(value, value.map(lambda v: "0; url=" + v)),
+    ),
+    st.builds(
+        lambda p, c: f'<meta property="{attr(p)}" content="{attr(c)}">',
+        st.sampled_from(
+            [
+                "og:image",
+                "og:video",
+                "og:video:url",
+                "og:video:type",
+                "og:title",
+                "og:description",
+                "og:video:duration",
+                "article:modified_time",
+                "og:updated_time",
+                "OG:IMAGE ",
+            ]
+        ),
+        st.one_of(good_url, date_value),
+    ),
     st.builds(lambda c: f'<meta itemprop="dateModified" content="{attr(c)}">', date_value),
     st.builds(lambda t: f'<time itemprop="dateModified">{html.escape(t)}</time>', date_value),
-    st.builds(lambda r, h, l: f'<link rel="{attr(r)}" href="{attr(h)}" hreflang="{attr(l)}">',
-              st.sampled_from(["canonical", "alternate", "alternate", "Canonical alternate", "icon"]), good_url, hreflang),
-    st.builds(lambda s, ss: f'<img src="{attr(s)}" srcset="{attr(ss)}">', good_url, st.one_of(good_url, value)),
-    st.builds(lambda ss: f'<picture><source srcset="{attr(ss)}"></picture>', st.one_of(good_url, value)),
-    st.builds(lambda s, p, t: f'<video src="{attr(s)}" poster="{attr(p)}" title="{attr(t)}"><source src="{attr(s)}"></video>',
-              good_url, good_url, st.one_of(st.text(max_size=30), value)),
-    st.builds(lambda j: f'<script type="application/ld+json">{_json.dumps(j)}</script>', st.one_of(json_value, video_object, video_object)),
+    st.builds(
+        lambda r, h, lang: f'<link rel="{attr(r)}" href="{attr(h)}" hreflang="{attr(lang)}">',
+        st.sampled_from(["canonical", "alternate", "alternate", "Canonical alternate", "icon"]),
+        good_url,
+        hreflang,
+    ),
+    st.builds(
+        lambda s, ss: f'<img src="{attr(s)}" srcset="{attr(ss)}">',
+        good_url,
+        st.one_of(good_url, value),
+    ),
+    st.builds(
+        lambda ss: f'<picture><source srcset="{attr(ss)}"></picture>', st.one_of(good_url, value)
+    ),
+    st.builds(
+        lambda s, p, t: (
+            f'<video src="{attr(s)}" poster="{attr(p)}" title="{attr(t)}"><source src="{attr(s)}"></video>'
+        ),
+        good_url,
+        good_url,
+        st.one_of(st.text(max_size=30), value),
+    ),
+    st.builds(
+        lambda j: f'<script type="application/ld+json">{_json.dumps(j)}</script>',
+        st.one_of(json_value, video_object, video_object),
+    ),
     st.builds(lambda t: f'<script type="application/ld+json">{t}</script>', value),
     st.builds(lambda b: f'<base href="{attr(b)}">', value),
 )
 header = st.one_of(
-    st.tuples(st.just("Last-Modified"), st.one_of(value, st.sampled_from(["Wed, 21 Oct 2015 07:28:00 GMT", "Sat, 01 Jan 2300 00:00:00 GMT"]))),
-    st.tuples(st.just("X-Robots-Tag"), st.one_of(value, st.sampled_from(["noindex", "googlebot: noindex", "otherbot: none"]))),
-    st.tuples(st.just("Link"), st.one_of(value, st.builds(lambda h, l: f'<{h}>; rel="alternate"; hreflang="{l}"', value, hreflang))),
+    st.tuples(
+        st.just("Last-Modified"),
+        st.one_of(
+            value,
+            st.sampled_from(["Wed, 21 Oct 2015 07:28:00 GMT", "Sat, 01 Jan 2300 00:00:00 GMT"]),
+        ),
+    ),
+    st.tuples(
+        st.just("X-Robots-Tag"),
+        st.one_of(value, st.sampled_from(["noindex", "googlebot: noindex", "otherbot: none"])),
+    ),
+    st.tuples(
+        st.just("Link"),
+        st.one_of(
+            value,
+            st.builds(
+                lambda h, lang: f'<{h}>; rel="alternate"; hreflang="{lang}"', value, hreflang
+            ),
+        ),
+    ),
 )
 
 
@@ -297,26 +430,37 @@ def test_page_facts_of_hostile_pages(
     """Whatever the page holds, page_facts gives None or facts, never an exception, and
     the facts are written as a schema-valid urlset (P14) with the same loc."""
     document = f"<!DOCTYPE html><html><head>{''.join(elements[::2])}</head><body>{''.join(elements[1::2])}</body></html>"
-    raw_headers: dict[bytes, list[bytes]] = {b"Content-Type": [f"text/html; charset={encoding}".encode()]}
+    raw_headers: dict[bytes, list[bytes]] = {
+        b"Content-Type": [f"text/html; charset={encoding}".encode()]
+    }
     for name, text in headers:
         raw_headers.setdefault(name.encode(), []).append(text.encode("latin-1", "replace"))
     url = conf.url_policy.loc(base)
-    response = HtmlResponse(url, body=document.encode(encoding, "replace"), headers=raw_headers, request=Request(url))
+    response = HtmlResponse(
+        url, body=document.encode(encoding, "replace"), headers=raw_headers, request=Request(url)
+    )
     skips = Skips()
     facts = page_facts(response, conf, skips)  # type: ignore[arg-type]
     if facts is None:
         assert skips.calls and skips.calls[-1][0].startswith("excluded/")
         event(skips.calls[-1][0])
         return
-    event(f"listed: {bool(facts.images)} images, {bool(facts.videos)} videos, "
-          f"{bool(facts.alternates)} alternates, {facts.lastmod is not None} lastmod")
+    event(
+        f"listed: {bool(facts.images)} images, {bool(facts.videos)} videos, "
+        f"{bool(facts.alternates)} alternates, {facts.lastmod is not None} lastmod"
+    )
     assert facts.loc == url
     sinks = MemorySinks()
     writer_skips = WriterSkips()
     origin = origin_of(url)
     output = write_origin(
-        [facts], scope=origin.root, base_url=origin.root, lastmod="2024-01-01T00:00:00+00:00",
-        open_sink=sinks, options=WriterOptions(gzip=False), on_skip=writer_skips,
+        [facts],
+        scope=origin.root,
+        base_url=origin.root,
+        lastmod="2024-01-01T00:00:00+00:00",
+        open_sink=sinks,
+        options=WriterOptions(gzip=False),
+        on_skip=writer_skips,
     )
     assert writer_skips.calls == []
     assert [written.entries for written in output.sitemaps] == [1]

@@ -51,7 +51,9 @@ HTTP_DATE_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("header", "expected"), HTTP_DATE_CASES, ids=[repr(c[0]) for c in HTTP_DATE_CASES])
+@pytest.mark.parametrize(
+    ("header", "expected"), HTTP_DATE_CASES, ids=[repr(c[0]) for c in HTTP_DATE_CASES]
+)
 def test_p4_lastmod_from_http(header: str | bytes, expected: str) -> None:
     assert lastmod_from_http(header, now=NOW) == expected
 
@@ -94,7 +96,9 @@ def test_p4_lastmod_from_http_rejects_the_future(header: str) -> None:
     assert info.value.reason == "lastmod_future"
 
 
-@pytest.mark.parametrize("header", [b"Sat, 01 Jun 2024 12:00:00 GMT", "Sat, 01 Jun 2024 12:00:00 GMT"])
+@pytest.mark.parametrize(
+    "header", [b"Sat, 01 Jun 2024 12:00:00 GMT", "Sat, 01 Jun 2024 12:00:00 GMT"]
+)
 def test_p4_lastmod_from_http_checks_the_clock_on_every_call(header: str | bytes) -> None:
     """Parsed dates are remembered by value; the future check is not: the same header is
     a valid lastmod for a crawl after it and refused by a crawl whose clock is before it."""
@@ -113,9 +117,13 @@ def test_p4_lastmod_from_http_future_with_the_real_clock() -> None:
 
 def test_p4_lastmod_from_http_tolerates_clock_skew() -> None:
     # An hour ahead (a server clock slightly fast, or a zone mix-up) is still a lastmod.
-    assert lastmod_from_http("Sat, 01 Jun 2024 13:00:00 GMT", now=NOW) == "2024-06-01T13:00:00+00:00"
+    assert (
+        lastmod_from_http("Sat, 01 Jun 2024 13:00:00 GMT", now=NOW) == "2024-06-01T13:00:00+00:00"
+    )
     # Right now is fine too.
-    assert lastmod_from_http("Sat, 01 Jun 2024 12:00:00 GMT", now=NOW) == "2024-06-01T12:00:00+00:00"
+    assert (
+        lastmod_from_http("Sat, 01 Jun 2024 12:00:00 GMT", now=NOW) == "2024-06-01T12:00:00+00:00"
+    )
 
 
 def test_lastmod_future_tolerance_boundary() -> None:
@@ -136,7 +144,10 @@ LASTMOD_CASES = [
     (date(1999, 12, 31), "1999-12-31"),
     # datetime objects are written in UTC, to the second.
     (datetime(2024, 5, 6, 7, 8, 9, tzinfo=UTC), "2024-05-06T07:08:09+00:00"),
-    (datetime(2024, 5, 6, 9, 8, 9, tzinfo=timezone(timedelta(hours=2))), "2024-05-06T07:08:09+00:00"),
+    (
+        datetime(2024, 5, 6, 9, 8, 9, tzinfo=timezone(timedelta(hours=2))),
+        "2024-05-06T07:08:09+00:00",
+    ),
     (
         datetime(2024, 5, 6, 1, 38, 9, tzinfo=timezone(timedelta(hours=-5, minutes=-30))),
         "2024-05-06T07:08:09+00:00",
@@ -168,7 +179,9 @@ LASTMOD_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("value", "expected"), LASTMOD_CASES, ids=[repr(c[0]) for c in LASTMOD_CASES])
+@pytest.mark.parametrize(
+    ("value", "expected"), LASTMOD_CASES, ids=[repr(c[0]) for c in LASTMOD_CASES]
+)
 def test_p4_parse_lastmod(value: object, expected: str) -> None:
     assert parse_lastmod(value, now=NOW) == expected
 
@@ -274,7 +287,20 @@ def test_p5_changefreq_is_case_insensitive(value: str, expected: str) -> None:
 
 @pytest.mark.parametrize(
     "value",
-    ["", "day", "dayly", "biweekly", "fortnightly", "quarterly", "daily,weekly", "1d", None, 1, ["daily"], b"daily"],
+    [
+        "",
+        "day",
+        "dayly",
+        "biweekly",
+        "fortnightly",
+        "quarterly",
+        "daily,weekly",
+        "1d",
+        None,
+        1,
+        ["daily"],
+        b"daily",
+    ],
     ids=repr,
 )
 def test_p5_changefreq_rejects_other_values(value: object) -> None:
@@ -304,7 +330,9 @@ PRIORITY_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("value", "expected"), PRIORITY_CASES, ids=[repr(c[0]) for c in PRIORITY_CASES])
+@pytest.mark.parametrize(
+    ("value", "expected"), PRIORITY_CASES, ids=[repr(c[0]) for c in PRIORITY_CASES]
+)
 def test_p6_parse_priority(value: object, expected: str) -> None:
     text = parse_priority(value)
     assert text == expected
@@ -412,7 +440,13 @@ def test_g7_make_video_missing_required_field(missing: tuple[str, ...]) -> None:
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("title", "   "), ("description", "\n\t"), ("title", None), ("thumbnail_loc", ""), ("description", 42)],
+    [
+        ("title", "   "),
+        ("description", "\n\t"),
+        ("title", None),
+        ("thumbnail_loc", ""),
+        ("description", 42),
+    ],
     ids=repr,
 )
 def test_g7_make_video_blank_required_field_is_missing(field: str, value: object) -> None:
@@ -438,7 +472,10 @@ def test_g7_make_video_player_loc_alone_is_enough() -> None:
 def test_g7_make_video_content_loc_alone_is_enough() -> None:
     raw = {k: FULL_VIDEO[k] for k in ("thumbnail_loc", "title", "description", "content_loc")}
     made = make_video(raw, normalize_loc, Issues(), NOW)
-    assert (made.content_loc, made.player_loc) == ("http://streamserver.example.com/video123.mp4", None)
+    assert (made.content_loc, made.player_loc) == (
+        "http://streamserver.example.com/video123.mp4",
+        None,
+    )
 
 
 def test_g7_video_title_of_100_characters_is_kept() -> None:
@@ -521,7 +558,9 @@ def test_g7_video_urls_go_through_the_normalizer_given() -> None:
 def test_g7_video_rejected_thumbnail_makes_the_video_incomplete() -> None:
     issues = Issues()
     with pytest.raises(FactRejected) as info:
-        make_video({**FULL_VIDEO, "thumbnail_loc": "ftp://example.com/t.jpg"}, normalize_loc, issues, NOW)
+        make_video(
+            {**FULL_VIDEO, "thumbnail_loc": "ftp://example.com/t.jpg"}, normalize_loc, issues, NOW
+        )
     assert info.value.reason == "video_incomplete"
     assert issues.calls == [("video_bad_url", "ftp://example.com/t.jpg")]
 
@@ -529,7 +568,10 @@ def test_g7_video_rejected_thumbnail_makes_the_video_incomplete() -> None:
 def test_g7_video_rejected_player_with_a_content_loc_keeps_the_video() -> None:
     issues = Issues()
     made = make_video({**FULL_VIDEO, "player_loc": "javascript:play()"}, normalize_loc, issues, NOW)
-    assert (made.content_loc, made.player_loc) == ("http://streamserver.example.com/video123.mp4", None)
+    assert (made.content_loc, made.player_loc) == (
+        "http://streamserver.example.com/video123.mp4",
+        None,
+    )
     assert issues.calls == [("video_bad_url", "javascript:play()")]
 
 
@@ -580,13 +622,25 @@ def test_make_news_bad_language(language: str) -> None:
 
 @pytest.mark.parametrize(
     ("language", "expected"),
-    [("en", "en"), ("zh-CN", "zh-cn"), ("zh-tw", "zh-tw"), ("ZH-TW", "zh-tw"), ("FR", "fr"), ("ast", "ast")],
+    [
+        ("en", "en"),
+        ("zh-CN", "zh-cn"),
+        ("zh-tw", "zh-tw"),
+        ("ZH-TW", "zh-tw"),
+        ("FR", "fr"),
+        ("ast", "ast"),
+    ],
 )
 def test_make_news_language_accepted_in_lower_case(language: str, expected: str) -> None:
-    assert make_news({**FULL_NEWS, "publication_language": language}, NOW).publication_language == expected
+    assert (
+        make_news({**FULL_NEWS, "publication_language": language}, NOW).publication_language
+        == expected
+    )
 
 
-@pytest.mark.parametrize("value", ["23/12/2008", "yesterday", "2008-02-30", "Tue, 23 Dec 2008 10:00:00 GMT"])
+@pytest.mark.parametrize(
+    "value", ["23/12/2008", "yesterday", "2008-02-30", "Tue, 23 Dec 2008 10:00:00 GMT"]
+)
 def test_make_news_bad_date(value: str) -> None:
     with pytest.raises(FactRejected) as info:
         make_news({**FULL_NEWS, "publication_date": value}, NOW)
@@ -666,7 +720,9 @@ def test_p6_priority_memo_keeps_bool_refused(first: object, then: bool) -> None:
         assert (info.value.reason, info.value.value) == ("bad_priority", then)
 
 
-@pytest.mark.parametrize(("value", "expected"), [(1, "1.0"), (1.0, "1.0"), ("1", "1.0"), ("1.0", "1.0"), (-0.0, "0.0")])
+@pytest.mark.parametrize(
+    ("value", "expected"), [(1, "1.0"), (1.0, "1.0"), ("1", "1.0"), ("1.0", "1.0"), (-0.0, "0.0")]
+)
 def test_p6_priority_warm_equals_cold(value: object, expected: str) -> None:
     assert [parse_priority(value) for _ in range(3)] == [expected] * 3
 
@@ -679,10 +735,17 @@ def test_p5_changefreq_warm_equals_cold() -> None:
         assert (info.value.reason, info.value.value) == ("bad_changefreq", "Dayly")
 
 
-@pytest.mark.parametrize("value", ["2024-06-10", "2024-06-10T08:00:00Z", "2024-06-10T10:00:00+02:00", " 2024-06-10 "])
+@pytest.mark.parametrize(
+    "value", ["2024-06-10", "2024-06-10T08:00:00Z", "2024-06-10T10:00:00+02:00", " 2024-06-10 "]
+)
 def test_p4_parse_lastmod_future_verdict_is_not_memoised(value: str) -> None:
     later = NOW + timedelta(days=9)
-    for now, reason in [(NOW, "lastmod_future"), (later, None), (NOW, "lastmod_future"), (None, None)]:
+    for now, reason in [
+        (NOW, "lastmod_future"),
+        (later, None),
+        (NOW, "lastmod_future"),
+        (None, None),
+    ]:
         if reason is None:
             assert parse_lastmod(value, now=now).startswith("2024-06-10")
         else:
@@ -691,7 +754,15 @@ def test_p4_parse_lastmod_future_verdict_is_not_memoised(value: str) -> None:
             assert (info.value.reason, info.value.value) == (reason, value)
 
 
-@pytest.mark.parametrize("value", ["2021-02-29", "2021-02-29T00:00:00Z", "2021-02-29T00:00:00+01:00", "0001-01-01T00:30:00+01:00"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2021-02-29",
+        "2021-02-29T00:00:00Z",
+        "2021-02-29T00:00:00+01:00",
+        "0001-01-01T00:30:00+01:00",
+    ],
+)
 def test_p4_parse_lastmod_bad_string_is_refused_every_time(value: str) -> None:
     for _ in range(3):
         with pytest.raises(FactRejected) as info:
@@ -705,7 +776,18 @@ def test_p4_parse_lastmod_to_the_second_shortcut_agrees_with_the_general_road() 
     import random
 
     rng = random.Random(11)
-    zones = ["Z", "+00:00", "-00:00", "+02:00", "-05:30", "+14:00", "+23:59", "-23:59", "+24:00", "+05:60"]
+    zones = [
+        "Z",
+        "+00:00",
+        "-00:00",
+        "+02:00",
+        "-05:30",
+        "+14:00",
+        "+23:59",
+        "-23:59",
+        "+24:00",
+        "+05:60",
+    ]
     clocks = [NOW, datetime(9999, 12, 30, tzinfo=UTC), datetime(2, 1, 1, tzinfo=UTC)]
     for _ in range(3000):
         value = (

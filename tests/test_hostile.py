@@ -19,12 +19,10 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from pprint import pformat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -38,6 +36,10 @@ from scrapy_sitemapgen.sitemaps.urls import Origin
 
 from .conftest import BASE_SETTINGS, Route, SiteServer, long_path
 from .output import read_entries
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
 
 UTF8_HTML = "text/html; charset=utf-8"
 CDN = "http://cdn.example.net"  # protocol-relative images take the page's scheme
@@ -110,6 +112,7 @@ def _attr(value: str) -> str:
 
 
 # --- the site -------------------------------------------------------------------------------
+
 
 # Hrefs on the start page, as the page's author wrote them (before HTML attribute escaping).
 def link_hrefs(server: RawServer) -> list[str]:
@@ -245,8 +248,11 @@ def pages(server: RawServer) -> dict[str, Page]:
         "/x-robots-garbage": Page(
             html(),
             headers=[
-                ("X-Robots-Tag", ",,;; ::: \xff\xfe =, all:, unavailable_after: not a date,"
-                 " max-snippet: -x, (((, googlebot:")
+                (
+                    "X-Robots-Tag",
+                    ",,;; ::: \xff\xfe =, all:, unavailable_after: not a date,"
+                    " max-snippet: -x, (((, googlebot:",
+                )
             ],
         ),
         "/x-robots-garbage-noindex": Page(
@@ -369,8 +375,13 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Result]:
 
 def entry(**facts: object) -> dict[str, object]:
     base: dict[str, object] = {
-        "lastmod": None, "changefreq": None, "priority": None,
-        "images": [], "videos": [], "alternates": [], "news": None,
+        "lastmod": None,
+        "changefreq": None,
+        "priority": None,
+        "images": [],
+        "videos": [],
+        "alternates": [],
+        "news": None,
     }
     return {**base, **facts}
 
@@ -643,9 +654,13 @@ async def test_broken_base_href(crawl: Any, tmp_path: Path) -> None:
         # Scrapy's MetaRefreshMiddleware reads every page's base URL too and fails the
         # request first; with it off (the extension reads meta refresh itself), the page
         # reaches the spider.
-        crawler = await crawl({"METAREFRESH_ENABLED": False}, BrokenBaseSpider, start_url=server.url("/page"))
+        crawler = await crawl(
+            {"METAREFRESH_ENABLED": False}, BrokenBaseSpider, start_url=server.url("/page")
+        )
         default = await crawl(
-            {"SITEMAPGEN_URI": str(tmp_path / "default")}, BrokenBaseSpider, start_url=server.url("/page")
+            {"SITEMAPGEN_URI": str(tmp_path / "default")},
+            BrokenBaseSpider,
+            start_url=server.url("/page"),
         )
     finally:
         server.close()
@@ -656,7 +671,9 @@ async def test_broken_base_href(crawl: Any, tmp_path: Path) -> None:
     assert stats["sitemapgen/skipped/bad_base_url"] == 1
     u = server.url
     assert read_entries(tmp_path / "out", server.origin.name) == {
-        u("/page"): entry(images=[u("/img.png"), u("/img/rooted.png")], alternates=[("de", u("/de"))])
+        u("/page"): entry(
+            images=[u("/img.png"), u("/img/rooted.png")], alternates=[("de", u("/de"))]
+        )
     }
     # Scrapy's own default: the request fails in its downloader middleware, before any
     # spider middleware; nothing of the extension's is involved, and nothing breaks.

@@ -4,9 +4,7 @@ same as those of a crawl that was never interrupted."""
 from __future__ import annotations
 
 import pickle
-import struct
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,6 +18,9 @@ from scrapy_sitemapgen.crawl.resume import _broken
 from .conftest import SiteSpider
 from .output import files, read_urls
 from .test_properties import PROPERTY
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class PausingSpider(SiteSpider):
@@ -64,7 +65,9 @@ async def test_resumed_crawl_equals_uninterrupted_crawl(site, crawl, tmp_path: P
     assert files(tmp_path / "resumed") == files(tmp_path / "whole")
     for name in files(tmp_path / "whole"):
         if name.endswith(".gz"):  # urlsets carry no run time: byte-identical
-            assert (tmp_path / "resumed" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes()
+            assert (tmp_path / "resumed" / name).read_bytes() == (
+                tmp_path / "whole" / name
+            ).read_bytes()
 
 
 @deferred_f_from_coro_f
@@ -104,17 +107,22 @@ async def test_queue_file_a_kill_left_empty_is_removed(site, crawl, tmp_path: Pa
     queue_file.parent.mkdir(parents=True)
     queue_file.touch()
     crawler = await crawl(
-        {"JOBDIR": str(tmp_path / "job"), "SITEMAPGEN_URI": str(tmp_path / "resumed")}, start_url=start
+        {"JOBDIR": str(tmp_path / "job"), "SITEMAPGEN_URI": str(tmp_path / "resumed")},
+        start_url=start,
     )
     assert crawler.stats.get_value("finish_reason") == "finished"
     assert crawler.stats.get_value("sitemapgen/resume/queues_removed") == 1
     assert any(f"{queue_file}: without its header" in r.getMessage() for r in caplog.records)
     assert read_urls(tmp_path / "resumed") == read_urls(tmp_path / "whole") != {}
-    assert whole.stats.get_value("sitemapgen/pages/recorded") == crawler.stats.get_value("sitemapgen/pages/recorded")
+    assert whole.stats.get_value("sitemapgen/pages/recorded") == crawler.stats.get_value(
+        "sitemapgen/pages/recorded"
+    )
 
 
 @deferred_f_from_coro_f
-async def test_queue_file_with_a_torn_last_record_is_removed(site, crawl, tmp_path: Path, caplog) -> None:
+async def test_queue_file_with_a_torn_last_record_is_removed(
+    site, crawl, tmp_path: Path, caplog
+) -> None:
     """A pause (a clean close) leaves a disk queue file whose header counts its requests.
     The resumed crawl appends to it, a record's data then its size, through a buffer, and
     rewrites the header only when it closes: a kill can leave a record without its size at
@@ -128,28 +136,41 @@ async def test_queue_file_with_a_torn_last_record_is_removed(site, crawl, tmp_pa
     # of one, and the first bytes of a pickled request.
     torn = tmp_path / "job" / "requests.queue" / _path_safe("127.0.0.1") / "0"
     torn.parent.mkdir(parents=True)
-    torn.write_bytes(b"\x00\x00\x00\x01" + b"\x80\x04\x95\x10\x01\x00\x00\x00\x00\x00\x00}\x94(\x8c\x03url\x94\x8c")
+    torn.write_bytes(
+        b"\x00\x00\x00\x01"
+        + b"\x80\x04\x95\x10\x01\x00\x00\x00\x00\x00\x00}\x94(\x8c\x03url\x94\x8c"
+    )
     # Without the removal the crawl hangs on the failing pops: stop it instead.
     crawler = await crawl(
-        {"JOBDIR": str(tmp_path / "job"), "SITEMAPGEN_URI": str(tmp_path / "resumed"), "CLOSESPIDER_TIMEOUT": 30},
+        {
+            "JOBDIR": str(tmp_path / "job"),
+            "SITEMAPGEN_URI": str(tmp_path / "resumed"),
+            "CLOSESPIDER_TIMEOUT": 30,
+        },
         start_url=start,
     )
     assert crawler.stats.get_value("finish_reason") == "finished"
     assert crawler.stats.get_value("sitemapgen/resume/queues_removed") == 1
     assert any(f"{torn}: a torn last record" in r.getMessage() for r in caplog.records)
     assert read_urls(tmp_path / "resumed") == read_urls(tmp_path / "whole") != {}
-    assert whole.stats.get_value("sitemapgen/pages/recorded") == crawler.stats.get_value("sitemapgen/pages/recorded")
+    assert whole.stats.get_value("sitemapgen/pages/recorded") == crawler.stats.get_value(
+        "sitemapgen/pages/recorded"
+    )
 
 
 # --- the check, against queuelib's own pops --------------------------------------------------
 
-record = st.binary(max_size=40).map(lambda b: pickle.dumps({"url": "http://127.0.0.1/" + b.hex()}, protocol=4))
+record = st.binary(max_size=40).map(
+    lambda b: pickle.dumps({"url": "http://127.0.0.1/" + b.hex()}, protocol=4)
+)
 
 
 @settings(PROPERTY, max_examples=300)
 @given(
-    before=st.lists(record, max_size=4), popped=st.integers(0, 4),
-    after=st.lists(record, max_size=4), cut=st.integers(0, 400),
+    before=st.lists(record, max_size=4),
+    popped=st.integers(0, 4),
+    after=st.lists(record, max_size=4),
+    cut=st.integers(0, 400),
 )
 def test_broken_is_whether_queuelib_can_pop_what_the_file_counts(
     tmp_path_factory: Any, before: list[bytes], popped: int, after: list[bytes], cut: int

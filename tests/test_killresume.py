@@ -6,9 +6,12 @@ duplicated, no temporary file left."""
 from __future__ import annotations
 
 import random
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchmarks.killresume import Site, run_trial
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def test_killed_crawls_resume_to_the_exact_url_set(tmp_path: Path) -> None:
@@ -25,6 +28,8 @@ def test_killed_crawls_resume_to_the_exact_url_set(tmp_path: Path) -> None:
     finally:
         site.close()
     for trial in trials:
-        assert (trial.missing, trial.extra, trial.duplicates, trial.leftovers) == (0, 0, 0, 0), trial
+        assert (trial.missing, trial.extra, trial.duplicates, trial.leftovers) == (0, 0, 0, 0), (
+            trial
+        )
     assert sum(trial.kills for trial in trials) >= 2  # the crawls really were killed
     assert trials[2].paused_at  # and the third was paused

@@ -9,9 +9,7 @@ alpha-2 region, or ``x-default``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
@@ -20,6 +18,10 @@ from scrapy_sitemapgen.sitemaps.facts import FactRejected, parse_hreflang
 
 from .conftest import Route, SiteServer
 from .output import read_entries
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
 
 BASE = '<base href="/elsewhere/">'
 
@@ -103,20 +105,32 @@ def build(server: SiteServer) -> dict[str, Any]:
     alt_header = '<{0}>; rel="alternate"; hreflang="en", <de.html>; rel="alternate"; hreflang="de"'
     pages = {
         # Alternates from the header: resolved against the page URL, <base> or not.
-        "/l/alt-base.html": Route(body=html(BASE), headers={"Link": alt_header.format("alt-base.html")}),
-        "/l/alt-plain.html": Route(body=html(), headers={"Link": alt_header.format("alt-plain.html")}),
+        "/l/alt-base.html": Route(
+            body=html(BASE), headers={"Link": alt_header.format("alt-base.html")}
+        ),
+        "/l/alt-plain.html": Route(
+            body=html(), headers={"Link": alt_header.format("alt-plain.html")}
+        ),
         # Both sources: the body's <link> honours <base>, the header does not.
         "/l/alt-mixed.html": Route(
             body=html(BASE + '<link rel="alternate" hreflang="fr" href="fr.html">'),
             headers={"Link": '<alt-mixed.html>; rel="alternate"; hreflang="en"'},
         ),
         # Canonical from the header alone, naming the page itself: listed either way.
-        "/c/header-base.html": Route(body=html(BASE), headers={"Link": '<header-base.html>; rel="canonical"'}),
-        "/c/header-plain.html": Route(body=html(), headers={"Link": '<header-plain.html>; rel="canonical"'}),
+        "/c/header-base.html": Route(
+            body=html(BASE), headers={"Link": '<header-base.html>; rel="canonical"'}
+        ),
+        "/c/header-plain.html": Route(
+            body=html(), headers={"Link": '<header-plain.html>; rel="canonical"'}
+        ),
         # From the header alone, naming another page: left out either way.
-        "/c/header-other.html": Route(body=html(BASE), headers={"Link": '<target.html>; rel="canonical"'}),
+        "/c/header-other.html": Route(
+            body=html(BASE), headers={"Link": '<target.html>; rel="canonical"'}
+        ),
         # From the head alone: the relative href resolves against <base>.
-        "/c/head-base.html": Route(body=html(BASE + '<link rel="canonical" href="head-base.html">')),
+        "/c/head-base.html": Route(
+            body=html(BASE + '<link rel="canonical" href="head-base.html">')
+        ),
         "/c/head-plain.html": Route(body=html('<link rel="canonical" href="head-plain.html">')),
         # Both: they agree once the header ignores <base>, so the canonical holds (elsewhere).
         "/c/both-other.html": Route(
@@ -135,15 +149,22 @@ def build(server: SiteServer) -> dict[str, Any]:
 
     def entry(*alternates: tuple[str, str]) -> dict[str, object]:
         return {
-            "lastmod": None, "changefreq": None, "priority": None, "images": [], "videos": [],
-            "alternates": list(alternates), "news": None,
+            "lastmod": None,
+            "changefreq": None,
+            "priority": None,
+            "images": [],
+            "videos": [],
+            "alternates": list(alternates),
+            "news": None,
         }
 
     return {
         u("/"): entry(),
         u("/l/alt-base.html"): entry(("en", u("/l/alt-base.html")), ("de", u("/l/de.html"))),
         u("/l/alt-plain.html"): entry(("en", u("/l/alt-plain.html")), ("de", u("/l/de.html"))),
-        u("/l/alt-mixed.html"): entry(("fr", u("/elsewhere/fr.html")), ("en", u("/l/alt-mixed.html"))),
+        u("/l/alt-mixed.html"): entry(
+            ("fr", u("/elsewhere/fr.html")), ("en", u("/l/alt-mixed.html"))
+        ),
         u("/c/header-base.html"): entry(),
         u("/c/header-plain.html"): entry(),
         u("/c/head-plain.html"): entry(),
@@ -171,7 +192,9 @@ def server() -> Iterator[SiteServer]:
 
 
 @deferred_f_from_coro_f
-async def test_link_targets_and_hreflang_in_a_crawl(server: SiteServer, crawl: Any, tmp_path: Path) -> None:
+async def test_link_targets_and_hreflang_in_a_crawl(
+    server: SiteServer, crawl: Any, tmp_path: Path
+) -> None:
     expected = build(server)
     warnings = _Warnings()
     logging.getLogger("scrapy_sitemapgen").addHandler(warnings)

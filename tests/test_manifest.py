@@ -4,13 +4,16 @@ kept as blocks in a real SQLite file, and a state file of 0.1.0 (a row per URL) 
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scrapy_sitemapgen.sitemaps.manifest import URL_BLOCK, FileRecord, PublishState, UrlNotes
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 OUT = "/out"
 ORIGIN = "https_example.com_443"
@@ -23,7 +26,9 @@ def publish(path: Path, locs: list[str], origin: str = ORIGIN) -> tuple[int, int
         notes = state.url_notes(OUT, origin)
         notes.note_all(sorted(locs))
         changes = notes.finish()
-        state.commit(OUT, origin, [FileRecord("sitemap.xml", "index", 1, 10, "ab", "2026-01-01", True)])
+        state.commit(
+            OUT, origin, [FileRecord("sitemap.xml", "index", 1, 10, "ab", "2026-01-01", True)]
+        )
         return changes
     finally:
         state.close()
@@ -35,7 +40,7 @@ def url(n: int) -> str:
 
 def test_changes_across_runs_are_the_set_differences(tmp_path: Path) -> None:
     path = tmp_path / "state.sqlite3"
-    first = [url(n) for n in range(0, 5000)]
+    first = [url(n) for n in range(5000)]
     second = [url(n) for n in range(3, 5000) if n % 7] + [url(n) for n in range(5000, 5004)]
     assert publish(path, first) == (5000, 0)
     # computed by hand: 3 dropped at the start, the multiples of 7 from 7 to 4998 dropped
@@ -91,10 +96,14 @@ def test_a_state_file_of_0_1_0_is_read_then_moved_to_blocks(tmp_path: Path) -> N
 
 @settings(max_examples=60, deadline=None)
 @given(
-    st.lists(st.sets(st.integers(0, 3 * URL_BLOCK), max_size=3 * URL_BLOCK), min_size=1, max_size=4),
+    st.lists(
+        st.sets(st.integers(0, 3 * URL_BLOCK), max_size=3 * URL_BLOCK), min_size=1, max_size=4
+    ),
     st.sampled_from(["", "\u00e9", "%C3%A9", "\U0001f600"]),
 )
-def test_changes_match_set_arithmetic_over_runs(tmp_path_factory: pytest.TempPathFactory, runs: list[set[int]], tail: str) -> None:
+def test_changes_match_set_arithmetic_over_runs(
+    tmp_path_factory: pytest.TempPathFactory, runs: list[set[int]], tail: str
+) -> None:
     path = tmp_path_factory.mktemp("state") / "state.sqlite3"
     previous: set[str] = set()
     for numbers in runs:

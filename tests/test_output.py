@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import logging
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from .output import files, read_urls
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def snapshot(out: Path) -> dict[str, bytes]:
@@ -16,7 +19,9 @@ def snapshot(out: Path) -> dict[str, bytes]:
 
 
 @deferred_f_from_coro_f
-async def test_failed_write_leaves_previous_set_and_other_outputs(site, crawl, tmp_path: Path, caplog) -> None:
+async def test_failed_write_leaves_previous_set_and_other_outputs(
+    site, crawl, tmp_path: Path, caplog
+) -> None:
     out = tmp_path / "out"
     await crawl(start_url=site.a.url("/"))
     # Block one destination of origin b: a folder where its index must go.
@@ -32,7 +37,11 @@ async def test_failed_write_leaves_previous_set_and_other_outputs(site, crawl, t
             start_url=site.a.url("/"),
         )
     assert snapshot(out) == before  # neither origin changed: nothing was moved
-    errors = [r for r in caplog.records if r.levelno >= logging.ERROR and r.name.startswith("scrapy_sitemapgen")]
+    errors = [
+        r
+        for r in caplog.records
+        if r.levelno >= logging.ERROR and r.name.startswith("scrapy_sitemapgen")
+    ]
     assert len(errors) == 1
     assert str(out) in errors[0].getMessage()
     assert "sitemap.xml" in str(errors[0].exc_info[1])  # the blocked destination is named
@@ -55,7 +64,11 @@ async def test_rewrite_replaces_and_prunes_own_files_only(site, crawl, tmp_path:
     (out / a / "notes.txt").write_text("mine")
     await crawl(start_url=site.a.url("/"))
     assert sorted(p.name for p in (out / a).iterdir()) == [
-        "manifest.json", "notes.txt", "robots.txt", "sitemap-1.xml.gz", "sitemap.xml"
+        "manifest.json",
+        "notes.txt",
+        "robots.txt",
+        "sitemap-1.xml.gz",
+        "sitemap.xml",
     ]
     assert read_urls(out)[a].keys() == site.expected()[a].keys()
 

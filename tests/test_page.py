@@ -13,10 +13,9 @@ from __future__ import annotations
 import json
 import time
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from parsel import Selector
 from scrapy.http import HtmlResponse
 from scrapy.utils.response import get_base_url
 
@@ -33,6 +32,9 @@ from scrapy_sitemapgen.sitemaps.page import (
     robots_directives,
     videos,
 )
+
+if TYPE_CHECKING:
+    from parsel import Selector
 
 PAGE_URL = "http://example.com/dir/page.html"
 # A page whose <base href> sends relative URLs to another host and folder.
@@ -55,9 +57,11 @@ def header(response: HtmlResponse, name: str) -> list[str]:
 
 
 def ld_page(*blocks: str) -> str:
-    return "<html><head>" + "".join(
-        f'<script type="application/ld+json">{block}</script>' for block in blocks
-    ) + "</head><body></body></html>"
+    return (
+        "<html><head>"
+        + "".join(f'<script type="application/ld+json">{block}</script>' for block in blocks)
+        + "</head><body></body></html>"
+    )
 
 
 # --- json_ld ------------------------------------------------------------------------------
@@ -188,7 +192,8 @@ def test_robots_directives(
 
 def test_robots_directives_read_real_repeated_headers() -> None:
     selector, _, response = read(
-        "<p>x</p>", headers={"X-Robots-Tag": ["noarchive", "googlebot: noindex", "bingbot: nofollow"]}
+        "<p>x</p>",
+        headers={"X-Robots-Tag": ["noarchive", "googlebot: noindex", "bingbot: nofollow"]},
     )
     tags = header(response, "X-Robots-Tag")
     assert robots_directives(selector, tags, GOOGLEBOT) == {"noarchive", "noindex"}
@@ -201,7 +206,10 @@ def test_robots_directives_read_real_repeated_headers() -> None:
 LINK_HEADER_CASES: list[tuple[list[str], list[tuple[str, dict[str, str]]]]] = [
     ([], []),
     ([""], []),
-    (['<https://example.com/a>; rel="canonical"'], [("https://example.com/a", {"rel": "canonical"})]),
+    (
+        ['<https://example.com/a>; rel="canonical"'],
+        [("https://example.com/a", {"rel": "canonical"})],
+    ),
     # Several links in one value, separated by commas.
     (
         [
@@ -231,7 +239,10 @@ LINK_HEADER_CASES: list[tuple[list[str], list[tuple[str, dict[str, str]]]]] = [
     # No rel at all: still a link.
     (["<https://example.com/a>; hreflang=de"], [("https://example.com/a", {"hreflang": "de"})]),
     # A parameter without a value.
-    (["</font.woff2>; rel=preload; crossorigin"], [("/font.woff2", {"rel": "preload", "crossorigin": ""})]),
+    (
+        ["</font.woff2>; rel=preload; crossorigin"],
+        [("/font.woff2", {"rel": "preload", "crossorigin": ""})],
+    ),
     # Parameter names are case-insensitive (lower-cased); values are kept as written.
     (['</a>; REL="Canonical"'], [("/a", {"rel": "Canonical"})]),
     # RFC 8288 3.3: a repeated rel is ignored after the first.
@@ -279,7 +290,11 @@ CANONICAL_CASES: list[tuple[str, list[str], list[str]]] = [
     ('<link rel="canonical" href="//www.example.com/p">', [], ["http://www.example.com/p"]),
     ('<link rel="canonical" href="?page=2">', [], ["http://example.com/dir/page.html?page=2"]),
     # Empty hrefs are dropped; a missing href too.
-    ('<link rel="canonical" href=""><link rel="canonical" href="  "><link rel="canonical">', [], []),
+    (
+        '<link rel="canonical" href=""><link rel="canonical" href="  "><link rel="canonical">',
+        [],
+        [],
+    ),
     # All of them, in document order: conflicting canonicals are the caller's call.
     (
         '<link rel="canonical" href="/a"><link rel="canonical" href="/b">',
@@ -302,7 +317,11 @@ CANONICAL_CASES: list[tuple[str, list[str], list[str]]] = [
     # A link without rel is no canonical.
     ("", ["<https://example.com/x>"], []),
     # <base href> is honoured (through the base argument).
-    (BASE_TAG + '<link rel="canonical" href="c.html">', [], ["https://cdn.example.net/base/c.html"]),
+    (
+        BASE_TAG + '<link rel="canonical" href="c.html">',
+        [],
+        ["https://cdn.example.net/base/c.html"],
+    ),
     # ... by the body's links only: a header's target resolves against the page URL
     # (RFC 8288 3.1).
     (BASE_TAG, ['<c.html>; rel="canonical"'], ["http://example.com/dir/c.html"]),
@@ -390,7 +409,10 @@ REFRESH_PAGE_CASES: list[tuple[str, str | None]] = [
         '<meta http-equiv="refresh" content="0;/a"><meta http-equiv="refresh" content="0;/b">',
         "http://example.com/a",
     ),
-    (BASE_TAG + '<meta http-equiv="refresh" content="0; url=next">', "https://cdn.example.net/base/next"),
+    (
+        BASE_TAG + '<meta http-equiv="refresh" content="0; url=next">',
+        "https://cdn.example.net/base/next",
+    ),
 ]
 
 
@@ -492,7 +514,11 @@ IMAGE_CASES: list[tuple[str, list[str]]] = [
         '<meta property="og:image:url" content="/og-u.jpg">'
         '<meta property="og:image:alt" content="a cat">'
         '<meta name="og:title" content="t.jpg">',
-        ["https://example.com/og.jpg", "https://example.com/og-s.jpg", "http://example.com/og-u.jpg"],
+        [
+            "https://example.com/og.jpg",
+            "https://example.com/og-s.jpg",
+            "http://example.com/og-u.jpg",
+        ],
     ),
     ('<meta property=" OG:Image " content="og.jpg">', ["http://example.com/dir/og.jpg"]),
     # Document order across metas and images.
@@ -524,11 +550,18 @@ IMAGE_CASES: list[tuple[str, list[str]]] = [
     # <base href> is honoured (through the base argument); absolute URLs ignore it.
     (
         BASE_TAG + '<img src="x.png"><img src="/y.png"><img src="http://example.com/z.png">',
-        ["https://cdn.example.net/base/x.png", "https://cdn.example.net/y.png", "http://example.com/z.png"],
+        [
+            "https://cdn.example.net/base/x.png",
+            "https://cdn.example.net/y.png",
+            "http://example.com/z.png",
+        ],
     ),
     # A URL the parser rejects is dropped.
     # Unparsable: returned as written, for the caller to refuse and count (image_bad_url).
-    ('<img src="http://[oops/x.png"><img src="fine.png">', ["http://[oops/x.png", "http://example.com/dir/fine.png"]),
+    (
+        '<img src="http://[oops/x.png"><img src="fine.png">',
+        ["http://[oops/x.png", "http://example.com/dir/fine.png"],
+    ),
 ]
 
 
@@ -682,7 +715,9 @@ VIDEO_CASES: list[tuple[str, str, list[dict[str, str]]]] = [
     ),
     # Anything else is a player page.
     (
-        _og(video="https://www.youtube.com/embed/abc", video__type="text/html", video__duration="2m"),
+        _og(
+            video="https://www.youtube.com/embed/abc", video__type="text/html", video__duration="2m"
+        ),
         "",
         [{"player_loc": "https://www.youtube.com/embed/abc"}],
     ),
@@ -697,7 +732,11 @@ VIDEO_CASES: list[tuple[str, str, list[dict[str, str]]]] = [
         "",
         [{"content_loc": "https://s.example/u.mp4"}],
     ),
-    (_og(video__secure_url="https://s.example/s.mp4"), "", [{"content_loc": "https://s.example/s.mp4"}]),
+    (
+        _og(video__secure_url="https://s.example/s.mp4"),
+        "",
+        [{"content_loc": "https://s.example/s.mp4"}],
+    ),
     # No og:video: og:title alone is no video.
     (OG_META + _og(image="/og.jpg"), "", []),
     # <video src poster title>.
@@ -730,7 +769,13 @@ VIDEO_CASES: list[tuple[str, str, list[dict[str, str]]]] = [
     (
         "<title>Page title</title>" + OG_META,
         '<video src="/v.mp4"></video>',
-        [{"content_loc": "http://example.com/v.mp4", "title": "OG title", "description": "OG description"}],
+        [
+            {
+                "content_loc": "http://example.com/v.mp4",
+                "title": "OG title",
+                "description": "OG description",
+            }
+        ],
     ),
     (
         "<title>Page title</title>",
@@ -749,7 +794,13 @@ VIDEO_CASES: list[tuple[str, str, list[dict[str, str]]]] = [
     (
         _ld(STEAK_VIDEO)
         + _og(video="https://player.example/embed/1", image="/og.jpg")
-        + _ld({"@type": "VideoObject", "contentUrl": "http://example.com/media/steak.mp4", "name": "again"}),
+        + _ld(
+            {
+                "@type": "VideoObject",
+                "contentUrl": "http://example.com/media/steak.mp4",
+                "name": "again",
+            }
+        ),
         '<video src="/media/steak.mp4" poster="other.jpg"></video><video src="/other.mp4"></video>',
         [STEAK_EXPECTED, {"content_loc": "http://example.com/other.mp4"}],
     ),
@@ -841,7 +892,9 @@ def test_alternates_honour_base() -> None:
 def test_alternates_header_targets_ignore_base() -> None:
     selector, base, response = read(
         f'<html><head>{BASE_TAG}<link rel="alternate" hreflang="fr" href="fr/"></head></html>',
-        headers={"Link": '<page.html>; rel="alternate"; hreflang="en", </de/>; rel=alternate; hreflang=de'},
+        headers={
+            "Link": '<page.html>; rel="alternate"; hreflang="en", </de/>; rel=alternate; hreflang=de'
+        },
     )
     assert alternates(selector, header(response, "Link"), base, response.url) == [
         ("fr", "https://cdn.example.net/base/fr/"),
@@ -881,7 +934,10 @@ PAGE_DATE_CASES: list[tuple[str, list[str]]] = [
             {
                 "@graph": [
                     {"@type": "WebSite", "dateModified": 20240101},
-                    {"@type": "WebPage", "mainEntity": {"@type": "Article", "dateModified": "2024-02-02"}},
+                    {
+                        "@type": "WebPage",
+                        "mainEntity": {"@type": "Article", "dateModified": "2024-02-02"},
+                    },
                     {"@type": "Article", "dateModified": "2024-03-03"},
                 ]
             }
@@ -954,7 +1010,9 @@ DURATION_CASES: list[tuple[str, int | None]] = [
 ]
 
 
-@pytest.mark.parametrize(("value", "expected"), DURATION_CASES, ids=[c[0][:20] for c in DURATION_CASES])
+@pytest.mark.parametrize(
+    ("value", "expected"), DURATION_CASES, ids=[c[0][:20] for c in DURATION_CASES]
+)
 def test_iso8601_duration(value: str, expected: int | None) -> None:
     assert iso8601_duration(value) == expected
 
@@ -1008,7 +1066,7 @@ def test_hostile_huge_attribute_values() -> None:
     )
     headers = {
         "X-Robots-Tag": [f"googlebot: {HUGE}", ("x, " * 1_000_000)],
-        "Link": [f"<{HUGE}>; rel={HUGE}", '"' * 1_000_000, f"</a>; title=\"{HUGE}"],
+        "Link": [f"<{HUGE}>; rel={HUGE}", '"' * 1_000_000, f'</a>; title="{HUGE}'],
     }
     selector, base, _ = read(html)
     started = time.perf_counter()
@@ -1038,7 +1096,9 @@ def test_hostile_non_utf8_bytes() -> None:
 
 def test_hostile_json_ld_of_any_shape() -> None:
     selector, base, _ = read(
-        ld_page("42", '"VideoObject"', "[]", "{}", "[1, [2, [3]]]", '{"@type": 5, "@graph": "x"}', "NaN")
+        ld_page(
+            "42", '"VideoObject"', "[]", "{}", "[1, [2, [3]]]", '{"@type": 5, "@graph": "x"}', "NaN"
+        )
     )
     ld, invalid = json_ld(selector)
     assert invalid == 0

@@ -4,10 +4,8 @@ lastmod, session ids, host aliases, news), crawled for real, every entry checked
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import scrapy
@@ -17,6 +15,10 @@ from scrapy.utils.sitemap import Sitemap
 from .conftest import Route, SiteServer
 from .output import read_entries
 from .xmlcheck import read_bytes
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
 
 CDN = "https://cdn.example.net"
 NOW = datetime.now(timezone.utc).replace(microsecond=0)
@@ -54,11 +56,15 @@ def build(server: SiteServer) -> None:
         "/noindex-otherbot": Route(body=html(), headers={"X-Robots-Tag": "otherbot: noindex"}),
         "/googlebot-none": Route(body=html('<meta name="googlebot" content="none">')),
         "/canonical-elsewhere": Route(body=html('<link rel="canonical" href="/canonical-self">')),
-        "/canonical-self": Route(body=html(f'<link rel="Canonical" href="{u("/canonical-self")}#top">')),
+        "/canonical-self": Route(
+            body=html(f'<link rel="Canonical" href="{u("/canonical-self")}#top">')
+        ),
         "/canonical-header": Route(
             body=html(), headers={"Link": f'<{u("/canonical-self")}>; rel="canonical"'}
         ),
-        "/refresh": Route(body=html('<meta http-equiv="Refresh" content="300; url=/canonical-self">')),
+        "/refresh": Route(
+            body=html('<meta http-equiv="Refresh" content="300; url=/canonical-self">')
+        ),
         "/refresh-self": Route(body=html('<meta http-equiv="refresh" content="600">')),
         "/session?sid=abc123&page=2": Route(body=html()),
         "/jsession;jsessionid=XYZ": Route(body=html()),
@@ -82,8 +88,10 @@ def build(server: SiteServer) -> None:
         ),
         "/video-incomplete": Route(body=html(body='<video src="/media/untitled.mp4"></video>')),
         "/video-jsonld": Route(
-            body=html(f'<script type="application/ld+json">{json.dumps(video_ld)}</script>'
-                      '<script type="application/ld+json">{not json</script>')
+            body=html(
+                f'<script type="application/ld+json">{json.dumps(video_ld)}</script>'
+                '<script type="application/ld+json">{not json</script>'
+            )
         ),
         "/hreflang": Route(
             body=html(
@@ -94,7 +102,9 @@ def build(server: SiteServer) -> None:
             ),
             headers={"Link": f'<{u("/fr/hreflang")}>; rel="alternate"; hreflang="fr"'},
         ),
-        "/future-lm": Route(body=html(), headers={"Last-Modified": "Sat, 01 Jan 2300 00:00:00 GMT"}),
+        "/future-lm": Route(
+            body=html(), headers={"Last-Modified": "Sat, 01 Jan 2300 00:00:00 GMT"}
+        ),
         "/page-modified": Route(
             body=html('<meta property="article:modified_time" content="2024-03-01T10:00:00+01:00">')
         ),
@@ -159,8 +169,13 @@ def expected(server: SiteServer) -> dict[str, dict[str, object]]:
 
     def entry(**facts: object) -> dict[str, object]:
         base: dict[str, object] = {
-            "lastmod": None, "changefreq": None, "priority": None,
-            "images": [], "videos": [], "alternates": [], "news": None,
+            "lastmod": None,
+            "changefreq": None,
+            "priority": None,
+            "images": [],
+            "videos": [],
+            "alternates": [],
+            "news": None,
         }
         return {**base, **facts}
 
@@ -244,11 +259,17 @@ async def test_every_case_gives_its_exact_entry(facts_site, crawl, tmp_path: Pat
     news = read_entries(out, origin, kind="sitemap-news-")
     assert news == {
         facts_site.url("/news-new"): {
-            "lastmod": None, "changefreq": None, "priority": None,
-            "images": [], "videos": [], "alternates": [],
+            "lastmod": None,
+            "changefreq": None,
+            "priority": None,
+            "images": [],
+            "videos": [],
+            "alternates": [],
             "news": {
-                "name": "The Example Times", "language": "en",
-                "publication_date": FRESH, "title": "Headline & news-new",
+                "name": "The Example Times",
+                "language": "en",
+                "publication_date": FRESH,
+                "title": "Headline & news-new",
             },
         }
     }

@@ -51,7 +51,11 @@ PROPERTY = settings(
     database=None,
     deadline=None,
     phases=[phase for phase in Phase if phase is not Phase.explain],
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
 )
 
 
@@ -77,7 +81,21 @@ url_text = st.one_of(
 )
 # Characters XML 1.0 forbids, and the whitespace around them: text made only of these is
 # blank once written.
-UNWRITABLE = ["\x00", "\x01", "\x08", "\x0b", "\x0c", "\x1b", "\x1f", "\ufffe", "\uffff", " ", "\t", "\n", "\r"]
+UNWRITABLE = [
+    "\x00",
+    "\x01",
+    "\x08",
+    "\x0b",
+    "\x0c",
+    "\x1b",
+    "\x1f",
+    "\ufffe",
+    "\uffff",
+    " ",
+    "\t",
+    "\n",
+    "\r",
+]
 free_text = st.one_of(
     st.text(),
     st.lists(st.sampled_from(UNWRITABLE), min_size=1, max_size=6).map("".join),
@@ -104,7 +122,13 @@ def xml_clean(text: str) -> str:
 
 def entity_escape(text: str) -> str:
     """P1: the five entities, ``&`` first."""
-    for raw, entity in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"), ("'", "&apos;")):
+    for raw, entity in (
+        ("&", "&amp;"),
+        ("<", "&lt;"),
+        (">", "&gt;"),
+        ('"', "&quot;"),
+        ("'", "&apos;"),
+    ):
         text = text.replace(raw, entity)
     return text
 
@@ -153,7 +177,9 @@ def test_p3_normalize_loc_of_arbitrary_path_and_query(path: str, query: str) -> 
 
 lastmod_values = st.one_of(
     st.dates().map(date.isoformat),
-    st.datetimes(timezones=st.just(timezone.utc)).map(lambda moment: moment.isoformat(timespec="seconds")),
+    st.datetimes(timezones=st.just(timezone.utc)).map(
+        lambda moment: moment.isoformat(timespec="seconds")
+    ),
 )
 lastmods = st.one_of(st.none(), lastmod_values)
 # Dates that go through parse_lastmod (video and news dates). Date-times before the year
@@ -209,7 +235,9 @@ def url_facts(draw: st.DrawFn) -> UrlFacts:
             news = make_news(
                 {
                     "publication_name": draw(free_text),
-                    "publication_language": draw(st.sampled_from(["en", "de", "fil", "zh-cn", "zh-TW"])),
+                    "publication_language": draw(
+                        st.sampled_from(["en", "de", "fil", "zh-cn", "zh-TW"])
+                    ),
                     "publication_date": draw(parsed_dates),
                     "title": draw(free_text),
                 },
@@ -261,7 +289,9 @@ def test_writer_output_for_arbitrary_entries(
         base_url=SITE,
         lastmod=LASTMOD,
         open_sink=sinks,
-        options=WriterOptions(max_urls=max_urls, max_bytes=max_bytes, gzip=gzipped, compresslevel=1),
+        options=WriterOptions(
+            max_urls=max_urls, max_bytes=max_bytes, gzip=gzipped, compresslevel=1
+        ),
         on_skip=skips,
         news=news,
     )
@@ -288,12 +318,19 @@ def test_writer_output_for_arbitrary_entries(
     urlsets = [sinks.data(f.name) for f in output.sitemaps]
     expected_videos = [video for entry in entries for video in entry.videos]
     for tag, field in (("title", "title"), ("description", "description")):
-        read = [text for doc in urlsets for text in texts(doc, f"{NS}url/{VIDEO_NS}video/{VIDEO_NS}{tag}")]
+        read = [
+            text
+            for doc in urlsets
+            for text in texts(doc, f"{NS}url/{VIDEO_NS}video/{VIDEO_NS}{tag}")
+        ]
         assert read == [xml_clean(getattr(video, field)) for video in expected_videos]
     images = [text for doc in urlsets for text in texts(doc, f"{NS}url/{{*}}image/{{*}}loc")]
     assert images == [image for entry in entries for image in entry.images]
     news_docs = [sinks.data(f.name) for f in output.news]
-    for path, field in ((f"{NEWS_NS}title", "title"), (f"{NEWS_NS}publication/{NEWS_NS}name", "publication_name")):
+    for path, field in (
+        (f"{NEWS_NS}title", "title"),
+        (f"{NEWS_NS}publication/{NEWS_NS}name", "publication_name"),
+    ):
         read = [text for doc in news_docs for text in texts(doc, f"{NS}url/{NEWS_NS}news/{path}")]
         assert read == [xml_clean(getattr(entry.news, field)) for entry in news]
 
@@ -317,7 +354,9 @@ def url_line(loc: str) -> bytes:
     max_urls=st.integers(1, 50),
     data=st.data(),
 )
-def test_p7_split_never_loses_or_duplicates_an_entry(locs: list[str], max_urls: int, data: st.DataObject) -> None:
+def test_p7_split_never_loses_or_duplicates_an_entry(
+    locs: list[str], max_urls: int, data: st.DataObject
+) -> None:
     lines = [url_line(loc) for loc in locs]
     largest = max(map(len, lines), default=0)
     max_bytes = data.draw(
@@ -342,7 +381,9 @@ def test_p7_split_never_loses_or_duplicates_an_entry(locs: list[str], max_urls: 
         on_skip=skips,
     )
     # Skipped only when the entry alone is more than an empty file has room for (G2).
-    assert skips.calls == [("entry_too_large", loc) for loc, line in zip(locs, lines) if len(line) > room]
+    assert skips.calls == [
+        ("entry_too_large", loc) for loc, line in zip(locs, lines) if len(line) > room
+    ]
     kept = [(loc, line) for loc, line in zip(locs, lines) if len(line) <= room]
 
     files = output.sitemaps
@@ -379,8 +420,25 @@ W3C_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$", re.ASCII)
 
 DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun", "Sunday", "Monday"]
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-HTTP_ZONES = ["GMT", "UTC", "UT", "Z", "EST", "PDT", "+0000", "-0000", "+0100", "-1200", "+1400", "+2359", "-9959", ""]
-years = st.one_of(st.integers(0, 10_100), st.sampled_from([0, 1, 68, 69, 99, 100, 999, 1000, 1969, 9999]))
+HTTP_ZONES = [
+    "GMT",
+    "UTC",
+    "UT",
+    "Z",
+    "EST",
+    "PDT",
+    "+0000",
+    "-0000",
+    "+0100",
+    "-1200",
+    "+1400",
+    "+2359",
+    "-9959",
+    "",
+]
+years = st.one_of(
+    st.integers(0, 10_100), st.sampled_from([0, 1, 68, 69, 99, 100, 999, 1000, 1969, 9999])
+)
 
 
 @st.composite
@@ -395,10 +453,16 @@ def http_dates(draw: st.DrawFn) -> str:
     if shape == "rfc1123":
         text = f"{day}, {dd:02d} {month} {year:0{width}d} {clock} {zone}"
     elif shape == "rfc850":
-        text = f"{day}, {dd:02d}-{month}-{year % 100 if width == 2 else year:0{width}d} {clock} {zone}"
+        text = (
+            f"{day}, {dd:02d}-{month}-{year % 100 if width == 2 else year:0{width}d} {clock} {zone}"
+        )
     else:
         text = f"{day} {month} {dd:2d} {hh:02d}:{mm:02d}:{ss:02d} {year}"
-    return draw(st.sampled_from(["", " ", "\t", "\x00"])) + text + draw(st.sampled_from(["", " ", "x", ";"]))
+    return (
+        draw(st.sampled_from(["", " ", "\t", "\x00"]))
+        + text
+        + draw(st.sampled_from(["", " ", "x", ";"]))
+    )
 
 
 W3C_ZONES = ["", "Z", "+00:00", "-00:00", "+01:00", "-12:00", "+14:00", "+2359", "-23:59", "+24:00"]
@@ -412,7 +476,9 @@ def w3c_texts(draw: st.DrawFn) -> str:
         text += draw(st.sampled_from(["T", " ", "t"]))
         text += f"{draw(st.integers(0, 25)):02d}:{draw(st.integers(0, 60)):02d}"
         if draw(st.booleans()):
-            text += f":{draw(st.integers(0, 61)):02d}" + draw(st.sampled_from(["", ".5", ".999999", ".1234567"]))
+            text += f":{draw(st.integers(0, 61)):02d}" + draw(
+                st.sampled_from(["", ".5", ".999999", ".1234567"])
+            )
         text += draw(st.sampled_from(W3C_ZONES))
     return draw(st.sampled_from(["", " ", "\n"])) + text + draw(st.sampled_from(["", " ", "\t"]))
 
@@ -455,17 +521,27 @@ def test_p4_parse_lastmod_of_arbitrary_text(value: str) -> None:
 
 WINDOWS_DEVICES = frozenset(
     {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"}
-    | {f"{stem}{n}" for stem in ("COM", "LPT") for n in [*"0123456789", "\u00b9", "\u00b2", "\u00b3"]}
+    | {
+        f"{stem}{n}"
+        for stem in ("COM", "LPT")
+        for n in [*"0123456789", "\u00b9", "\u00b2", "\u00b3"]
+    }
 )
 WINDOWS_FORBIDDEN = frozenset('<>:"/\\|?*') | {chr(code) for code in range(32)}
 
 label = st.one_of(
     st.from_regex(r"[a-z0-9_-]{1,20}", fullmatch=True),
     st.from_regex(r"[A-Za-z0-9]{1,63}", fullmatch=True),
-    st.text(st.characters(min_codepoint=0xA0, max_codepoint=0x2FFF, categories=["Ll", "Lo"]), min_size=1, max_size=8),
+    st.text(
+        st.characters(min_codepoint=0xA0, max_codepoint=0x2FFF, categories=["Ll", "Lo"]),
+        min_size=1,
+        max_size=8,
+    ),
     st.sampled_from(["xn--caf-dma", "www", "com", "localhost", "a", "_", "-"]),
 )
-registered = st.tuples(st.lists(label, min_size=1, max_size=6).map(".".join), st.sampled_from(["", "."])).map("".join)
+registered = st.tuples(
+    st.lists(label, min_size=1, max_size=6).map(".".join), st.sampled_from(["", "."])
+).map("".join)
 hosts = st.one_of(
     registered,
     # Long names, past the 120-character cut (hash suffix) and up to the 2,048 of P3.

@@ -9,9 +9,8 @@ captured from the code.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import date, datetime, timedelta, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import event, given, settings
@@ -23,11 +22,13 @@ from scrapy_sitemapgen.sitemaps.records import Fields, record_facts, record_fiel
 
 from .test_properties import PROPERTY
 
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 UTC = timezone.utc
 # A fixed crawl clock: "in the future" means after 2024-06-02T12:00:00Z (a day of skew).
 NOW = datetime(2024, 6, 1, 12, 0, 0, tzinfo=UTC)
 IMG = "https://cdn.example.com/img/"
-
 
 
 def _cold() -> None:
@@ -51,7 +52,9 @@ def read(record: dict[str, Any], now: datetime = NOW) -> tuple[Fields, list[tupl
     return fields, issues
 
 
-def read_twice(record: dict[str, Any], now: datetime = NOW) -> tuple[Fields, list[tuple[str, object]]]:
+def read_twice(
+    record: dict[str, Any], now: datetime = NOW
+) -> tuple[Fields, list[tuple[str, object]]]:
     """The record read cold, then warm: both reads must agree, field for field and issue
     for issue (same reasons, same values, same types, same order)."""
     first = read(record, now)
@@ -105,7 +108,13 @@ def test_p6_priority_value_reported_is_the_one_given() -> None:
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(" Daily ", "daily"), ("daily", "daily"), ("DAILY", "daily"), ("never\n", "never"), ("\tWeekly", "weekly")],
+    [
+        (" Daily ", "daily"),
+        ("daily", "daily"),
+        ("DAILY", "daily"),
+        ("never\n", "never"),
+        ("\tWeekly", "weekly"),
+    ],
     ids=repr,
 )
 def test_p5_changefreq_spellings(value: str, expected: str) -> None:
@@ -114,7 +123,9 @@ def test_p5_changefreq_spellings(value: str, expected: str) -> None:
     assert issues == []
 
 
-@pytest.mark.parametrize("value", ["dayly", "Daily, weekly", " ", b"daily", 1, True, ["daily"]], ids=repr)
+@pytest.mark.parametrize(
+    "value", ["dayly", "Daily, weekly", " ", b"daily", 1, True, ["daily"]], ids=repr
+)
 def test_p5_bad_changefreq_is_reported_on_every_read(value: object) -> None:
     read({"changefreq": "daily"})
     for _ in range(2):
@@ -216,12 +227,20 @@ def test_p4_bad_lastmod_is_reported_on_every_read(value: object, reason: str) ->
 def test_p4_future_check_follows_the_clock_of_each_read(value: str, expected: str) -> None:
     # The parse is remembered, the verdict on the future is not: it moves with `now`.
     later = NOW + timedelta(days=10)
-    assert read({"lastmod": value}) == ((None, None, None, (), (), None), [("lastmod_future", value)])
+    assert read({"lastmod": value}) == (
+        (None, None, None, (), (), None),
+        [("lastmod_future", value)],
+    )
     assert read({"lastmod": value}, later) == ((expected, None, None, (), (), None), [])
-    assert read({"lastmod": value}) == ((None, None, None, (), (), None), [("lastmod_future", value)])
+    assert read({"lastmod": value}) == (
+        (None, None, None, (), (), None),
+        [("lastmod_future", value)],
+    )
 
 
-@pytest.mark.parametrize("value", ["2024-01-01", "2024-01-01T00:00:00Z", "2024-01-01T00:00:00+02:00"])
+@pytest.mark.parametrize(
+    "value", ["2024-01-01", "2024-01-01T00:00:00Z", "2024-01-01T00:00:00+02:00"]
+)
 def test_p4_clock_errors_are_raised_warm_as_cold(value: str) -> None:
     # A clock at the calendar's end has no "a day later"; a naive clock cannot be
     # compared with a zoned lastmod. Neither is a record's fault, and neither is hidden.
@@ -258,7 +277,12 @@ def test_p4_lastmod_memo_stays_bounded() -> None:
         ([], (), []),
         # Spellings of one URL are one image, kept where it first appears.
         (
-            [f"{IMG}b.jpg", f"{IMG}a.jpg", "HTTPS://CDN.example.com:443/img/b.jpg", f"{IMG}a.jpg#x"],
+            [
+                f"{IMG}b.jpg",
+                f"{IMG}a.jpg",
+                "HTTPS://CDN.example.com:443/img/b.jpg",
+                f"{IMG}a.jpg#x",
+            ],
             (f"{IMG}b.jpg", f"{IMG}a.jpg"),
             [],
         ),
@@ -266,7 +290,15 @@ def test_p4_lastmod_memo_stays_bounded() -> None:
         ([f"{IMG}a.jpg", f"{IMG}a.jpg"], (f"{IMG}a.jpg",), []),
         # What is not a URL is reported, in list order, and the rest kept.
         (
-            [5, f"{IMG}a.jpg", None, "ftp://cdn.example.com/x.jpg", "", b"https://cdn.example.com/", f"{IMG}c.jpg"],
+            [
+                5,
+                f"{IMG}a.jpg",
+                None,
+                "ftp://cdn.example.com/x.jpg",
+                "",
+                b"https://cdn.example.com/",
+                f"{IMG}c.jpg",
+            ],
             (f"{IMG}a.jpg", f"{IMG}c.jpg"),
             [
                 ("bad_image", 5),
@@ -286,7 +318,9 @@ def test_p4_lastmod_memo_stays_bounded() -> None:
     ],
     ids=repr,
 )
-def test_images(images: object, expected: tuple[str, ...], issues: list[tuple[str, object]]) -> None:
+def test_images(
+    images: object, expected: tuple[str, ...], issues: list[tuple[str, object]]
+) -> None:
     fields, got = read_twice({"images": images})
     assert fields[3] == expected
     assert got == issues
@@ -342,8 +376,15 @@ def test_blank_fields_are_absent_not_bad(blank: object) -> None:
 
 def test_record_facts_carries_the_fields() -> None:
     issues: list[tuple[str, object]] = []
-    record = {"lastmod": "2024-05-06T07:08:09+02:00", "changefreq": " Daily ", "priority": "1", "images": [f"{IMG}a.jpg"]}
-    facts_ = record_facts("https://www.example.com/", record.get, lambda r, v: issues.append((r, v)), NOW)
+    record = {
+        "lastmod": "2024-05-06T07:08:09+02:00",
+        "changefreq": " Daily ",
+        "priority": "1",
+        "images": [f"{IMG}a.jpg"],
+    }
+    facts_ = record_facts(
+        "https://www.example.com/", record.get, lambda r, v: issues.append((r, v)), NOW
+    )
     assert (facts_.loc, facts_.lastmod, facts_.changefreq, facts_.priority, facts_.images) == (
         "https://www.example.com/",
         "2024-05-06T05:08:09+00:00",
@@ -360,13 +401,19 @@ _DAYS = st.dates(min_value=date(1, 1, 1), max_value=date(9999, 12, 31))
 _LASTMODS = st.one_of(
     _DAYS.map(date.isoformat),
     st.builds(
-        lambda day, seconds, zone, sep: f"{day.isoformat()}{sep}{timedelta(seconds=seconds)!s:0>8}{zone}",
+        lambda day, seconds, zone, sep: (
+            f"{day.isoformat()}{sep}{timedelta(seconds=seconds)!s:0>8}{zone}"
+        ),
         _DAYS,
         st.integers(0, 86_399),
-        st.sampled_from(["Z", "+00:00", "-00:00", "+02:00", "-05:30", "+14:00", "+24:00", "+0200", "", ".5Z"]),
+        st.sampled_from(
+            ["Z", "+00:00", "-00:00", "+02:00", "-05:30", "+14:00", "+24:00", "+0200", "", ".5Z"]
+        ),
         st.sampled_from(["T", " ", "t"]),
     ),
-    st.from_regex(r"\A[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}(Z|[+-][0-9]{2}:[0-9]{2}))?\Z"),
+    st.from_regex(
+        r"\A[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}(Z|[+-][0-9]{2}:[0-9]{2}))?\Z"
+    ),
     st.text(max_size=30),
     st.sampled_from([None, "", " 2024-05-06 ", "2021-02-29", 20240506, date(2024, 5, 6), True]),
 )
@@ -388,7 +435,9 @@ _IMAGES = st.one_of(
     st.lists(
         st.one_of(
             st.integers(0, 5).map(lambda n: f"{IMG}{n}.jpg"),
-            st.sampled_from(["HTTPS://CDN.example.com/img/1.jpg", "ftp://x/y", "", "https://h/%zz", 5, None]),
+            st.sampled_from(
+                ["HTTPS://CDN.example.com/img/1.jpg", "ftp://x/y", "", "https://h/%zz", 5, None]
+            ),
             st.text(max_size=15),
         ),
         max_size=6,
@@ -401,8 +450,11 @@ _NOWS = st.one_of(
         min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30), timezones=st.just(UTC)
     ),
     st.datetimes(
-        min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30),
-        timezones=st.sampled_from([timezone(timedelta(hours=5)), timezone(timedelta(hours=-9, minutes=-30))]),
+        min_value=datetime(1, 1, 2),
+        max_value=datetime(9999, 12, 30),
+        timezones=st.sampled_from(
+            [timezone(timedelta(hours=5)), timezone(timedelta(hours=-9, minutes=-30))]
+        ),
     ),
 )
 
@@ -443,7 +495,10 @@ def test_property_p4_zoned_date_time_is_written_in_utc(moment: datetime, minutes
     for _ in range(2):
         assert read({"lastmod": value}, clock)[0][0] == expected
     far = utc.replace(tzinfo=UTC) - timedelta(days=1, seconds=1)
-    assert read({"lastmod": value}, far) == ((None, None, None, (), (), None), [("lastmod_future", value)])
+    assert read({"lastmod": value}, far) == (
+        (None, None, None, (), (), None),
+        [("lastmod_future", value)],
+    )
 
 
 # --- arbitrary records: refused field by field, never raised, always writable -------------
@@ -455,17 +510,40 @@ from .xmlcheck import assert_valid  # noqa: E402
 
 _TEXT = st.one_of(st.text(max_size=40), st.sampled_from(NASTY))
 _URLISH = st.one_of(
-    st.sampled_from(["https://www.example.com/a.jpg", "/rel.png", "https://cdn.example.net/v.mp4", "ftp://x/y", ""]),
+    st.sampled_from(
+        [
+            "https://www.example.com/a.jpg",
+            "/rel.png",
+            "https://cdn.example.net/v.mp4",
+            "ftp://x/y",
+            "",
+        ]
+    ),
     _TEXT.map(lambda t: "https://www.example.com/" + t),
     _TEXT,
 )
 _DATEISH = st.one_of(
-    st.sampled_from(["2024-05-01", "2024-05-01T10:00:00+02:00", "2024-05-31T23:59:59Z", "2300-01-01", "yesterday"]),
+    st.sampled_from(
+        [
+            "2024-05-01",
+            "2024-05-01T10:00:00+02:00",
+            "2024-05-31T23:59:59Z",
+            "2300-01-01",
+            "yesterday",
+        ]
+    ),
     _TEXT,
 )
 _SCALAR = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.floats(), _TEXT, _URLISH, _DATEISH,
-    st.datetimes(timezones=st.none() | st.just(UTC)), st.dates(),
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(),
+    _TEXT,
+    _URLISH,
+    _DATEISH,
+    st.datetimes(timezones=st.none() | st.just(UTC)),
+    st.dates(),
 )
 _VALUE = st.recursive(
     _SCALAR,
@@ -478,17 +556,31 @@ _VALUE = st.recursive(
 _VIDEO = st.fixed_dictionaries(
     {},
     optional={
-        key: st.one_of(_URLISH if key.endswith("_loc") else _DATEISH if "date" in key else _TEXT, _VALUE)
-        for key in ("thumbnail_loc", "title", "description", "content_loc", "player_loc", "duration", "publication_date")
+        key: st.one_of(
+            _URLISH if key.endswith("_loc") else _DATEISH if "date" in key else _TEXT, _VALUE
+        )
+        for key in (
+            "thumbnail_loc",
+            "title",
+            "description",
+            "content_loc",
+            "player_loc",
+            "duration",
+            "publication_date",
+        )
     },
 )
 # Records that are mostly right: the required fields present, some of them odd.
 _GOOD_VIDEO = st.fixed_dictionaries(
     {
-        "thumbnail_loc": st.sampled_from(["https://www.example.com/t.jpg", "https://cdn.example.net/t.png"]),
+        "thumbnail_loc": st.sampled_from(
+            ["https://www.example.com/t.jpg", "https://cdn.example.net/t.png"]
+        ),
         "title": st.one_of(st.sampled_from(["A clip", "Planting & pruning <tips>"]), _TEXT),
         "description": st.one_of(st.sampled_from(["How to", "x" * 3000]), _TEXT),
-        "content_loc": st.sampled_from(["https://cdn.example.net/v.mp4", "https://www.example.com/v?a=1&b=2"]),
+        "content_loc": st.sampled_from(
+            ["https://cdn.example.net/v.mp4", "https://www.example.com/v?a=1&b=2"]
+        ),
     },
     optional={"duration": st.one_of(st.integers(-5, 30000), _TEXT), "publication_date": _DATEISH},
 )
@@ -517,10 +609,14 @@ _NEWS = st.fixed_dictionaries(
         {},
         optional={
             "lastmod": st.one_of(_DATEISH, _VALUE),
-            "changefreq": st.one_of(st.sampled_from(["daily", "Weekly ", "hourly", "sometimes"]), _VALUE),
+            "changefreq": st.one_of(
+                st.sampled_from(["daily", "Weekly ", "hourly", "sometimes"]), _VALUE
+            ),
             "priority": st.one_of(st.sampled_from([0, 0.5, "1.0", 1.5, "-0", "nan"]), _VALUE),
             "images": st.one_of(st.lists(st.one_of(_URLISH, _VALUE), max_size=4), _VALUE),
-            "videos": st.one_of(st.lists(st.one_of(_GOOD_VIDEO, _VIDEO, _VALUE), max_size=3), _VALUE),
+            "videos": st.one_of(
+                st.lists(st.one_of(_GOOD_VIDEO, _VIDEO, _VALUE), max_size=3), _VALUE
+            ),
             "news": st.one_of(_GOOD_NEWS, _GOOD_NEWS, _NEWS, _VALUE),
         },
     )
@@ -533,14 +629,20 @@ def test_property_any_record_gives_writable_facts(record: dict[str, Any]) -> Non
     loc = "https://www.example.com/page"
     entry = record_facts(loc, record.get, lambda reason, value: issues.append((reason, value)), NOW)
     assert entry.loc == loc
-    event(f"kept: lastmod {entry.lastmod is not None}, {len(entry.images)} images, "
-          f"{len(entry.videos)} videos, news {entry.news is not None}")
+    event(
+        f"kept: lastmod {entry.lastmod is not None}, {len(entry.images)} images, "
+        f"{len(entry.videos)} videos, news {entry.news is not None}"
+    )
     sinks = MemorySinks()
     writer_skips = WriterSkips()
     output = facts_writer.write_origin(
-        [entry], scope="https://www.example.com/", base_url="https://www.example.com/",
-        lastmod="2024-06-01T00:00:00+00:00", open_sink=sinks,
-        options=facts_writer.WriterOptions(gzip=False), on_skip=writer_skips,
+        [entry],
+        scope="https://www.example.com/",
+        base_url="https://www.example.com/",
+        lastmod="2024-06-01T00:00:00+00:00",
+        open_sink=sinks,
+        options=facts_writer.WriterOptions(gzip=False),
+        on_skip=writer_skips,
         news=[entry] if entry.news is not None else [],
     )
     assert writer_skips.calls == []

@@ -13,8 +13,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from scrapy import signals
@@ -22,10 +21,14 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 
 from benchmarks.killresume import SPIDER, Site
 from scrapy_sitemapgen.sitemaps.facts import UrlFacts
-from scrapy_sitemapgen.store.redis import RedisFactStore
 from scrapy_sitemapgen.sitemaps.urls import Origin
+from scrapy_sitemapgen.store.redis import RedisFactStore
 
 from .output import files, read_urls
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
 
 
 def _free_port() -> int:
@@ -40,9 +43,21 @@ class RedisServer:
         assert binary, "redis-server is not installed: `make test` installs Debian's package"
         self.port = _free_port()
         self.process = subprocess.Popen(
-            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(workdir)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(workdir),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
@@ -107,13 +122,27 @@ def test_entries_stream_in_loc_order_across_batches(redis_server: RedisServer) -
 
 def _crawl(site: Site, settings: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
     command = [
-        sys.executable, "-m", "scrapy", "runspider", str(SPIDER), "-a", f"url={site.root}/p/0",
-        "-s", 'ADDONS={"scrapy_sitemapgen.Addon": 500}', "-s", "TELNETCONSOLE_ENABLED=False",
-        "-s", "LOG_LEVEL=INFO", "-s", "RETRY_ENABLED=False",
+        sys.executable,
+        "-m",
+        "scrapy",
+        "runspider",
+        str(SPIDER),
+        "-a",
+        f"url={site.root}/p/0",
+        "-s",
+        'ADDONS={"scrapy_sitemapgen.Addon": 500}',
+        "-s",
+        "TELNETCONSOLE_ENABLED=False",
+        "-s",
+        "LOG_LEVEL=INFO",
+        "-s",
+        "RETRY_ENABLED=False",
     ]
     for name, value in settings.items():
         command += ["-s", f"{name}={value}"]
-    return subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.Popen(
+        command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
 
 
 @pytest.mark.parametrize("who_writes", ["build", "last"])
@@ -141,13 +170,27 @@ def test_two_scrapy_redis_workers_give_the_single_process_set(
         workers.append(_crawl(site, shared, tmp_path))
         logs = [worker.communicate(timeout=300)[0] for worker in workers]
         assert [w.returncode for w in workers] == [0, 0], logs[0][-2000:] + logs[1][-2000:]
-        assert all("'sitemapgen/pages/recorded'" in log for log in logs), logs[1][-3000:]  # both worked
+        assert all("'sitemapgen/pages/recorded'" in log for log in logs), logs[1][
+            -3000:
+        ]  # both worked
         if who_writes == "build":
             assert not (tmp_path / "never").exists()  # workers of a shared store do not write
             result = subprocess.run(
-                [sys.executable, "-m", "scrapy", "sitemapgen-build", "--store", redis_server.url,
-                 "-s", f"SITEMAPGEN_URI={shared_out}"],
-                cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+                [
+                    sys.executable,
+                    "-m",
+                    "scrapy",
+                    "sitemapgen-build",
+                    "--store",
+                    redis_server.url,
+                    "-s",
+                    f"SITEMAPGEN_URI={shared_out}",
+                ],
+                cwd=tmp_path,
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=False,
             )
             assert result.returncode == 0, result.stderr[-3000:]
         else:
@@ -165,7 +208,11 @@ def test_two_scrapy_redis_workers_give_the_single_process_set(
 def test_a_killed_worker_keeps_what_it_recorded(redis_server: RedisServer, tmp_path: Path) -> None:
     site = Site(2000, delay=0.01)
     try:
-        worker = _crawl(site, {"SITEMAPGEN_STORE": redis_server.url, "SITEMAPGEN_URI": str(tmp_path / "x")}, tmp_path)
+        worker = _crawl(
+            site,
+            {"SITEMAPGEN_STORE": redis_server.url, "SITEMAPGEN_URI": str(tmp_path / "x")},
+            tmp_path,
+        )
         time.sleep(4)
         worker.send_signal(signal.SIGKILL)
         worker.communicate(timeout=60)
@@ -181,19 +228,23 @@ def test_a_killed_worker_keeps_what_it_recorded(redis_server: RedisServer, tmp_p
 
 
 @deferred_f_from_coro_f
-async def test_redis_going_away_is_logged_and_counted(site, crawl, redis_server, tmp_path: Path, caplog) -> None:
+async def test_redis_going_away_is_logged_and_counted(
+    site, crawl, redis_server, tmp_path: Path, caplog
+) -> None:
     from scrapy.crawler import CrawlerRunner
     from scrapy.utils.defer import maybe_deferred_to_future
 
     from .conftest import BASE_SETTINGS, SiteSpider
 
-    runner = CrawlerRunner({
-        **BASE_SETTINGS,
-        "SITEMAPGEN_STORE": redis_server.url,
-        "SITEMAPGEN_SHARED_WRITE": "always",
-        "SITEMAPGEN_URI": str(tmp_path / "out"),
-        "CONCURRENT_REQUESTS": 1,
-    })
+    runner = CrawlerRunner(
+        {
+            **BASE_SETTINGS,
+            "SITEMAPGEN_STORE": redis_server.url,
+            "SITEMAPGEN_SHARED_WRITE": "always",
+            "SITEMAPGEN_URI": str(tmp_path / "out"),
+            "CONCURRENT_REQUESTS": 1,
+        }
+    )
     crawler = runner.create_crawler(SiteSpider)
     seen = []
 

@@ -3,8 +3,7 @@ that starts from the generated robots.txt lines, served by the sites themselves 
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scrapy.spiders import SitemapSpider
 from scrapy.utils.defer import deferred_f_from_coro_f
@@ -12,6 +11,9 @@ from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
 from .output import files
 from .xmlcheck import read_bytes
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class ReadBackSpider(SitemapSpider):
@@ -44,7 +46,9 @@ async def test_scrapy_sitemap_parser_reads_every_file(site, crawl, tmp_path: Pat
 
 
 @deferred_f_from_coro_f
-async def test_sitemap_spider_discovers_exactly_the_crawled_urls(site, crawl, tmp_path: Path) -> None:
+async def test_sitemap_spider_discovers_exactly_the_crawled_urls(
+    site, crawl, tmp_path: Path
+) -> None:
     await crawl(start_url=site.a.url("/"))
     out = tmp_path / "out"
     site.a.static, site.b.static = out / site.a.origin.name, out / site.b.origin.name

@@ -6,14 +6,17 @@ from __future__ import annotations
 import logging
 import os
 import stat
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_sitemapgen.publish.delivery import local_folder
-from scrapy_sitemapgen.store.sqlite import SqliteFactStore
 from scrapy_sitemapgen.sitemaps.urls import UrlRejected, normalize_loc, origin_folder, origin_of
+from scrapy_sitemapgen.store.sqlite import SqliteFactStore
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 HOSTILE_URLS = [
     "http://../x",
@@ -35,8 +38,13 @@ HOSTILE_URLS = [
 
 
 @pytest.mark.parametrize("url", HOSTILE_URLS)
-@pytest.mark.parametrize("template", ["out", "out/%(host)s", "out/%(origin)s/sitemaps", "out/%(scheme)s-%(port)s/%(host)s"])
-def test_a_crawled_host_never_leaves_the_output_folder(url: str, template: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "template",
+    ["out", "out/%(host)s", "out/%(origin)s/sitemaps", "out/%(scheme)s-%(port)s/%(host)s"],
+)
+def test_a_crawled_host_never_leaves_the_output_folder(
+    url: str, template: str, tmp_path: Path
+) -> None:
     """The folder comes from the host: it must stay one path below the output, never
     climb out of it, name a device, or be absolute (an IDN host is punycode)."""
     try:
@@ -52,7 +60,9 @@ def test_a_crawled_host_never_leaves_the_output_folder(url: str, template: str, 
     assert all(len(part.encode()) <= 255 for part in relative)
     assert all(part.isascii() for part in relative)
     if "%(host)s" not in template:  # the origin's folder name starts with its scheme
-        assert all(part.split(".")[0].lower() not in {"con", "nul", "prn", "aux"} for part in relative)
+        assert all(
+            part.split(".")[0].lower() not in {"con", "nul", "prn", "aux"} for part in relative
+        )
 
 
 @deferred_f_from_coro_f
@@ -69,7 +79,9 @@ async def test_files_get_the_process_umask(site, crawl, tmp_path: Path) -> None:
 
 
 @deferred_f_from_coro_f
-async def test_a_second_crawl_on_a_store_in_use_fails_fast(site, crawl, tmp_path: Path, caplog) -> None:
+async def test_a_second_crawl_on_a_store_in_use_fails_fast(
+    site, crawl, tmp_path: Path, caplog
+) -> None:
     jobdir = tmp_path / "job"
     running = SqliteFactStore(jobdir / "sitemapgen" / "store.sqlite3")  # the other crawl
     try:

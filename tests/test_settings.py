@@ -12,8 +12,8 @@ import pytest
 from lxml import etree
 from scrapy.settings import Settings
 
-from scrapy_sitemapgen.sitemaps.facts import UrlFacts
 from scrapy_sitemapgen.settings import Config
+from scrapy_sitemapgen.sitemaps.facts import UrlFacts
 from scrapy_sitemapgen.sitemaps.urls import Origin, base_url_for
 from scrapy_sitemapgen.sitemaps.writer import WriterOptions, write_origin
 
@@ -94,7 +94,9 @@ def test_g2_max_bytes_accepted(value: Any, expected: int) -> None:
 # --- booleans ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["SITEMAPGEN_ENABLED", "SITEMAPGEN_GZIP", "SITEMAPGEN_WRITE_ON_SHUTDOWN"])
+@pytest.mark.parametrize(
+    "name", ["SITEMAPGEN_ENABLED", "SITEMAPGEN_GZIP", "SITEMAPGEN_WRITE_ON_SHUTDOWN"]
+)
 @pytest.mark.parametrize("value", ["maybe", "yes please", "on"])
 def test_bad_booleans(name: str, value: str) -> None:
     assert_rejected(name, value, "True", "False")
@@ -102,10 +104,20 @@ def test_bad_booleans(name: str, value: str) -> None:
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(False, False), ("False", False), ("false", False), ("0", False), (0, False), (True, True), ("1", True)],
+    [
+        (False, False),
+        ("False", False),
+        ("false", False),
+        ("0", False),
+        (0, False),
+        (True, True),
+        ("1", True),
+    ],
 )
 def test_booleans_accepted(value: Any, expected: bool) -> None:
-    cfg = config(SITEMAPGEN_ENABLED=value, SITEMAPGEN_GZIP=value, SITEMAPGEN_WRITE_ON_SHUTDOWN=value)
+    cfg = config(
+        SITEMAPGEN_ENABLED=value, SITEMAPGEN_GZIP=value, SITEMAPGEN_WRITE_ON_SHUTDOWN=value
+    )
     assert (cfg.enabled, cfg.gzip, cfg.write_on_shutdown) == (expected, expected, expected)
 
 
@@ -130,7 +142,9 @@ def test_uri_with_unsupported_scheme(value: str) -> None:
 
 
 def test_uri_with_an_unknown_placeholder() -> None:
-    assert_rejected("SITEMAPGEN_URI", "out/%(hostname)s", re.escape("%(host)s"), re.escape("%(origin)s"))
+    assert_rejected(
+        "SITEMAPGEN_URI", "out/%(hostname)s", re.escape("%(host)s"), re.escape("%(origin)s")
+    )
 
 
 def test_local_uri_keeps_state_beside_the_output(tmp_path: Path) -> None:
@@ -248,7 +262,10 @@ def test_p3_p8_accepted_base_url_gives_a_valid_index(value: str, tmp_path: Path)
 
 
 def test_base_url_surrounding_whitespace_is_ignored() -> None:
-    assert config(SITEMAPGEN_BASE_URL="  https://cdn.example.net/s/\n").base_url == "https://cdn.example.net/s/"
+    assert (
+        config(SITEMAPGEN_BASE_URL="  https://cdn.example.net/s/\n").base_url
+        == "https://cdn.example.net/s/"
+    )
 
 
 def test_base_url_must_be_a_string() -> None:
@@ -331,8 +348,17 @@ def test_g3_g4_url_policy_defaults() -> None:
     # G4: the usual session id names of PHP, Java, ASP, ColdFusion, osCommerce, Zen Cart.
     assert policy.strip_params == frozenset(
         {
-            "sessionid", "session_id", "sessid", "sid", "phpsessid", "jsessionid",
-            "aspsessionid", "cfid", "cftoken", "oscsid", "zenid",
+            "sessionid",
+            "session_id",
+            "sessid",
+            "sid",
+            "phpsessid",
+            "jsessionid",
+            "aspsessionid",
+            "cfid",
+            "cftoken",
+            "oscsid",
+            "zenid",
         }
     )
     assert dict(policy.host_aliases) == {}
@@ -369,10 +395,16 @@ def rules(cfg_rules: tuple[tuple[re.Pattern[str], str], ...]) -> list[tuple[str,
 
 def test_p5_p6_rules_accepted_in_order() -> None:
     cfg = config(
-        SITEMAPGEN_CHANGEFREQ=[(r"^https://www\.example\.com/news/", "Hourly"), ("/archive/", "never")],
+        SITEMAPGEN_CHANGEFREQ=[
+            (r"^https://www\.example\.com/news/", "Hourly"),
+            ("/archive/", "never"),
+        ],
         SITEMAPGEN_PRIORITY=[["/blog/", 0.8], ("/", "0.3"), (r"\.html$", 1)],
     )
-    assert rules(cfg.changefreq_rules) == [(r"^https://www\.example\.com/news/", "hourly"), ("/archive/", "never")]
+    assert rules(cfg.changefreq_rules) == [
+        (r"^https://www\.example\.com/news/", "hourly"),
+        ("/archive/", "never"),
+    ]
     assert rules(cfg.priority_rules) == [("/blog/", "0.8"), ("/", "0.3"), (r"\.html$", "1.0")]
 
 
@@ -406,7 +438,9 @@ def test_rules_must_be_a_list(name: str) -> None:
     rejected_message(name, {"/blog/": "daily"}, "{'/blog/': 'daily'}", "list|pair")
 
 
-@pytest.mark.parametrize(("name", "value"), [("SITEMAPGEN_CHANGEFREQ", "daily"), ("SITEMAPGEN_PRIORITY", 0.5)])
+@pytest.mark.parametrize(
+    ("name", "value"), [("SITEMAPGEN_CHANGEFREQ", "daily"), ("SITEMAPGEN_PRIORITY", 0.5)]
+)
 @pytest.mark.parametrize("pattern", ["(", "[a-", "*.html", "a{2,1}"])
 def test_rules_bad_regex(name: str, value: Any, pattern: str) -> None:
     rejected_message(name, [(pattern, value)], repr(pattern), "regular expression")
@@ -418,7 +452,13 @@ def test_p5_changefreq_rule_bad_value(value: Any) -> None:
         "SITEMAPGEN_CHANGEFREQ",
         [("/blog/", value)],
         repr(value),
-        "always", "hourly", "daily", "weekly", "monthly", "yearly", "never",
+        "always",
+        "hourly",
+        "daily",
+        "weekly",
+        "monthly",
+        "yearly",
+        "never",
     )
 
 
@@ -429,7 +469,12 @@ def test_p6_priority_rule_bad_value(value: Any) -> None:
 
 # --- SITEMAPGEN_ALLOW / DENY / IMAGE_ALLOW / IMAGE_DENY ---------------------------------
 
-PATTERN_SETTINGS = ["SITEMAPGEN_ALLOW", "SITEMAPGEN_DENY", "SITEMAPGEN_IMAGE_ALLOW", "SITEMAPGEN_IMAGE_DENY"]
+PATTERN_SETTINGS = [
+    "SITEMAPGEN_ALLOW",
+    "SITEMAPGEN_DENY",
+    "SITEMAPGEN_IMAGE_ALLOW",
+    "SITEMAPGEN_IMAGE_DENY",
+]
 
 
 @pytest.mark.parametrize("name", PATTERN_SETTINGS)
@@ -469,7 +514,10 @@ def test_patterns_go_to_the_right_policy() -> None:
         ({"example.com": "www.example.com"}, {"example.com": "www.example.com"}),
         ({"Example.COM": "WWW.Example.com"}, {"example.com": "www.example.com"}),
         # IDN hosts in punycode (RFC 3492), as in every loc: bücher -> xn--bcher-kva.
-        ({"bücher.example": "www.bücher.example"}, {"xn--bcher-kva.example": "www.xn--bcher-kva.example"}),
+        (
+            {"bücher.example": "www.bücher.example"},
+            {"xn--bcher-kva.example": "www.xn--bcher-kva.example"},
+        ),
         # -s SITEMAPGEN_HOST_ALIASES='{"example.com": "www.example.com"}'
         ('{"example.com": "www.example.com"}', {"example.com": "www.example.com"}),
     ],
@@ -500,8 +548,16 @@ def test_g3_idn_alias_applies_to_locs() -> None:
         ({"example.com/shop": "www.example.com"}, "'example.com/shop'"),
     ],
     ids=[
-        "port-target", "port-alias", "default-port-alias", "space-alias", "space-target",
-        "empty", "int", "url-alias", "url-target", "path",
+        "port-target",
+        "port-alias",
+        "default-port-alias",
+        "space-alias",
+        "space-target",
+        "empty",
+        "int",
+        "url-alias",
+        "url-target",
+        "path",
     ],
 )
 def test_g3_bad_host_aliases(value: dict[str, Any], shown: str) -> None:
@@ -596,12 +652,18 @@ def test_g4_strip_params(value: Any, expected: set[str]) -> None:
 
 def test_g4_empty_strip_params_keeps_every_parameter() -> None:
     policy = config(SITEMAPGEN_STRIP_PARAMS=[]).url_policy
-    assert policy.loc("https://www.example.com/p?sid=1&PHPSESSID=2") == "https://www.example.com/p?sid=1&PHPSESSID=2"
+    assert (
+        policy.loc("https://www.example.com/p?sid=1&PHPSESSID=2")
+        == "https://www.example.com/p?sid=1&PHPSESSID=2"
+    )
 
 
 def test_g4_strip_params_given_in_upper_case_still_strip() -> None:
     policy = config(SITEMAPGEN_STRIP_PARAMS=["SessionID"]).url_policy
-    assert policy.loc("https://www.example.com/p?sessionid=1&SESSIONID=2&q=3") == "https://www.example.com/p?q=3"
+    assert (
+        policy.loc("https://www.example.com/p?sessionid=1&SESSIONID=2&q=3")
+        == "https://www.example.com/p?q=3"
+    )
 
 
 @pytest.mark.parametrize("value", [[""], [5], {"sid": True}], ids=repr)
@@ -612,7 +674,10 @@ def test_g4_bad_strip_params(value: Any) -> None:
 def test_a_pattern_from_the_command_line_keeps_its_commas() -> None:
     """-s SITEMAPGEN_DENY='a{1,2}' is one regular expression, not two halves."""
     assert [p.pattern for p in config(SITEMAPGEN_DENY="/x{1,2}/").url_policy.deny] == ["/x{1,2}/"]
-    assert [p.pattern for p in config(SITEMAPGEN_DENY='["a,b", "c"]').url_policy.deny] == ["a,b", "c"]
+    assert [p.pattern for p in config(SITEMAPGEN_DENY='["a,b", "c"]').url_policy.deny] == [
+        "a,b",
+        "c",
+    ]
 
 
 # --- SITEMAPGEN_GZIP_LEVEL ----------------------------------------------------------------

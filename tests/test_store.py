@@ -7,15 +7,17 @@ from __future__ import annotations
 import itertools
 import sqlite3
 import tracemalloc
-from collections.abc import Callable
-from collections.abc import Iterator
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from scrapy_sitemapgen.sitemaps.facts import Alternate, News, UrlFacts, Video
-from scrapy_sitemapgen.store.sqlite import SqliteFactStore, StoreError
 from scrapy_sitemapgen.sitemaps.urls import Origin
+from scrapy_sitemapgen.store.sqlite import SqliteFactStore, StoreError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from pathlib import Path
 
 SITE = Origin("https", "www.example.com", 443)
 LOC = "https://www.example.com/page"
@@ -61,7 +63,11 @@ def test_locs_that_differ_are_different_urls(store: SqliteFactStore) -> None:
 
 # --- merge rules ------------------------------------------------------------------------
 
-PAGE_LASTMODS = ["2024-01-01T00:00:00+00:00", "2024-03-01T08:00:00+00:00", "2024-02-01T00:00:00+00:00"]
+PAGE_LASTMODS = [
+    "2024-01-01T00:00:00+00:00",
+    "2024-03-01T08:00:00+00:00",
+    "2024-02-01T00:00:00+00:00",
+]
 
 
 @pytest.mark.parametrize("order", list(itertools.permutations(PAGE_LASTMODS)), ids=str)
@@ -76,7 +82,9 @@ def test_newest_page_lastmod_wins(store: SqliteFactStore, order: tuple[str, ...]
     [("2024-03-01", "2024-02-28T23:00:00+00:00"), ("2024-02-28T23:00:00+00:00", "2024-03-01")],
     ids=["date-first", "datetime-first"],
 )
-def test_newest_page_lastmod_wins_across_date_and_datetime(store: SqliteFactStore, order: tuple[str, str]) -> None:
+def test_newest_page_lastmod_wins_across_date_and_datetime(
+    store: SqliteFactStore, order: tuple[str, str]
+) -> None:
     # P4 allows both forms; 1 March (a date) is later than 28 February 23:00 UTC.
     for lastmod in order:
         store.record(UrlFacts(LOC, lastmod=lastmod))
@@ -137,7 +145,9 @@ def test_item_without_a_field_keeps_the_earlier_item_value(store: SqliteFactStor
 
 
 @pytest.mark.parametrize("flush_between", [False, True], ids=["same-batch", "separate-batches"])
-def test_page_record_does_not_erase_item_changefreq(store: SqliteFactStore, flush_between: bool) -> None:
+def test_page_record_does_not_erase_item_changefreq(
+    store: SqliteFactStore, flush_between: bool
+) -> None:
     store.record(UrlFacts(LOC, changefreq="daily", priority="0.7"), from_item=True)
     if flush_between:
         store.flush()
@@ -188,8 +198,12 @@ def test_entries_of_one_origin_in_code_point_order(store: SqliteFactStore) -> No
         "http://a.example/a?x=1",
         "http://a.example/z",
     ]
-    assert [f.loc for f in store.entries(Origin("http", "a.example", 8080))] == ["http://a.example:8080/"]
-    assert [f.loc for f in store.entries(Origin("https", "b.example", 443))] == ["https://b.example/"]
+    assert [f.loc for f in store.entries(Origin("http", "a.example", 8080))] == [
+        "http://a.example:8080/"
+    ]
+    assert [f.loc for f in store.entries(Origin("https", "b.example", 443))] == [
+        "https://b.example/"
+    ]
     assert list(store.entries(Origin("https", "a.example", 443))) == []
 
 
@@ -277,7 +291,10 @@ def test_reopen_keeps_everything(path: Path) -> None:
     third = SqliteFactStore(path)
     try:
         assert len(third) == 3
-        assert only_entry(third, Origin("http", "other.example", 80)).lastmod == "2024-02-02T02:02:02+00:00"
+        assert (
+            only_entry(third, Origin("http", "other.example", 80)).lastmod
+            == "2024-02-02T02:02:02+00:00"
+        )
     finally:
         third.close()
 
@@ -333,7 +350,9 @@ def test_database_of_another_schema_is_a_store_error(path: Path, user_version: i
     db = sqlite3.connect(path)
     try:
         assert db.execute("PRAGMA user_version").fetchone()[0] == user_version
-        tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        tables = [
+            row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        ]
         assert tables == ["things"]
         assert db.execute("SELECT name FROM things").fetchall() == [("keep me",)]
     finally:
@@ -406,13 +425,17 @@ FULL_VIDEO = Video(
     duration=600,
     publication_date="2024-04-30T10:00:00+00:00",
 )
-PLAYER_ONLY = Video(f"{CDN}/thumbs/2.jpg", "Second", "Only the required fields", player_loc=f"{CDN}/embed/2")
+PLAYER_ONLY = Video(
+    f"{CDN}/thumbs/2.jpg", "Second", "Only the required fields", player_loc=f"{CDN}/embed/2"
+)
 ALTERNATES = (
     Alternate("en", LOC),
     Alternate("de-CH", "https://www.example.com/de-ch/page"),
     Alternate("x-default", LOC),
 )
-NEWS = News("The Example Times", "en", "2024-05-06T07:00:00+00:00", "Companies A & B in merger talks")
+NEWS = News(
+    "The Example Times", "en", "2024-05-06T07:00:00+00:00", "Companies A & B in merger talks"
+)
 
 
 def test_g7_media_survive_close_and_reopen(path: Path) -> None:
@@ -459,7 +482,9 @@ def test_item_media_survive_close_and_reopen(path: Path) -> None:
 
 
 @pytest.mark.parametrize("flush_between", [False, True], ids=["same-batch", "separate-batches"])
-def test_newest_page_record_replaces_page_media(store: SqliteFactStore, flush_between: bool) -> None:
+def test_newest_page_record_replaces_page_media(
+    store: SqliteFactStore, flush_between: bool
+) -> None:
     # README: a page's images, videos and alternates come from its newest response.
     old_images = (f"{CDN}/old-1.jpg", f"{CDN}/old-2.jpg")
     store.record(UrlFacts(LOC, images=old_images, videos=(FULL_VIDEO,), alternates=ALTERNATES))
@@ -473,10 +498,14 @@ def test_newest_page_record_replaces_page_media(store: SqliteFactStore, flush_be
 
 
 @pytest.mark.parametrize("flush_between", [False, True], ids=["same-batch", "separate-batches"])
-def test_newest_page_record_without_media_clears_page_media(store: SqliteFactStore, flush_between: bool) -> None:
+def test_newest_page_record_without_media_clears_page_media(
+    store: SqliteFactStore, flush_between: bool
+) -> None:
     # The page was fetched again and no longer shows the image, the video or the alternates:
     # its newest response says it has none, so none are listed (README merge rules).
-    store.record(UrlFacts(LOC, images=(f"{CDN}/gone.jpg",), videos=(FULL_VIDEO,), alternates=ALTERNATES))
+    store.record(
+        UrlFacts(LOC, images=(f"{CDN}/gone.jpg",), videos=(FULL_VIDEO,), alternates=ALTERNATES)
+    )
     if flush_between:
         store.flush()
     store.record(UrlFacts(LOC, lastmod="2024-06-01"))
@@ -484,7 +513,9 @@ def test_newest_page_record_without_media_clears_page_media(store: SqliteFactSto
 
 
 @pytest.mark.parametrize("item_first", [False, True], ids=["page-first", "item-first"])
-def test_item_images_follow_page_images_without_duplicates(store: SqliteFactStore, item_first: bool) -> None:
+def test_item_images_follow_page_images_without_duplicates(
+    store: SqliteFactStore, item_first: bool
+) -> None:
     page = UrlFacts(LOC, images=(f"{CDN}/p1.jpg", f"{CDN}/shared.jpg", f"{CDN}/p2.jpg"))
     item = UrlFacts(LOC, images=(f"{CDN}/i1.jpg", f"{CDN}/shared.jpg", f"{CDN}/i2.jpg"))
     records = [(item, True), (page, False)] if item_first else [(page, False), (item, True)]
@@ -516,7 +547,9 @@ def test_item_videos_follow_page_videos_deduplicated_by_media_urls(store: Sqlite
     # Same (content_loc, player_loc): the same video, described again; the page's is kept.
     same = Video(f"{CDN}/t/other.jpg", "Item title", "Item text", content_loc=f"{CDN}/v/1.mp4")
     # Same content_loc, another player: another (content_loc, player_loc) pair.
-    with_player = Video(f"{CDN}/t/1.jpg", "Page title", "Page text", f"{CDN}/v/1.mp4", f"{CDN}/embed/1")
+    with_player = Video(
+        f"{CDN}/t/1.jpg", "Page title", "Page text", f"{CDN}/v/1.mp4", f"{CDN}/embed/1"
+    )
     player_only = Video(f"{CDN}/t/3.jpg", "Third", "Text", player_loc=f"{CDN}/embed/3")
     store.record(UrlFacts(LOC, videos=(page_video, player_only)))
     store.record(UrlFacts(LOC, videos=(same, with_player, player_only)), from_item=True)
@@ -546,7 +579,9 @@ def test_news_entries_only_those_with_news_in_loc_order(store: SqliteFactStore) 
         # The whole merged entry, media included: the writer decides what a news file holds.
         UrlFacts(f"{LOC}/b", "2024-05-06", images=(f"{CDN}/b.jpg",), news=b_news),
     ]
-    assert [f.loc for f in store.news_entries(Origin("https", "other.example", 443))] == ["https://other.example/n"]
+    assert [f.loc for f in store.news_entries(Origin("https", "other.example", 443))] == [
+        "https://other.example/n"
+    ]
     assert list(store.news_entries(Origin("http", "www.example.com", 80))) == []
     assert len(list(store.entries(SITE))) == 3
 
@@ -584,7 +619,11 @@ MERGED = UrlFacts(
 def test_media_merge_does_not_depend_on_arrival_order(
     store: SqliteFactStore, item_first: bool, flush_between: bool
 ) -> None:
-    records = [(MERGE_ITEM, True), (MERGE_PAGE, False)] if item_first else [(MERGE_PAGE, False), (MERGE_ITEM, True)]
+    records = (
+        [(MERGE_ITEM, True), (MERGE_PAGE, False)]
+        if item_first
+        else [(MERGE_PAGE, False), (MERGE_ITEM, True)]
+    )
     for facts, from_item in records:
         store.record(facts, from_item=from_item)
         if flush_between:
@@ -685,4 +724,6 @@ def test_media_json_that_orjson_refuses_takes_the_standard_road() -> None:
     for value in ({"v": [["a\ud800b", None]]}, {"v": [["t", 2**70]]}):
         text = _compact_json(value)
         assert text == _stdlib_compact_json(value)
-        assert _load_extra(text) == {key: [list(row) for row in rows] for key, rows in value.items()}
+        assert _load_extra(text) == {
+            key: [list(row) for row in rows] for key, rows in value.items()
+        }

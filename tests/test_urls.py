@@ -10,8 +10,19 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from scrapy_sitemapgen.sitemaps.urls import Origin, UrlPolicy, UrlRejected, base_url_for, normalize_loc, origin_of
+from scrapy_sitemapgen.sitemaps.urls import (
+    _CLEAN_RE,
+    Origin,
+    UrlPolicy,
+    UrlRejected,
+    _normalize_fully,
+    base_url_for,
+    normalize_loc,
+    origin_of,
+)
 
 # --- normalize_loc: accepted URLs -------------------------------------------------------
 
@@ -274,7 +285,9 @@ def test_origin_names_are_unambiguous() -> None:
     assert len({name.lower() for name in names}) == len(DISTINCT_ORIGINS)
 
 
-@pytest.mark.parametrize("origin", DISTINCT_ORIGINS, ids=lambda o: f"{o.scheme}-{o.host[:20]}-{o.port}")
+@pytest.mark.parametrize(
+    "origin", DISTINCT_ORIGINS, ids=lambda o: f"{o.scheme}-{o.host[:20]}-{o.port}"
+)
 def test_origin_name_is_a_safe_folder_name(origin: Origin) -> None:
     name = origin.name
     assert NAME_RE.match(name), name
@@ -349,7 +362,9 @@ BASE_URL_CASES = [
 
 
 @pytest.mark.parametrize(
-    ("template", "origin", "expected"), BASE_URL_CASES, ids=[f"{c[0]!r}-{c[1].host}" for c in BASE_URL_CASES]
+    ("template", "origin", "expected"),
+    BASE_URL_CASES,
+    ids=[f"{c[0]!r}-{c[1].host}" for c in BASE_URL_CASES],
 )
 def test_base_url_for(template: str, origin: Origin, expected: str) -> None:
     assert base_url_for(template, origin) == expected
@@ -437,8 +452,13 @@ def test_g3_host_aliases(url: str, expected: str) -> None:
 
 
 def test_g3_g4_aliases_and_stripping_together() -> None:
-    policy = UrlPolicy(strip_params=frozenset({"sid"}), host_aliases={"example.com": "www.example.com"})
-    assert policy.loc("http://example.com:8080/p;sid=1?sid=2&x=y") == "http://www.example.com:8080/p?x=y"
+    policy = UrlPolicy(
+        strip_params=frozenset({"sid"}), host_aliases={"example.com": "www.example.com"}
+    )
+    assert (
+        policy.loc("http://example.com:8080/p;sid=1?sid=2&x=y")
+        == "http://www.example.com:8080/p?x=y"
+    )
 
 
 @pytest.mark.parametrize(
@@ -462,7 +482,9 @@ def test_policy_loc_rejects_what_normalize_loc_rejects() -> None:
 
 # --- UrlPolicy.refusal: allow / deny patterns -------------------------------------------
 
-ALLOW_DENY = UrlPolicy(allow=(re.compile(r"/blog/"), re.compile(r"/shop/")), deny=(re.compile(r"/private/"),))
+ALLOW_DENY = UrlPolicy(
+    allow=(re.compile(r"/blog/"), re.compile(r"/shop/")), deny=(re.compile(r"/private/"),)
+)
 
 
 @pytest.mark.parametrize(
@@ -492,11 +514,6 @@ def test_refusal_without_allow_patterns_allows_all_but_denied() -> None:
 
 
 # --- the shortcut for URLs already in shape gives exactly what the full parse gives -----
-
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from scrapy_sitemapgen.sitemaps.urls import _CLEAN_RE, _normalize_fully
 
 SHORTCUT_CASES = [
     "https://www.example.com/a/b?x=1&y=2",
@@ -546,7 +563,9 @@ _URL_CHARS = st.sampled_from(list("abcxyzABC019-._~!$&'()*+,;=:@/%?#[] é\"<>"))
     port=st.sampled_from(["", ":80", ":443", ":8080", ":0", ":08080"]),
     tail=st.text(_URL_CHARS, max_size=40),
 )
-def test_p3_shortcut_equals_the_full_parse_for_arbitrary_urls(host: str, port: str, tail: str) -> None:
+def test_p3_shortcut_equals_the_full_parse_for_arbitrary_urls(
+    host: str, port: str, tail: str
+) -> None:
     url = f"http://{host}{port}/{tail}"
     if _CLEAN_RE.fullmatch(url):
         fast, full = _both(url)

@@ -15,17 +15,19 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from functools import partial
 from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, BinaryIO, ClassVar
+from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
 
 import pytest
 
 from scrapy_sitemapgen.sitemaps.facts import Alternate, News, UrlFacts, Video
-from scrapy_sitemapgen.validate.checker import SCHEMA_DIR, Violation, validate
 from scrapy_sitemapgen.sitemaps.writer import WriterOptions, write_origin
+from scrapy_sitemapgen.validate.checker import SCHEMA_DIR, Violation, validate
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 BROKEN = Path(__file__).parent / "broken"
 XSD = Path(__file__).parent / "xsd"

@@ -12,10 +12,9 @@ import io
 import random
 import string
 import xml.etree.ElementTree as ET
-from xml.sax.saxutils import unescape
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
+from xml.sax.saxutils import unescape
 
 import pytest
 from hypothesis import given, settings
@@ -24,9 +23,18 @@ from lxml import etree
 
 from scrapy_sitemapgen.sitemaps.facts import Alternate, News, UrlFacts, Video
 from scrapy_sitemapgen.sitemaps.limits import MAX_URLS_PER_SITEMAP
-from scrapy_sitemapgen.sitemaps.writer import OriginOutput, WrittenFile, WriterOptions, escape, write_origin
+from scrapy_sitemapgen.sitemaps.writer import (
+    OriginOutput,
+    WriterOptions,
+    WrittenFile,
+    escape,
+    write_origin,
+)
 
 from .xmlcheck import IMAGE_NS, NEWS_NS, NS, VIDEO_NS, XHTML_NS, assert_valid
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
 
 GOLDEN = Path(__file__).parent / "golden"
 SITE = "https://www.example.com/"
@@ -195,7 +203,12 @@ def _escape_by_the_letter(text: str) -> str:
     escape() are held to."""
 
     def is_char(c: int) -> bool:  # XML 1.0, section 2.2
-        return c in (0x9, 0xA, 0xD) or 0x20 <= c <= 0xD7FF or 0xE000 <= c <= 0xFFFD or 0x10000 <= c <= 0x10FFFF
+        return (
+            c in (0x9, 0xA, 0xD)
+            or 0x20 <= c <= 0xD7FF
+            or 0xE000 <= c <= 0xFFFD
+            or 0x10000 <= c <= 0x10FFFF
+        )
 
     entities = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"}
     return "".join(entities.get(ch, ch) for ch in text if is_char(ord(ch)))
@@ -203,10 +216,31 @@ def _escape_by_the_letter(text: str) -> str:
 
 # Printable ASCII, the five, every kind of control (allowed: tab, LF, CR; forbidden: the
 # other C0 controls; DEL and C1 allowed), non-ASCII, surrogates and the two non-characters.
-_ESCAPE_ALPHABET = list("az09/?=%;:.-_~ ") + list("&<>\"'") + [
-    "\x00", "\x01", "\x08", "\t", "\n", "\x0b", "\x0c", "\r", "\x1f", "\x7f", "\x85",
-    "é", "日", "\U0001f600", "\ud800", "\udfff", "\ufffd", "\ufffe", "\uffff",
-]
+_ESCAPE_ALPHABET = (
+    list("az09/?=%;:.-_~ ")
+    + list("&<>\"'")
+    + [
+        "\x00",
+        "\x01",
+        "\x08",
+        "\t",
+        "\n",
+        "\x0b",
+        "\x0c",
+        "\r",
+        "\x1f",
+        "\x7f",
+        "\x85",
+        "é",
+        "日",
+        "\U0001f600",
+        "\ud800",
+        "\udfff",
+        "\ufffd",
+        "\ufffe",
+        "\uffff",
+    ]
+)
 
 
 @settings(max_examples=600, deadline=None, derandomize=True, database=None)
@@ -217,14 +251,24 @@ def test_p1_escape_equals_the_rule_character_by_character(text: str) -> None:
 
 IMAGE_LISTS = [
     ["https://cdn.example.net/a.jpg"],
-    ["https://cdn.example.net/a.jpg", "https://cdn.example.net/b.jpg", "https://cdn.example.net/c.jpg"],
-    ["https://cdn.example.net/a.jpg", "https://cdn.example.net/b.jpg?w=1&h=2", "https://cdn.example.net/c'.jpg"],
+    [
+        "https://cdn.example.net/a.jpg",
+        "https://cdn.example.net/b.jpg",
+        "https://cdn.example.net/c.jpg",
+    ],
+    [
+        "https://cdn.example.net/a.jpg",
+        "https://cdn.example.net/b.jpg?w=1&h=2",
+        "https://cdn.example.net/c'.jpg",
+    ],
     ["https://cdn.example.net/a.jpg", "https://cdn.example.net/it's.jpg"],
     ["https://cdn.example.net/a\x01b.jpg", "https://cdn.example.net/b.jpg"],
 ]
 
 
-@pytest.mark.parametrize("images", IMAGE_LISTS, ids=["one", "plain", "to-escape", "apostrophe", "forbidden"])
+@pytest.mark.parametrize(
+    "images", IMAGE_LISTS, ids=["one", "plain", "to-escape", "apostrophe", "forbidden"]
+)
 def test_p1_images_each_in_its_own_element_escaped(images: list[str]) -> None:
     """Plain image URLs are written in one join, the others one by one: either way each is
     its own <image:image>, in order, and reads back as itself (less what XML forbids)."""
@@ -253,13 +297,17 @@ def test_p1_loc_with_ampersand_and_apostrophe(tmp_path: Path) -> None:
     assert output.url_count == 2
 
 
-@pytest.mark.parametrize("bad", ["\x01", "\x00", "\x0b", "\x1f", "\ufffe", "\uffff", "\ud800"], ids=repr)
+@pytest.mark.parametrize(
+    "bad", ["\x01", "\x00", "\x0b", "\x1f", "\ufffe", "\uffff", "\ud800"], ids=repr
+)
 def test_p1_loc_with_forbidden_xml_char_is_skipped(bad: str) -> None:
     # Not silently altered: removing a character from a URL names another page.
     bad_loc = f"{SITE}a{bad}b"
     skips = Skips()
     sinks = MemorySinks()
-    output = write([UrlFacts(f"{SITE}a"), UrlFacts(bad_loc), UrlFacts(f"{SITE}c")], sinks, on_skip=skips)
+    output = write(
+        [UrlFacts(f"{SITE}a"), UrlFacts(bad_loc), UrlFacts(f"{SITE}c")], sinks, on_skip=skips
+    )
     assert skips.calls == [("bad_url", bad_loc)]
     data = assert_valid(sinks.data("sitemap-1.xml"))
     assert locs_of(data) == [f"{SITE}a", f"{SITE}c"]
@@ -286,8 +334,12 @@ def test_golden_in_memory() -> None:
     assert list(sinks) == ["sitemap-1.xml", "sitemap.xml"]
     assert sinks.data("sitemap-1.xml") == (GOLDEN / "urlset-3.xml").read_bytes()
     assert sinks.data("sitemap.xml") == (GOLDEN / "index-3.xml").read_bytes()
-    assert output.sitemaps == [WrittenFile("sitemap-1.xml", 3, (GOLDEN / "urlset-3.xml").stat().st_size)]
-    assert output.indexes == [WrittenFile("sitemap.xml", 1, (GOLDEN / "index-3.xml").stat().st_size)]
+    assert output.sitemaps == [
+        WrittenFile("sitemap-1.xml", 3, (GOLDEN / "urlset-3.xml").stat().st_size)
+    ]
+    assert output.indexes == [
+        WrittenFile("sitemap.xml", 1, (GOLDEN / "index-3.xml").stat().st_size)
+    ]
     assert_all_valid(sinks, output)
 
 
@@ -322,7 +374,9 @@ def test_p12_entries_outside_the_scope_are_skipped() -> None:
     inside = [SITE, f"{SITE}a", f"{SITE}b"]
     skips = Skips()
     sinks = MemorySinks()
-    entries = [UrlFacts(loc) for loc in [inside[0], *outside[:3], inside[1], *outside[3:], inside[2]]]
+    entries = [
+        UrlFacts(loc) for loc in [inside[0], *outside[:3], inside[1], *outside[3:], inside[2]]
+    ]
     output = write(entries, sinks, on_skip=skips)
     assert skips.calls == [("outside_origin", loc) for loc in outside]
     assert locs_of(assert_valid(sinks.data("sitemap-1.xml"))) == inside
@@ -333,7 +387,11 @@ def test_p12_scope_with_port() -> None:
     scope = "http://www.example.com:8080/"
     skips = Skips()
     sinks = MemorySinks()
-    entries = [UrlFacts(f"{scope}a"), UrlFacts("http://www.example.com/a"), UrlFacts("http://www.example.com:80/a")]
+    entries = [
+        UrlFacts(f"{scope}a"),
+        UrlFacts("http://www.example.com/a"),
+        UrlFacts("http://www.example.com:80/a"),
+    ]
     write(entries, sinks, scope=scope, base_url=scope, on_skip=skips)
     assert [reason for reason, _ in skips.calls] == ["outside_origin", "outside_origin"]
     assert locs_of(assert_valid(sinks.data("sitemap-1.xml"))) == [f"{scope}a"]
@@ -343,7 +401,9 @@ def test_p12_scope_with_port() -> None:
 
 def test_skips_without_on_skip_callback() -> None:
     sinks = MemorySinks()
-    output = write([UrlFacts("http://other.example/"), UrlFacts(f"{SITE}x\x01"), UrlFacts(f"{SITE}ok")], sinks)
+    output = write(
+        [UrlFacts("http://other.example/"), UrlFacts(f"{SITE}x\x01"), UrlFacts(f"{SITE}ok")], sinks
+    )
     assert output.url_count == 1
     assert locs_of(assert_valid(sinks.data("sitemap-1.xml"))) == [f"{SITE}ok"]
 
@@ -404,12 +464,16 @@ def test_p7_50001_urls_is_two_urlsets(fifty_thousand: bytes) -> None:
     assert output.url_count == 50_001
 
 
-@pytest.mark.parametrize(("count", "max_urls", "split"), [(5, 2, [2, 2, 1]), (4, 2, [2, 2]), (3, 5, [3]), (1, 1, [1])])
+@pytest.mark.parametrize(
+    ("count", "max_urls", "split"), [(5, 2, [2, 2, 1]), (4, 2, [2, 2]), (3, 5, [3]), (1, 1, [1])]
+)
 def test_p7_smaller_url_limit(count: int, max_urls: int, split: list[int]) -> None:
     sinks = MemorySinks()
     output = write(pages(count), sinks, max_urls=max_urls)
     assert [f.entries for f in output.sitemaps] == split
-    assert [f.name for f in output.sitemaps] == [f"sitemap-{n}.xml" for n in range(1, len(split) + 1)]
+    assert [f.name for f in output.sitemaps] == [
+        f"sitemap-{n}.xml" for n in range(1, len(split) + 1)
+    ]
     # Every URL once, in the given order, across the files.
     written = [loc for f in output.sitemaps for loc in locs_of(sinks.data(f.name))]
     assert written == [page(i) for i in range(count)]
@@ -505,7 +569,9 @@ def test_gzip_is_the_default_and_deterministic(tmp_path: Path) -> None:
     # The index stays plain XML, the file robots.txt names (P15).
     assert [f.name for f in one.indexes] == ["sitemap.xml"]
     for name in [*names, "sitemap.xml"]:
-        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), (
+            name
+        )
     assert one == two
 
 
@@ -537,7 +603,10 @@ def test_gzip_in_memory_level_1() -> None:
     output = write(pages(10), sinks, gzip=True, compresslevel=1)
     assert list(sinks) == ["sitemap-1.xml.gz", "sitemap.xml"]
     assert sinks.raw("sitemap-1.xml.gz")[:2] == b"\x1f\x8b"
-    assert sinks.data("sitemap-1.xml.gz") == URLSET_HEAD + b"".join(url_line(page(i)) for i in range(10)) + URLSET_TAIL
+    assert (
+        sinks.data("sitemap-1.xml.gz")
+        == URLSET_HEAD + b"".join(url_line(page(i)) for i in range(10)) + URLSET_TAIL
+    )
     assert_all_valid(sinks, output)
 
 
@@ -569,7 +638,10 @@ def test_p13_index_locs_use_the_base_url() -> None:
     sinks = MemorySinks()
     output = write(pages(3), sinks, base_url=base, max_urls=2)
     index = assert_valid(sinks.data("sitemap.xml"))
-    assert index_entries(index) == [(f"{base}sitemap-1.xml", LASTMOD), (f"{base}sitemap-2.xml", LASTMOD)]
+    assert index_entries(index) == [
+        (f"{base}sitemap-1.xml", LASTMOD),
+        (f"{base}sitemap-2.xml", LASTMOD),
+    ]
     # The urlsets still list the site's own URLs.
     assert locs_of(sinks.data("sitemap-1.xml")) == [page(0), page(1)]
     assert_all_valid(sinks, output)
@@ -647,7 +719,7 @@ def test_entries_are_streamed_from_an_iterator() -> None:
     def source() -> Iterator[UrlFacts]:
         for i in range(3):
             consumed.append(i)
-            yield UrlFacts(page(i), lastmod="2024-01-0%d" % (i + 1))
+            yield UrlFacts(page(i), lastmod=f"2024-01-0{i + 1}")
 
     sinks = MemorySinks()
     output = write(source(), sinks)
@@ -685,7 +757,10 @@ EVERY_EXTENSION = UrlFacts(
     "weekly",
     "0.8",
     # G8: the <loc> is the landing page; images and videos may live on a CDN.
-    images=("https://cdn.example.net/img/steak.jpg", "https://cdn.example.net/img/fish.jpg?w=800&h=600"),
+    images=(
+        "https://cdn.example.net/img/steak.jpg",
+        "https://cdn.example.net/img/fish.jpg?w=800&h=600",
+    ),
     videos=(FULL_VIDEO, REQUIRED_VIDEO),
     # G6: every language version, the page itself included.
     alternates=(
@@ -754,7 +829,10 @@ def test_p1_extension_text_and_attributes_are_escaped() -> None:
     assert b"<video:title>Fish &amp; chips &lt;live&gt; at Joe&apos;s</video:title>" in data
     assert b"<video:description>Says &quot;hi&quot; &gt; all</video:description>" in data
     assert b"<image:loc>https://cdn.example.net/img/fish.jpg?w=800&amp;h=600</image:loc>" in data
-    assert b"<video:player_loc>https://www.example.com/player?video=123&amp;autoplay=0</video:player_loc>" in data
+    assert (
+        b"<video:player_loc>https://www.example.com/player?video=123&amp;autoplay=0</video:player_loc>"
+        in data
+    )
     assert (
         b'<xhtml:link rel="alternate" hreflang="en" href="https://www.example.com/recipes/grill?id=12&amp;lang=en"/>'
         in data
@@ -766,7 +844,10 @@ def test_p1_extension_text_and_attributes_are_escaped() -> None:
 def test_p1_forbidden_xml_characters_in_video_text_are_removed() -> None:
     # XML 1.0 section 2.2: free text loses the characters XML cannot carry; the file stays valid.
     video = Video(
-        REQUIRED_VIDEO.thumbnail_loc, "Bad\x01title", "Bad\x0bdescription\ufffe", player_loc=REQUIRED_VIDEO.player_loc
+        REQUIRED_VIDEO.thumbnail_loc,
+        "Bad\x01title",
+        "Bad\x0bdescription\ufffe",
+        player_loc=REQUIRED_VIDEO.player_loc,
     )
     sinks = MemorySinks()
     write([UrlFacts(f"{SITE}v", videos=(video,))], sinks)
@@ -821,7 +902,9 @@ def news_facts(count: int) -> list[UrlFacts]:
     ]
 
 
-def write_news(entries: list[UrlFacts], news: list[UrlFacts], sinks: MemorySinks, **options: object) -> OriginOutput:
+def write_news(
+    entries: list[UrlFacts], news: list[UrlFacts], sinks: MemorySinks, **options: object
+) -> OriginOutput:
     options.setdefault("gzip", False)
     return write_origin(
         entries,
@@ -838,18 +921,25 @@ def test_news_entry_written_by_hand() -> None:
     news = UrlFacts(
         f"{SITE}business/article55.html?a=1&b=2",
         images=("https://cdn.example.net/x.jpg",),
-        news=News("The Example & Co Times", "zh-cn", "2008-12-23", "Companies A, B <in> Merger Talks"),
+        news=News(
+            "The Example & Co Times", "zh-cn", "2008-12-23", "Companies A, B <in> Merger Talks"
+        ),
     )
     sinks = MemorySinks()
     output = write_news([], [news], sinks)
     data = assert_valid(sinks.data("sitemap-news-1.xml"))
-    assert data == URLSET_HEAD + (
-        b"<url><loc>https://www.example.com/business/article55.html?a=1&amp;b=2</loc>"
-        b"<news:news><news:publication><news:name>The Example &amp; Co Times</news:name>"
-        b"<news:language>zh-cn</news:language></news:publication>"
-        b"<news:publication_date>2008-12-23</news:publication_date>"
-        b"<news:title>Companies A, B &lt;in&gt; Merger Talks</news:title></news:news></url>\n"
-    ) + URLSET_TAIL
+    assert (
+        data
+        == URLSET_HEAD
+        + (
+            b"<url><loc>https://www.example.com/business/article55.html?a=1&amp;b=2</loc>"
+            b"<news:news><news:publication><news:name>The Example &amp; Co Times</news:name>"
+            b"<news:language>zh-cn</news:language></news:publication>"
+            b"<news:publication_date>2008-12-23</news:publication_date>"
+            b"<news:title>Companies A, B &lt;in&gt; Merger Talks</news:title></news:news></url>\n"
+        )
+        + URLSET_TAIL
+    )
     assert output.news == [WrittenFile("sitemap-news-1.xml", 1, len(data))]
     assert output.sitemaps == []  # no urlset entries given: no urlset
     assert locs_of(assert_valid(sinks.data("sitemap.xml"))) == [f"{SITE}sitemap-news-1.xml"]
@@ -914,7 +1004,9 @@ def test_p7_smaller_url_limit_applies_to_news_sitemaps() -> None:
 def test_p12_news_outside_the_origin_is_skipped() -> None:
     skips = Skips()
     sinks = MemorySinks()
-    outside = UrlFacts("https://other.example/n", news=News("The Example Times", "en", NEWS_DATE, "Elsewhere"))
+    outside = UrlFacts(
+        "https://other.example/n", news=News("The Example Times", "en", NEWS_DATE, "Elsewhere")
+    )
     output = write_origin(
         [],
         scope=SITE,
@@ -938,11 +1030,20 @@ def test_forbidden_characters_are_exactly_those_outside_xml_char() -> None:
     from scrapy_sitemapgen.sitemaps.limits import XML_FORBIDDEN_CHARS, XML_SPECIAL_CHARS
 
     def is_char(c: int) -> bool:  # XML 1.0, section 2.2
-        return c in (0x9, 0xA, 0xD) or 0x20 <= c <= 0xD7FF or 0xE000 <= c <= 0xFFFD or 0x10000 <= c <= 0x10FFFF
+        return (
+            c in (0x9, 0xA, 0xD)
+            or 0x20 <= c <= 0xD7FF
+            or 0xE000 <= c <= 0xFFFD
+            or 0x10000 <= c <= 0x10FFFF
+        )
 
     everything = "".join(map(chr, range(0x110000)))
-    assert set(re.findall(XML_FORBIDDEN_CHARS, everything)) == {chr(c) for c in range(0x110000) if not is_char(c)}
-    assert set(re.findall(XML_SPECIAL_CHARS, everything)) == set(re.findall(XML_FORBIDDEN_CHARS, everything)) | set("&<>\"'")
+    assert set(re.findall(XML_FORBIDDEN_CHARS, everything)) == {
+        chr(c) for c in range(0x110000) if not is_char(c)
+    }
+    assert set(re.findall(XML_SPECIAL_CHARS, everything)) == set(
+        re.findall(XML_FORBIDDEN_CHARS, everything)
+    ) | set("&<>\"'")
 
 
 class FullDisk(io.BytesIO):
@@ -971,7 +1072,10 @@ def test_a_failing_sink_fails_the_write(gzipped: bool) -> None:
     with pytest.raises(OSError, match="No space left"):
         write_origin(
             (UrlFacts(f"{SITE}p/{i:07d}/{'x' * 40}") for i in range(60_000)),
-            scope=SITE, base_url=SITE, lastmod=LASTMOD, open_sink=open_sink,
+            scope=SITE,
+            base_url=SITE,
+            lastmod=LASTMOD,
+            open_sink=open_sink,
             options=WriterOptions(gzip=gzipped, compresslevel=0),
         )
     assert opened == [f"sitemap-1.xml{'.gz' if gzipped else ''}"]
@@ -1022,7 +1126,12 @@ def test_the_default_gzip_level_is_5_with_zlib_ng_and_6_with_zlib() -> None:
     from scrapy_sitemapgen.settings import DEFAULTS
     from scrapy_sitemapgen.sitemaps.writer import DEFAULT_GZIP_LEVEL
 
-    assert DEFAULT_GZIP_LEVEL == 5 == DEFAULTS["SITEMAPGEN_GZIP_LEVEL"] == WriterOptions().compresslevel
+    assert (
+        DEFAULT_GZIP_LEVEL
+        == 5
+        == DEFAULTS["SITEMAPGEN_GZIP_LEVEL"]
+        == WriterOptions().compresslevel
+    )
     code = (
         "import sys; sys.modules['zlib_ng'] = None\n"
         "from scrapy_sitemapgen.settings import DEFAULTS\n"
@@ -1052,7 +1161,9 @@ def _image_pages(count: int) -> Iterator[UrlFacts]:
         yield UrlFacts(
             loc,
             f"20{rng.randint(10, 24)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
-            images=tuple(f"https://cdn.example.com/img/{i}/{k}.jpg" for k in range(rng.randint(0, 3))),
+            images=tuple(
+                f"https://cdn.example.com/img/{i}/{k}.jpg" for k in range(rng.randint(0, 3))
+            ),
         )
 
 

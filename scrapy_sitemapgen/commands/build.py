@@ -18,10 +18,10 @@ from scrapy.utils.asyncio import run_in_thread
 
 from .. import stats as keys
 from ..addon import Addon
-from ..store.runs import RunStore, Tally, build_store
 from ..crawl.exporter import SitemapExporter
 from ..crawl.pipeline import SitemapItemPipeline
 from ..settings import Config, is_enabled
+from ..store.runs import RunStore, Tally, build_store
 
 if TYPE_CHECKING:
     import argparse
@@ -75,7 +75,10 @@ class _NothingToCrawl(scrapy.Spider):
                 )
                 await run_in_thread(early.discard)
             store, tally = await run_in_thread(
-                build_store, path, exporter.config.url_policy, datetime.now(timezone.utc),
+                build_store,
+                path,
+                exporter.config.url_policy,
+                datetime.now(timezone.utc),
                 workers=self.workers,
             )
         exporter.replace_store(store)
@@ -113,7 +116,10 @@ class _NothingToCrawl(scrapy.Spider):
             self.crawler.stats.set_value(keys.skipped("bad_record"), bad)
 
 
-_SERVERS = ("scrapy.extensions.telnet.TelnetConsole", "scrapy.extensions.remote_control.RemoteControl")
+_SERVERS = (
+    "scrapy.extensions.telnet.TelnetConsole",
+    "scrapy.extensions.remote_control.RemoteControl",
+)
 
 
 class _EarlyRead:

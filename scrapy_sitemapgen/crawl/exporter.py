@@ -16,13 +16,13 @@ from scrapy.exceptions import CloseSpider, NotConfigured
 from scrapy.utils.asyncio import create_looping_call, run_in_thread
 
 from .. import stats as keys
-from ..publish.staging import stage_origins
 from ..publish.delivery import publish_local, publish_remote, staging_for
-from ..sitemaps.manifest import PublishState
+from ..publish.staging import stage_origins
 from ..settings import Config
+from ..sitemaps.manifest import PublishState
+from ..sitemaps.urls import origin_folder
 from ..stats import Reporter
 from ..store.sqlite import SqliteFactStore, StoreError
-from ..sitemaps.urls import origin_folder
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -33,8 +33,8 @@ if TYPE_CHECKING:
 
     from ..publish.staging import OriginSet
     from ..sitemaps.facts import UrlFacts
-    from ..store.sqlite import FactStore
     from ..sitemaps.urls import Origin
+    from ..store.sqlite import FactStore
 
 __all__ = ["SitemapExporter"]
 
@@ -164,7 +164,7 @@ class SitemapExporter:
         if lost:  # a shared store loses whole batches: count the records, not the calls
             self.stats.set_value(keys.STORE_LOST, lost)
         if not self._record_failed:
-            logger.error("Sitemap: cannot record %s", url, exc_info=True)
+            logger.error("Sitemap: cannot record %s", url)
         self._record_failed = True
 
     def page_recorded(self) -> None:
@@ -214,7 +214,9 @@ class SitemapExporter:
             "Sitemap: the store is shared by several crawl processes, so this one does not "
             "write the sitemaps%(why)s; write them once with: scrapy sitemapgen-build --store %(url)s",
             {
-                "why": " (another worker is still running, or won the writer's lock)" if mode == "last" else "",
+                "why": " (another worker is still running, or won the writer's lock)"
+                if mode == "last"
+                else "",
                 "url": self.config.store_url,
             },
         )
@@ -333,7 +335,9 @@ def _report(sets: list[OriginSet], delivered: set[Origin], reporter: Reporter) -
     for origin_set in sets:
         output = origin_set.output
         name = origin_set.origin.name
-        stats.set_value(keys.urls_written_for(name), output.url_count or sum(f.entries for f in output.texts))
+        stats.set_value(
+            keys.urls_written_for(name), output.url_count or sum(f.entries for f in output.texts)
+        )
         stats.set_value(keys.files_written_for(name), len(output.files))
         changed = origin_set.changed
         logger.info(

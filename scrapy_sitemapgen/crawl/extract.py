@@ -219,9 +219,7 @@ class _Page:
             if directives & _NOINDEX:
                 return "noindex"
         if config.respect_canonical:
-            canonicals = page.canonical_urls(
-                self.nodes, self.links, self.base, self.response.url
-            )
+            canonicals = page.canonical_urls(self.nodes, self.links, self.base, self.response.url)
             # Several different canonicals contradict each other; Google then ignores them.
             if len(set(canonicals)) == 1 and not self.same_page(canonicals[0]):
                 return "canonical_elsewhere"

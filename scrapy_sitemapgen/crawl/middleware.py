@@ -52,4 +52,3 @@ class SitemapSpiderMiddleware:
         facts = page_facts(response, exporter.config, exporter.reporter)
         if facts is not None and exporter.record(facts, from_item=False):
             exporter.page_recorded()
-

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 
-from .exporter import SitemapExporter
 from ..sitemaps.records import record_facts
-from ..stats import ITEMS_RECORDED
 from ..sitemaps.urls import UrlRejected
+from ..stats import ITEMS_RECORDED
+from .exporter import SitemapExporter
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 

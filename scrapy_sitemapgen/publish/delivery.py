@@ -31,10 +31,10 @@ from .staging import MANIFEST_NAME, ROBOTS_NAME
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
-    from .staging import OriginSet
     from ..settings import Config
-    from ..stats import Reporter
     from ..sitemaps.urls import Origin
+    from ..stats import Reporter
+    from .staging import OriginSet
 
 __all__ = ["local_folder", "publish_local", "publish_remote", "staging_for"]
 
@@ -89,7 +89,9 @@ def publish_local(sets: list[OriginSet]) -> None:
     for origin_set, target in zip(sets, targets):
         if target.is_symlink():
             # The folder name comes from crawled hosts: never let a planted link redirect it.
-            raise NotADirectoryError(errno.ENOTDIR, "a symbolic link stands where an origin folder goes", str(target))
+            raise NotADirectoryError(
+                errno.ENOTDIR, "a symbolic link stands where an origin folder goes", str(target)
+            )
         target.mkdir(parents=True, exist_ok=True)
         for record in origin_set.records:
             if (target / record.name).is_dir():
@@ -132,7 +134,9 @@ async def _upload(crawler: Crawler, uri: str, source: Path, reporter: Reporter) 
     return True
 
 
-async def publish_remote(sets: list[OriginSet], crawler: Crawler, reporter: Reporter) -> list[Origin]:
+async def publish_remote(
+    sets: list[OriginSet], crawler: Crawler, reporter: Reporter
+) -> list[Origin]:
     """Upload every origin's changed files; return the origins delivered completely."""
     delivered = []
     for origin_set in sets:
@@ -145,10 +149,16 @@ async def publish_remote(sets: list[OriginSet], crawler: Crawler, reporter: Repo
                 logger.error(
                     "Sitemap: not uploading %(index)s: %(failed)d file(s) of %(origin)s failed, "
                     "and an index must name only files that exist",
-                    {"index": f"{folder}/{record.name}", "failed": failed, "origin": origin_set.origin.root},
+                    {
+                        "index": f"{folder}/{record.name}",
+                        "failed": failed,
+                        "origin": origin_set.origin.root,
+                    },
                 )
                 continue
-            if not await _upload(crawler, f"{folder}/{record.name}", origin_set.staging / record.name, reporter):
+            if not await _upload(
+                crawler, f"{folder}/{record.name}", origin_set.staging / record.name, reporter
+            ):
                 failed += 1
         if not failed:
             delivered.append(origin_set.origin)

@@ -11,22 +11,23 @@ import hashlib
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol
 
-from ..store.runs import RunStore, Tally
 from ..sitemaps.facts import format_w3c
 from ..sitemaps.manifest import URL_BLOCK, FileRecord, UrlNotes, manifest_json, previous_locs
 from ..sitemaps.urls import Origin, base_url_for, origin_folder
 from ..sitemaps.writer import OriginOutput, WriterOptions, WrittenFile, write_origin, write_text
+from ..store.runs import RunStore, Tally
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
+
+    from ..settings import Config, Rule
     from ..sitemaps.facts import UrlFacts
     from ..sitemaps.manifest import PublishState
-    from ..settings import Config, Rule
     from ..stats import Reporter
     from ..store.sqlite import FactStore
 
@@ -56,6 +57,7 @@ class StateView(Protocol):
     def previous_files(self, output: str, origin: str) -> dict[str, tuple[str, str]]: ...
 
     def url_notes(self, output: str, origin: str) -> UrlNotes: ...
+
 
 #: The file beside each index with the ``Sitemap:`` lines for that origin's robots.txt (P15).
 ROBOTS_NAME = "robots.txt"
@@ -139,7 +141,9 @@ def _robots(config: Config, origin: Origin, lines: str) -> bytes:
     ``Sitemap:`` lines added where not already there (P15), or the lines alone."""
     if not config.robots_txt:
         return lines.encode()
-    existing = Path(origin_folder(config.robots_txt, origin) if "%(" in config.robots_txt else config.robots_txt)
+    existing = Path(
+        origin_folder(config.robots_txt, origin) if "%(" in config.robots_txt else config.robots_txt
+    )
     text = existing.read_text(encoding="utf-8")
     present = {line.strip().lower() for line in text.splitlines()}
     missing = [line for line in lines.splitlines() if line.strip().lower() not in present]
@@ -175,7 +179,9 @@ def stage_origin(
         return (staging / name).open("wb")
 
     options = WriterOptions(
-        max_urls=config.max_urls, max_bytes=config.max_bytes, gzip=config.gzip,
+        max_urls=config.max_urls,
+        max_bytes=config.max_bytes,
+        gzip=config.gzip,
         compresslevel=config.gzip_level,
     )
     skip = reporter.skip
@@ -204,12 +210,26 @@ def stage_origin(
         )
     if not output.sitemaps and not output.texts:
         return None
-    kinds = {id(f): kind for kind, files in (
-        ("urlset", output.sitemaps), ("news", output.news), ("text", output.texts), ("index", output.indexes)
-    ) for f in files}
+    kinds = {
+        id(f): kind
+        for kind, files in (
+            ("urlset", output.sitemaps),
+            ("news", output.news),
+            ("text", output.texts),
+            ("index", output.indexes),
+        )
+        for f in files
+    }
     records = [
-        FileRecord(f.name, kinds[id(f)], f.entries, f.size, f.sha256, lastmod(f),
-                   previous.get(f.name, ("",))[0] != f.sha256)
+        FileRecord(
+            f.name,
+            kinds[id(f)],
+            f.entries,
+            f.size,
+            f.sha256,
+            lastmod(f),
+            previous.get(f.name, ("",))[0] != f.sha256,
+        )
         for f in output.files
     ]
     announced = output.indexes or output.texts
@@ -245,7 +265,13 @@ def _staged(
     sha256 = hashlib.sha256(data).hexdigest()
     old_sha, old_when = previous.get(name, ("", ""))
     return FileRecord(
-        name, kind, 0, len(data), sha256, old_when if old_sha == sha256 else stamp, old_sha != sha256
+        name,
+        kind,
+        0,
+        len(data),
+        sha256,
+        old_when if old_sha == sha256 else stamp,
+        old_sha != sha256,
     )
 
 
@@ -270,7 +296,9 @@ def stage_origins(
     if pool is None or len(origins) < 2:
         sets = []
         for origin in origins:
-            origin_set = stage_origin(store, origin, config, now, state, reporter, staging_of(origin))
+            origin_set = stage_origin(
+                store, origin, config, now, state, reporter, staging_of(origin)
+            )
             if origin_set is not None:
                 sets.append(origin_set)
         return sets
@@ -281,9 +309,15 @@ def stage_origins(
         order = sorted(origins, key=lambda o: -store.size_of(o))
         futures = {
             origin: pool.submit(
-                _stage_in_worker, store, origin, config, now,
-                state.previous_files(config.uri, origin.name), state.path,
-                staging_of(origin), scratch / f"notes-{n}.sqlite3",
+                _stage_in_worker,
+                store,
+                origin,
+                config,
+                now,
+                state.previous_files(config.uri, origin.name),
+                state.path,
+                staging_of(origin),
+                scratch / f"notes-{n}.sqlite3",
             )
             for n, origin in enumerate(order)
         }

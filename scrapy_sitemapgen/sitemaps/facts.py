@@ -54,9 +54,12 @@ _IMF_FIXDATE_RE = re.compile(
     r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([0-9]{4}) "
     r"([0-9]{2}):([0-9]{2}):([0-9]{2}) GMT\s*\Z"
 )
-_MONTHS = {name: number for number, name in enumerate(
-    ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1
-)}
+_MONTHS = {
+    name: number
+    for number, name in enumerate(
+        ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1
+    )
+}
 # A date-time to the second with a zone, ASCII digits only: what feeds write, mostly unique
 # (so not memoised) and read without the general parser. Group 1 is set for UTC.
 _SECONDS_DATETIME_RE = re.compile(
@@ -175,7 +178,12 @@ def lastmod_from_http(value: bytes | str, now: datetime | None = None) -> str:
         day, month, year, hour, minute, second = fixdate.groups()
         try:
             moment = datetime(
-                int(year), _MONTHS[month], int(day), int(hour), int(minute), int(second),
+                int(year),
+                _MONTHS[month],
+                int(day),
+                int(hour),
+                int(minute),
+                int(second),
                 tzinfo=timezone.utc,
             )
         except ValueError:
@@ -421,7 +429,9 @@ def _shorten(text: str, limit: int, reason: str, on_issue: OnIssue) -> str:
     return text[: limit - 1].rstrip() + "\u2026"
 
 
-def _optional_url(raw: object, normalize: UrlNormalizer, reason: str, on_issue: OnIssue) -> str | None:
+def _optional_url(
+    raw: object, normalize: UrlNormalizer, reason: str, on_issue: OnIssue
+) -> str | None:
     if not isinstance(raw, str) or not raw.strip():
         return None
     try:

@@ -11,9 +11,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
-from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
+    from pathlib import Path
 
 __all__ = ["URL_BLOCK", "FileRecord", "PublishState", "UrlNotes", "manifest_json", "previous_locs"]
 
@@ -76,7 +79,12 @@ def previous_locs(db: sqlite3.Connection, output: str, origin: str) -> Iterator[
 
 
 def _has_table(db: sqlite3.Connection, name: str) -> bool:
-    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
+    return (
+        db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+        ).fetchone()
+        is not None
+    )
 
 
 class UrlNotes:
@@ -209,13 +217,17 @@ class PublishState:
                 "INSERT INTO files VALUES (?, ?, ?, ?, ?)",
                 [(output, origin, f.name, f.sha256, f.lastmod) for f in files],
             )
-            self._db.execute("DELETE FROM url_blocks WHERE output = ? AND origin = ?", (output, origin))
+            self._db.execute(
+                "DELETE FROM url_blocks WHERE output = ? AND origin = ?", (output, origin)
+            )
             self._db.execute(
                 "INSERT INTO url_blocks SELECT ?, origin, seq, data FROM current_blocks WHERE origin = ?",
                 (output, origin),
             )
             if self._old_urls:  # now in blocks: the old rows would only be read again
-                self._db.execute("DELETE FROM urls WHERE output = ? AND origin = ?", (output, origin))
+                self._db.execute(
+                    "DELETE FROM urls WHERE output = ? AND origin = ?", (output, origin)
+                )
 
     def close(self) -> None:
         self._db.close()

@@ -17,13 +17,14 @@ from __future__ import annotations
 import json
 import re
 import string
-from collections.abc import Collection, Iterator
 from functools import lru_cache
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 if TYPE_CHECKING:
+    from collections.abc import Collection, Iterator
+
     from parsel import Selector
 
 __all__ = [

@@ -8,8 +8,7 @@ means the same and is refused for the same reasons on both roads.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .facts import (
     FactRejected,
@@ -24,6 +23,9 @@ from .facts import (
 )
 from .limits import MAX_IMAGES_PER_URL
 from .urls import UrlRejected, normalize_loc
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 __all__ = ["FIELDS", "record_facts", "record_fields"]
 

@@ -10,13 +10,16 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from w3lib.url import safe_url_string
 
 from .limits import DEFAULT_PORTS, MAX_LOC_LENGTH, URL_SCHEMES
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 __all__ = [
     "Origin",

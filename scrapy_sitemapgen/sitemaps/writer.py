@@ -16,10 +16,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from types import ModuleType, TracebackType
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
-from .facts import UrlFacts, Video
 from .limits import (
     IMAGE_NS,
     MAX_BYTES_PER_SITEMAP,
@@ -35,6 +33,11 @@ from .limits import (
     XML_SPECIAL_CHARS,
 )
 
+if TYPE_CHECKING:
+    from types import ModuleType, TracebackType
+
+    from .facts import UrlFacts, Video
+
 __all__ = [
     "DEFAULT_GZIP_BACKEND",
     "DEFAULT_GZIP_LEVEL",
@@ -42,8 +45,8 @@ __all__ = [
     "GZIP_BACKENDS",
     "INDEX_NAME",
     "OriginOutput",
-    "WrittenFile",
     "WriterOptions",
+    "WrittenFile",
     "escape",
     "index_name",
     "news_name",
@@ -62,10 +65,13 @@ INDEX_NAME = "sitemap.xml"
 _XML_DECL = b'<?xml version="1.0" encoding="UTF-8"?>\n'
 # Every extension namespace is declared on every urlset (P14, G7): the writer streams and
 # cannot know in advance whether a later entry has images or videos.
-_URLSET_OPEN = _XML_DECL + (
-    f'<urlset xmlns="{SITEMAP_NS}" xmlns:image="{IMAGE_NS}" xmlns:video="{VIDEO_NS}"'
-    f' xmlns:news="{NEWS_NS}" xmlns:xhtml="{XHTML_NS}">\n'
-).encode()
+_URLSET_OPEN = (
+    _XML_DECL
+    + (
+        f'<urlset xmlns="{SITEMAP_NS}" xmlns:image="{IMAGE_NS}" xmlns:video="{VIDEO_NS}"'
+        f' xmlns:news="{NEWS_NS}" xmlns:xhtml="{XHTML_NS}">\n'
+    ).encode()
+)
 _URLSET_CLOSE = b"</urlset>\n"
 _INDEX_OPEN = _XML_DECL + f'<sitemapindex xmlns="{SITEMAP_NS}">\n'.encode()
 _INDEX_CLOSE = b"</sitemapindex>\n"
@@ -230,7 +236,10 @@ class _SwitchInterval:
             self._users += 1
 
     def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
     ) -> None:
         with self._lock:
             self._users -= 1
@@ -249,7 +258,12 @@ class _SplitFile:
     __slots__ = ("_deflate", "_hash", "_jobs", "_pool", "_raw", "name")
 
     def __init__(
-        self, name: str, sink: BinaryIO, options: WriterOptions, head: bytes, pool: ThreadPoolExecutor
+        self,
+        name: str,
+        sink: BinaryIO,
+        options: WriterOptions,
+        head: bytes,
+        pool: ThreadPoolExecutor,
     ) -> None:
         self.name = name
         self._raw = sink

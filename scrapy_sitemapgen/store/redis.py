@@ -11,12 +11,15 @@ interleave a read and a write of the same entry.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..sitemaps.facts import UrlFacts
-from .sqlite import StoreError, fact_row, merge_row
 from ..sitemaps.urls import Origin, origin_of
+from .sqlite import StoreError, fact_row, merge_row
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+    from ..sitemaps.facts import UrlFacts
 
 __all__ = ["RedisFactStore"]
 
@@ -147,7 +150,9 @@ class RedisFactStore:
 
     def __len__(self) -> int:
         self.flush()
-        return sum(int(self._client.zcard(self._key("locs", self._origin_key(o)))) for o in self.origins())
+        return sum(
+            int(self._client.zcard(self._key("locs", self._origin_key(o)))) for o in self.origins()
+        )
 
     # Coordination of the workers that share the store (see exporter.py).
     def worker_started(self) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import itertools
 import json
 import logging
 import marshal
@@ -32,19 +33,17 @@ import shutil
 import sys
 import tempfile
 from bisect import bisect_right
-from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from operator import itemgetter
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .. import stats as keys
 from ..sitemaps.facts import News, UrlFacts, Video
 from ..sitemaps.records import record_fields
-from .sqlite import StoreError
 from ..sitemaps.urls import Origin, UrlPolicy, UrlRejected, origin_of
+from .sqlite import StoreError
 
 try:
     import fcntl
@@ -52,11 +51,24 @@ except ImportError:  # pragma: no cover - Windows: killed builds' folders are le
     fcntl = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from datetime import datetime
+
     from ..stats import Reporter
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_JSON_PARSER", "JSON_PARSERS", "RUN_RECORDS", "RunStore", "Runs", "Tally", "build_store", "feed_ranges", "merged_rows"]
+__all__ = [
+    "DEFAULT_JSON_PARSER",
+    "JSON_PARSERS",
+    "RUN_RECORDS",
+    "RunStore",
+    "Runs",
+    "Tally",
+    "build_store",
+    "feed_ranges",
+    "merged_rows",
+]
 
 #: Rows a worker holds before it sorts them and writes a run: its memory bound (a row is
 #: a few hundred bytes), and large enough that a million records make only a few runs.
@@ -144,7 +156,7 @@ def feed_ranges(path: Path, parts: int) -> list[tuple[int, int]]:
             file.readline()  # to the end of the line the cut fell in
             bounds.append(max(file.tell(), bounds[-1]))
     bounds.append(size)
-    return [(start, end) for start, end in zip(bounds, bounds[1:]) if end > start]
+    return [(start, end) for start, end in itertools.pairwise(bounds) if end > start]
 
 
 def _dump_block(file: BinaryIO, rows: list[Row]) -> None:
@@ -227,8 +239,15 @@ def _video_rows(videos: tuple[Video, ...]) -> tuple[tuple[Any, ...], ...] | None
     for v in videos:  # one per (content, player), as the store's merge keeps them
         rows.setdefault(
             (v.content_loc, v.player_loc),
-            (v.thumbnail_loc, v.title, v.description, v.content_loc, v.player_loc,
-             v.duration, v.publication_date),
+            (
+                v.thumbnail_loc,
+                v.title,
+                v.description,
+                v.content_loc,
+                v.player_loc,
+                v.duration,
+                v.publication_date,
+            ),
         )
     return tuple(rows.values()) or None
 
@@ -318,8 +337,15 @@ DEFAULT_JSON_PARSER = "orjson" if "orjson" in JSON_PARSERS else "json"
 
 
 def read_range(
-    feed: str, start: int, end: int, folder: str, tag: str, policy: UrlPolicy, now: datetime,
-    run_records: int = RUN_RECORDS, parser: str = DEFAULT_JSON_PARSER,
+    feed: str,
+    start: int,
+    end: int,
+    folder: str,
+    tag: str,
+    policy: UrlPolicy,
+    now: datetime,
+    run_records: int = RUN_RECORDS,
+    parser: str = DEFAULT_JSON_PARSER,
 ) -> tuple[Runs, Tally]:
     """Phase 1, in a worker: the records of ``feed[start:end]`` as sorted run files.
 
@@ -367,7 +393,9 @@ def read_range(
                     tally.add("exclude", refusal, loc)
                     continue
             issues.loc = loc
-            lastmod, changefreq, priority, images, videos, news = record_fields(record.get, issue, now)
+            lastmod, changefreq, priority, images, videos, news = record_fields(
+                record.get, issue, now
+            )
             row = (
                 loc,
                 lastmod,
@@ -375,7 +403,12 @@ def read_range(
                 priority,
                 images or None,
                 _video_rows(videos) if videos else None,
-                (news.publication_name, news.publication_language, news.publication_date, news.title)
+                (
+                    news.publication_name,
+                    news.publication_language,
+                    news.publication_date,
+                    news.title,
+                )
                 if news
                 else None,
             )
@@ -473,7 +506,13 @@ class RunStore:
 
     def __getstate__(self) -> dict[str, Any]:
         # What a staging worker gets: the files, not the pool it runs in nor the lock.
-        return {"folder": self.folder, "_runs": self._runs, "pool": None, "counted": {}, "_lock": None}
+        return {
+            "folder": self.folder,
+            "_runs": self._runs,
+            "pool": None,
+            "counted": {},
+            "_lock": None,
+        }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -535,7 +574,9 @@ class RunStore:
         """Distinct URLs: counted while the origins were written (see :attr:`counted`),
         else by merging their runs."""
         return sum(
-            self.counted[origin] if origin in self.counted else sum(1 for _ in merged_rows(runs.paths))
+            self.counted[origin]
+            if origin in self.counted
+            else sum(1 for _ in merged_rows(runs.paths))
             for origin, runs in self._runs.items()
         )
 
@@ -619,11 +660,23 @@ def build_store(
         rows: dict[OriginKey, list[int]] = {}
         with _main_script_hidden():  # the pool starts its processes on the first submits
             futures = [
-                pool.submit(read_range, str(feed), start, end, str(folder), str(n), policy, now,
-                            run_records, parser)
+                pool.submit(
+                    read_range,
+                    str(feed),
+                    start,
+                    end,
+                    str(folder),
+                    str(n),
+                    policy,
+                    now,
+                    run_records,
+                    parser,
+                )
                 # A few ranges per worker: a part of the feed that is slower to read (more
                 # images, longer URLs) is shared out, not left to one worker to finish alone.
-                for n, (start, end) in enumerate(feed_ranges(feed, workers * _RANGES_PER_WORKER if workers > 1 else 1))
+                for n, (start, end) in enumerate(
+                    feed_ranges(feed, workers * _RANGES_PER_WORKER if workers > 1 else 1)
+                )
             ]
         for future in futures:  # in feed order: the merge keeps it for repeated URLs
             runs, part = future.result()

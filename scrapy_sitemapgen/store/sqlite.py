@@ -11,13 +11,15 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..sitemaps.facts import Alternate, News, UrlFacts, Video
 from ..sitemaps.limits import MAX_IMAGES_PER_URL
 from ..sitemaps.urls import Origin, origin_of
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
 
 __all__ = ["FactStore", "SqliteFactStore", "StoreError"]
 
@@ -82,7 +84,8 @@ _SELECT = (
 _stdlib_compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _news_json = json.JSONEncoder(ensure_ascii=False).encode
 try:  # the ``fast`` extra
-    from orjson import dumps as _orjson_dumps, loads as _orjson_loads
+    from orjson import dumps as _orjson_dumps
+    from orjson import loads as _orjson_loads
 except ImportError:  # pragma: no cover - the extra is installed for the tests
     _orjson_dumps = _orjson_loads = None  # type: ignore[assignment]
 
@@ -109,8 +112,15 @@ def _dump_extra(facts: UrlFacts) -> str:
         extra["i"] = facts.images
     if facts.videos:
         extra["v"] = [
-            [v.thumbnail_loc, v.title, v.description, v.content_loc, v.player_loc,
-             v.duration, v.publication_date]
+            [
+                v.thumbnail_loc,
+                v.title,
+                v.description,
+                v.content_loc,
+                v.player_loc,
+                v.duration,
+                v.publication_date,
+            ]
             for v in facts.videos
         ]
     if facts.alternates:
@@ -136,8 +146,12 @@ def fact_row(facts: UrlFacts, from_item: bool) -> tuple[str | None, ...]:
     extra = _dump_extra(facts)
     news = (
         _news_json(
-            [facts.news.publication_name, facts.news.publication_language,
-             facts.news.publication_date, facts.news.title]
+            [
+                facts.news.publication_name,
+                facts.news.publication_language,
+                facts.news.publication_date,
+                facts.news.title,
+            ]
         )
         if facts.news
         else None
@@ -153,8 +167,15 @@ def fact_row(facts: UrlFacts, from_item: bool) -> tuple[str | None, ...]:
     )
 
 
-def merge_row(loc: str, lastmod: str | None, changefreq: str | None, priority: str | None,
-           page_extra: str | None, item_extra: str | None, news: str | None) -> UrlFacts:
+def merge_row(
+    loc: str,
+    lastmod: str | None,
+    changefreq: str | None,
+    priority: str | None,
+    page_extra: str | None,
+    item_extra: str | None,
+    news: str | None,
+) -> UrlFacts:
     page, item = _load_extra(page_extra), _load_extra(item_extra)
     images = tuple(dict.fromkeys([*page.get("i", ()), *item.get("i", ())]))[:MAX_IMAGES_PER_URL]
     videos: dict[tuple[str | None, str | None], Video] = {}
@@ -254,7 +275,10 @@ class SqliteFactStore:
         try:
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             tables = {
-                name for (name,) in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+                name
+                for (name,) in self._db.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'"
+                )
             }
             if tables and (version != _SCHEMA_VERSION or tables != _TABLES):
                 self._db.close()
@@ -397,4 +421,3 @@ class _Lock:
 
     def close(self) -> None:
         self._file.close()  # closing the file releases the lock
-

@@ -19,7 +19,6 @@ import http.client
 import re
 import time
 import zlib
-from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from gzip import GzipFile
@@ -48,6 +47,7 @@ from ..sitemaps.limits import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Generator, Iterable, Iterator
     from http.client import HTTPMessage
 
 __all__ = [
