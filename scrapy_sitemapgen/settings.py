@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 
     from scrapy.settings import BaseSettings
 
+    from .store.base import FactStore
+
 __all__ = ["DEFAULTS", "Config", "is_enabled"]
 
 #: Defaults, also what the README's settings table lists.
@@ -54,6 +56,14 @@ DEFAULTS: dict[str, Any] = {
     "SITEMAPGEN_ROBOTS_TXT": "",
     "SITEMAPGEN_STATE": "",
     "SITEMAPGEN_STORE": "",
+    "SITEMAPGEN_STORE_BACKENDS": {},
+    "SITEMAPGEN_STORE_BACKENDS_BASE": {
+        "": "scrapy_sitemapgen.store.sqlite.SqliteFactStore",
+        "file": "scrapy_sitemapgen.store.sqlite.SqliteFactStore",
+        "redis": "scrapy_sitemapgen.store.redis.RedisFactStore",
+        "rediss": "scrapy_sitemapgen.store.redis.RedisFactStore",
+        "unix": "scrapy_sitemapgen.store.redis.RedisFactStore",
+    },
     "SITEMAPGEN_RESUME_REQUESTS": True,
     "SITEMAPGEN_COMMIT_WRITES": 500,
     "SITEMAPGEN_COMMIT_SECONDS": 1.0,
@@ -273,22 +283,47 @@ def _check_uri(settings: BaseSettings, uri: str) -> bool:
     return scheme in ("", "file") and default_file
 
 
-def _store(settings: BaseSettings) -> tuple[Path | None, str | None]:
-    """(SQLite file, Redis URL) named by SITEMAPGEN_STORE; at most one of them."""
+def _store(settings: BaseSettings) -> tuple[str | None, type[FactStore]]:
+    """(where SITEMAPGEN_STORE points, or None; the backend class for its scheme), the
+    class named in SITEMAPGEN_STORE_BACKENDS (over its _BASE), as FEED_STORAGES works."""
     name = "SITEMAPGEN_STORE"
     raw = _get(settings, name)
     if not isinstance(raw, (str, Path)):
-        raise ValueError(f"{name}={raw!r} is invalid: it must be a file path or a redis:// URL.")
+        raise ValueError(f"{name}={raw!r} is invalid: it must be a file path or a store URL.")
     text = str(raw).strip()
     scheme = _scheme(text)
-    if scheme in ("redis", "rediss", "unix"):
-        return None, text
-    if scheme not in ("", "file"):
+    backends = {}
+    for setting in ("SITEMAPGEN_STORE_BACKENDS_BASE", "SITEMAPGEN_STORE_BACKENDS"):
+        value = _get(settings, setting)
+        if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+            raise ValueError(
+                f"{setting}={value!r} is invalid: it must map URI schemes to class paths."
+            )
+        backends.update(value)
+    path = backends.get(scheme)
+    if path is None:
+        known = ", ".join(repr(k) for k in sorted(k for k, v in backends.items() if v))
         raise ValueError(
-            f"{name}={raw!r} is invalid: it must be an SQLite file path (or file:// URI) or "
-            f"a redis:// URL (got scheme {scheme!r})."
+            f"{name}={raw!r} is invalid: no store backend handles the scheme {scheme!r} "
+            f"(SITEMAPGEN_STORE_BACKENDS has {known}; '' is a file path)."
         )
-    return (_local_path(text) if text else None), None
+    # Imported here: a build's worker processes unpickle a Config without Scrapy.
+    from scrapy.utils.misc import load_object
+
+    try:
+        backend = load_object(path) if isinstance(path, str) else path
+    except (ImportError, ValueError, NameError, AttributeError) as exc:
+        raise ValueError(
+            f"SITEMAPGEN_STORE_BACKENDS[{scheme!r}]={path!r} is invalid: {exc}"
+        ) from None
+    if not callable(getattr(backend, "from_config", None)):
+        raise ValueError(
+            f"SITEMAPGEN_STORE_BACKENDS[{scheme!r}]={path!r} is invalid: a store backend is a "
+            f"class with a from_config(config, location) class method."
+        )
+    if not text:
+        return None, backend
+    return (str(_local_path(text)) if scheme in ("", "file") else text), backend
 
 
 def _redis_prefix(settings: BaseSettings) -> str:
@@ -352,10 +387,11 @@ class Config:
     content_types: frozenset[str]
     write_on_shutdown: bool
     jobdir: Path | None
-    #: SITEMAPGEN_STORE: an SQLite file kept after the crawl; None: JOBDIR's or a temporary one.
-    store_path: Path | None
-    #: SITEMAPGEN_STORE as a redis:// URL: a store shared by several crawl processes.
-    store_url: str | None
+    #: SITEMAPGEN_STORE: where a store kept after the crawl lives (a path, or a URL such as
+    #: redis://); None: JOBDIR's SQLite file, or a temporary one.
+    store: str | None
+    #: The backend class for ``store``'s scheme (SITEMAPGEN_STORE_BACKENDS).
+    store_backend: type[FactStore]
     redis_prefix: str
     #: Who writes from a shared store at close: "never" (sitemapgen-build does), "last"
     #: (the last worker to close, under a Redis lock) or "always".
@@ -419,6 +455,7 @@ class Config:
         if not isinstance(base_url, str):
             raise ValueError(f"SITEMAPGEN_BASE_URL={base_url!r} is invalid: it must be a string.")
         jobdir = settings.get("JOBDIR")
+        store, store_backend = _store(settings)
         return cls(
             enabled=enabled,
             uri=uri,
@@ -441,8 +478,8 @@ class Config:
             content_types=frozenset(t.strip().lower() for t in content_types),
             write_on_shutdown=_bool(settings, "SITEMAPGEN_WRITE_ON_SHUTDOWN"),
             jobdir=Path(jobdir) if jobdir else None,
-            store_path=_store(settings)[0],
-            store_url=_store(settings)[1],
+            store=store,
+            store_backend=store_backend,
             redis_prefix=_redis_prefix(settings),
             shared_write=_choice(settings, "SITEMAPGEN_SHARED_WRITE", ("never", "last", "always")),
             resume_requests=_bool(settings, "SITEMAPGEN_RESUME_REQUESTS"),

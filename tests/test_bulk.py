@@ -728,8 +728,9 @@ def test_workers_run_without_the_cyclic_collector_and_the_parent_keeps_it(tmp_pa
     )
     store, _ = build_store(feed, UrlPolicy(), NOW, workers=2, temp_dir=str(tmp_path))
     try:
-        assert store.pool is not None
-        assert [store.pool.submit(gc.isenabled).result() for _ in range(4)] == [False] * 4
+        pool = store.pool()
+        assert pool is not None
+        assert [pool.submit(gc.isenabled).result() for _ in range(4)] == [False] * 4
         assert gc.isenabled()
     finally:
         store.close()

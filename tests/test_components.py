@@ -46,13 +46,15 @@ def exporter(tmp_path: Path) -> Iterator[SitemapExporter]:
     assert exporter is not None
     exporter.spider_opened()
     yield exporter
-    if exporter.store is not None:
-        exporter.store.close()
+    if exporter.recorder.store is not None:
+        exporter.recorder.store.close()
 
 
 def stored(exporter: SitemapExporter) -> list[UrlFacts]:
-    assert exporter.store is not None
-    return [e for o in exporter.store.origins() for e in exporter.store.entries(o)]
+    assert exporter.recorder.store is not None
+    return [
+        e for o in exporter.recorder.store.origins() for e in exporter.recorder.store.entries(o)
+    ]
 
 
 def pipeline_for(exporter: SitemapExporter) -> SitemapItemPipeline:
@@ -247,8 +249,8 @@ def exporter_with(tmp_path: Path) -> Iterator[Callable[..., SitemapExporter]]:
 
     yield build
     for exporter in opened:
-        if exporter.store is not None:
-            exporter.store.close()
+        if exporter.recorder.store is not None:
+            exporter.recorder.store.close()
 
 
 def skipped_stats(exporter: SitemapExporter) -> dict[str, int]:
@@ -381,8 +383,10 @@ def test_item_news_recorded(exporter, item) -> None:
     pipeline_for(exporter).process_item(item)
     news = News("The Example Times", "en", "2024-05-06", "Companies A, B in Merger Talks")
     assert stored(exporter) == [UrlFacts(PAGE, news=news)]
-    assert exporter.store is not None
-    assert list(exporter.store.news_entries(origin_of(PAGE))) == [UrlFacts(PAGE, news=news)]
+    assert exporter.recorder.store is not None
+    assert list(exporter.recorder.store.news_entries(origin_of(PAGE))) == [
+        UrlFacts(PAGE, news=news)
+    ]
 
 
 @pytest.mark.parametrize(
@@ -400,8 +404,8 @@ def test_item_bad_news_dropped_alone(exporter, news, reason) -> None:
     pipeline_for(exporter).process_item({"loc": PAGE, "news": news, "priority": "0.4"})
     assert stored(exporter) == [UrlFacts(PAGE, priority="0.4")]
     assert skipped_stats(exporter) == {reason: 1}
-    assert exporter.store is not None
-    assert list(exporter.store.news_entries(origin_of(PAGE))) == []
+    assert exporter.recorder.store is not None
+    assert list(exporter.recorder.store.news_entries(origin_of(PAGE))) == []
 
 
 def test_item_news_bad_language_with_sitemap_item(exporter) -> None:

@@ -661,25 +661,26 @@ def test_a_second_store_on_the_same_file_fails_fast(path: Path) -> None:
 
 def test_tracked_requests_until_answered(path: Path) -> None:
     store = SqliteFactStore(path, batch_size=1000)
+    journal = store.journal()
     calls: list[str] = []
 
     def blob(name: str) -> Callable[[], bytes]:
         return lambda: calls.append(name) or name.encode()
 
     try:
-        assert store.track("a", blob("a")) is True
-        assert store.track("b", blob("b")) is True
-        assert store.track("a", blob("a again")) is False  # known: not serialised again
+        assert journal.track("a", blob("a")) is True
+        assert journal.track("b", blob("b")) is True
+        assert journal.track("a", blob("a again")) is False  # known: not serialised again
         assert calls == ["a", "b"]
         store.record(UrlFacts(LOC))
-        store.done("a")
-        assert store.pending_requests() == [b"b"]
+        journal.done("a")
+        assert journal.pending() == [b"b"]
         # Answered requests stay known, so a later duplicate is no new request.
-        assert store.track("a", blob("a third time")) is False
-        assert store.pending_requests() == [b"b"]
-        store.clear_pending()
-        assert store.pending_requests() == []
-        assert store.track("a", blob("a after clearing")) is True
+        assert journal.track("a", blob("a third time")) is False
+        assert journal.pending() == [b"b"]
+        journal.clear()
+        assert journal.pending() == []
+        assert journal.track("a", blob("a after clearing")) is True
     finally:
         store.close()
 
@@ -687,13 +688,13 @@ def test_tracked_requests_until_answered(path: Path) -> None:
 def test_pending_requests_survive_a_crash(path: Path) -> None:
     """What was committed survives the process dying without close()."""
     store = SqliteFactStore(path, batch_size=1)
-    store.track("k", lambda: b"\x80\x04blob")
+    store.journal().track("k", lambda: b"\x80\x04blob")
     store.flush()
     store._db.close()  # the process dies: no final flush, no unlock call
     store._lock.close()
     reopened = SqliteFactStore(path)
     try:
-        assert reopened.pending_requests() == [b"\x80\x04blob"]
+        assert reopened.journal().pending() == [b"\x80\x04blob"]
     finally:
         reopened.close()
 
@@ -707,7 +708,7 @@ def test_media_json_is_the_standard_librarys_text_for_every_code_point() -> None
     JSON is the standard encoder's, and both read back the same."""
     import json
 
-    from scrapy_sitemapgen.store.sqlite import _compact_json, _load_extra, _stdlib_compact_json
+    from scrapy_sitemapgen.sitemaps.merge import _compact_json, _load_extra, _stdlib_compact_json
 
     assert _compact_json is not _stdlib_compact_json  # orjson is installed for the tests
     every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
@@ -719,7 +720,7 @@ def test_media_json_is_the_standard_librarys_text_for_every_code_point() -> None
 
 
 def test_media_json_that_orjson_refuses_takes_the_standard_road() -> None:
-    from scrapy_sitemapgen.store.sqlite import _compact_json, _load_extra, _stdlib_compact_json
+    from scrapy_sitemapgen.sitemaps.merge import _compact_json, _load_extra, _stdlib_compact_json
 
     for value in ({"v": [["a\ud800b", None]]}, {"v": [["t", 2**70]]}):
         text = _compact_json(value)

@@ -3,7 +3,6 @@ feed of records, without crawling."""
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -21,6 +20,7 @@ from ..addon import Addon
 from ..crawl.exporter import SitemapExporter
 from ..crawl.pipeline import SitemapItemPipeline
 from ..settings import Config, is_enabled
+from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS
 from ..store.runs import RunStore, Tally, build_store
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ class _NothingToCrawl(scrapy.Spider):
     async def start(self) -> Any:
         if self.input:
             exporter = self.crawler.get_extension(SitemapExporter)
-            if self.bulk and exporter is not None and exporter.store is not None:
+            if self.bulk and exporter is not None and exporter.recorder.store is not None:
                 await self._build(Path(self.input), exporter)
             else:
                 self._ingest(Path(self.input))
@@ -81,7 +81,7 @@ class _NothingToCrawl(scrapy.Spider):
                 datetime.now(timezone.utc),
                 workers=self.workers,
             )
-        exporter.replace_store(store)
+        exporter.publish_from(store)
         stats = self.crawler.stats
         tally.replay(exporter.reporter)
         if tally.records:
@@ -98,15 +98,16 @@ class _NothingToCrawl(scrapy.Spider):
         pipeline = self.crawler.get_item_pipeline(SitemapItemPipeline)
         assert pipeline is not None
         bad = 0
+        parse = JSON_PARSERS[DEFAULT_JSON_PARSER]  # the offline build's reader of lines
         with path.open("rb") as lines:
             for number, line in enumerate(lines, 1):
                 if not line.strip():
                     continue
                 try:
-                    record = json.loads(line)
-                except ValueError:
+                    record = parse(line)
+                except ValueError:  # UnicodeDecodeError included
                     record = None
-                if not isinstance(record, dict):
+                if type(record) is not dict:
                     bad += 1
                     if bad == 1:
                         logger.warning("Sitemap: %s:%d is not a JSON object; skipped", path, number)

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from typing_extensions import Self
 
+    from .recorder import Recorder
+
 __all__ = ["SitemapSpiderMiddleware"]
 
 logger = logging.getLogger(__name__)
@@ -25,12 +27,12 @@ class SitemapSpiderMiddleware:
     output unchanged. Recording happens before the callback's output is consumed, so a
     callback that yields nothing still gets its page listed."""
 
-    def __init__(self, exporter: SitemapExporter) -> None:
-        self.exporter = exporter
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(SitemapExporter.required_by(crawler, cls.__name__))
+        return cls(SitemapExporter.required_by(crawler, cls.__name__).recorder)
 
     async def process_spider_output(
         self, response: Response, result: AsyncIterator[Any]
@@ -43,12 +45,12 @@ class SitemapSpiderMiddleware:
             # The page's facts are recorded whatever the callback does next, so its request
             # is settled; written after the facts, in the same ordered stream.
             if response.request is not None:
-                self.exporter.answered(response.request)
+                self.recorder.answered(response.request)
 
     def _record(self, response: Response) -> None:
-        exporter = self.exporter
-        if exporter.store is None:
+        recorder = self.recorder
+        if recorder.store is None:
             return
-        facts = page_facts(response, exporter.config, exporter.reporter)
-        if facts is not None and exporter.record(facts, from_item=False):
-            exporter.page_recorded()
+        facts = page_facts(response, recorder.config, recorder.reporter)
+        if facts is not None and recorder.record(facts, from_item=False):
+            recorder.page_recorded()

@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 
-from ..sitemaps.records import record_facts
-from ..sitemaps.urls import UrlRejected
+from ..sitemaps.records import RecordReader
 from ..stats import ITEMS_RECORDED
 from .exporter import SitemapExporter
 
@@ -17,6 +16,8 @@ if TYPE_CHECKING:
 
     from scrapy.crawler import Crawler
     from typing_extensions import Self
+
+    from .recorder import Recorder
 
 __all__ = ["SitemapItemPipeline"]
 
@@ -27,16 +28,17 @@ class SitemapItemPipeline:
     drops a bad one with a warning and a count, and merges the rest into that URL's entry
     (adding the URL if no response recorded it). The item always passes through unchanged."""
 
-    def __init__(self, exporter: SitemapExporter) -> None:
-        self.exporter = exporter
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+        self._reader = RecordReader(recorder.config.url_policy, recorder.reporter, _as_mapping)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(SitemapExporter.required_by(crawler, cls.__name__))
+        return cls(SitemapExporter.required_by(crawler, cls.__name__).recorder)
 
     def process_item(self, item: Any) -> Any:
-        exporter = self.exporter
-        if exporter.store is None:
+        recorder = self.recorder
+        if recorder.store is None:
             return item
         if type(item) is dict:  # the common case, and every record of a feed: no adapter needed
             adapter: Any = item
@@ -44,27 +46,9 @@ class SitemapItemPipeline:
             adapter = ItemAdapter(item)
         else:
             return item
-        raw_loc = adapter.get("loc")
-        if not raw_loc:
-            return item
-        reporter = exporter.reporter
-        policy = exporter.config.url_policy
-        try:
-            loc = policy.loc(str(raw_loc))
-        except UrlRejected as exc:
-            reporter.skip(f"item_{exc.reason}", str(raw_loc))
-            return item
-        refusal = policy.refusal(loc)
-        if refusal is not None:
-            reporter.exclude(refusal, loc)
-            return item
-
-        def issue(reason: str, value: object) -> None:
-            reporter.skip(f"item_{reason}", loc, detail=value)
-
-        facts = record_facts(loc, adapter.get, issue, datetime.now(timezone.utc), _as_mapping)
-        if exporter.record(facts, from_item=True):
-            exporter.stats.inc_value(ITEMS_RECORDED)
+        facts = self._reader.facts(adapter.get, datetime.now(timezone.utc))
+        if facts is not None and recorder.record(facts, from_item=True):
+            recorder.stats.inc_value(ITEMS_RECORDED)
         return item
 
 

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from typing_extensions import Self
 
+    from .recorder import Recorder
+
 __all__ = ["SitemapResumeMiddleware"]
 
 logger = logging.getLogger(__name__)
@@ -115,24 +117,23 @@ class SitemapResumeMiddleware:
     signals. Active only with a store that outlives the process (JOBDIR or
     SITEMAPGEN_STORE) and SITEMAPGEN_RESUME_REQUESTS."""
 
-    def __init__(self, crawler: Crawler, exporter: SitemapExporter) -> None:
+    def __init__(self, crawler: Crawler, recorder: Recorder) -> None:
         self.crawler = crawler
-        self.exporter = exporter
+        self.recorder = recorder
         self._unserializable = False
         self._last_new: Request | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        exporter = SitemapExporter.required_by(crawler, cls.__name__)
-        config = exporter.config
-        if not config.resume_requests or (config.jobdir is None and config.store_path is None):
+        recorder = SitemapExporter.required_by(crawler, cls.__name__).recorder
+        if not recorder.config.resume_requests or not recorder.keeps_store:
             raise NotConfigured
-        middleware = cls(crawler, exporter)
+        middleware = cls(crawler, recorder)
         # Before the engine opens the scheduler, which opens the queues active at the
         # last clean close, and pushes to the rest.
         removed = remove_broken_queues(crawler)
         if removed:
-            exporter.stats.set_value(keys.RESUME_QUEUES_REMOVED, len(removed))
+            recorder.stats.set_value(keys.RESUME_QUEUES_REMOVED, len(removed))
             logger.warning(
                 "Sitemap: removed %(count)d disk queue file(s) of JOBDIR that a kill left "
                 "unreadable (%(files)s); Scrapy cannot read them, and their requests are sent "
@@ -150,15 +151,15 @@ class SitemapResumeMiddleware:
     def spider_opened(self, spider: Spider) -> None:
         """After a kill, send again what the store still holds. (The exporter opened the
         store first: it connected to this signal first.)"""
-        store = self.exporter.store
-        if store is None or self.exporter.closed_cleanly:
+        journal = self.recorder.journal
+        if journal is None or self.recorder.closed_cleanly:
             return  # a clean close keeps Scrapy's own queue: nothing was lost
-        blobs = store.pending_requests()
+        blobs = journal.pending()
         for blob in blobs:
             request = request_from_dict(pickle.loads(blob), spider=spider)
             self.crawler.engine.crawl(request.replace(dont_filter=True))
         if blobs:
-            self.exporter.stats.inc_value(keys.RESUME_REISSUED, len(blobs))
+            self.recorder.stats.inc_value(keys.RESUME_REISSUED, len(blobs))
             logger.info(
                 "Sitemap: the previous crawl on this store did not close normally; sending "
                 "again %(count)d request(s) it had scheduled and not seen answered",
@@ -166,14 +167,14 @@ class SitemapResumeMiddleware:
             )
 
     def request_scheduled(self, request: Request, spider: Spider) -> None:
-        new = self.exporter.track(request, lambda: self._serialize(request, spider))
+        new = self.recorder.track(request, lambda: self._serialize(request, spider))
         self._last_new = request if new else None
 
     def request_dropped(self, request: Request, spider: Spider) -> None:
         # The dupefilter refused it right after request_scheduled: if the store had not
         # known it, the crawl saw it before the store did; it is no request to wait for.
         if request is self._last_new:
-            self.exporter.answered(request)
+            self.recorder.answered(request)
         self._last_new = None
 
     def _serialize(self, request: Request, spider: Spider) -> bytes:
@@ -182,7 +183,7 @@ class SitemapResumeMiddleware:
         except (ValueError, TypeError, AttributeError, pickle.PicklingError):
             # A lambda callback or an unpicklable meta value, as with JOBDIR's own queues:
             # kept as a plain GET of the URL, which at worst lists the page.
-            self.exporter.stats.inc_value(keys.skipped("request_not_serializable"))
+            self.recorder.stats.inc_value(keys.skipped("request_not_serializable"))
             if not self._unserializable:
                 logger.warning(
                     "Sitemap: %(request)s cannot be serialised whole (a lambda callback or "
@@ -194,8 +195,8 @@ class SitemapResumeMiddleware:
 
     def process_response(self, request: Request, response: Response) -> Response:
         if response.status != 200:
-            self.exporter.answered(request)  # never listed: settled now
+            self.recorder.answered(request)  # never listed: settled now
         return response
 
     def process_exception(self, request: Request, exception: Exception) -> None:
-        self.exporter.answered(request)  # a retry is a new request, tracked in its turn
+        self.recorder.answered(request)  # a retry is a new request, tracked in its turn

@@ -1,2 +1,4 @@
-"""Store -> files: staging each origin's set, delivering it locally or through Scrapy's feed
-storages."""
+"""Store -> files: staging each origin's set (``staging``, importable without Scrapy, for
+the build's worker processes), delivering it locally or through Scrapy's feed storages
+(``delivery``), one publish from end to end (``publisher``) and its close report
+(``report``)."""

@@ -20,7 +20,7 @@ from ..sitemaps.facts import format_w3c
 from ..sitemaps.manifest import URL_BLOCK, FileRecord, UrlNotes, manifest_json, previous_locs
 from ..sitemaps.urls import Origin, base_url_for, origin_folder
 from ..sitemaps.writer import OriginOutput, WriterOptions, WrittenFile, write_origin, write_text
-from ..store.runs import RunStore, Tally
+from ..store.runs import Tally
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ..sitemaps.facts import UrlFacts
     from ..sitemaps.manifest import PublishState
     from ..stats import Reporter
-    from ..store.sqlite import FactStore
+    from ..store.base import FactSource
 
 __all__ = [
     "MANIFEST_NAME",
@@ -154,7 +154,7 @@ def _robots(config: Config, origin: Origin, lines: str) -> bytes:
 
 
 def stage_origin(
-    store: FactStore,
+    store: FactSource,
     origin: Origin,
     config: Config,
     now: datetime,
@@ -276,7 +276,7 @@ def _staged(
 
 
 def stage_origins(
-    store: FactStore,
+    store: FactSource,
     config: Config,
     now: datetime,
     state: PublishState,
@@ -285,14 +285,14 @@ def stage_origins(
 ) -> list[OriginSet]:
     """:func:`stage_origin` for every origin of ``store``, in origin order.
 
-    The offline build's :class:`bulk.RunStore` is files that any process can read: when
-    it has worker processes (its ``pool``), origins are staged in them at once: each
+    A source that worker processes can read (its ``pool()``: the offline build's run
+    files) has its origins staged in them at once: each
     writes its files, compares its URLs with the previous run's (reading the state file)
     and saves them into a scratch SQLite file that ``state`` then takes in, and reports
     into a tally replayed here, so the result and the log are the same.
     """
     origins = store.origins()
-    pool = store.pool if isinstance(store, RunStore) else None
+    pool = store.pool()
     if pool is None or len(origins) < 2:
         sets = []
         for origin in origins:
@@ -302,7 +302,6 @@ def stage_origins(
             if origin_set is not None:
                 sets.append(origin_set)
         return sets
-    assert isinstance(store, RunStore)
     scratch = Path(tempfile.mkdtemp(prefix="sitemapgen-notes-"))
     try:
         # The largest origins first, so that the last to finish is a small one.
@@ -325,7 +324,7 @@ def stage_origins(
         for origin in origins:
             origin_set, tally, notes, counted = futures[origin].result()
             tally.replay(reporter)
-            store.counted.update(counted)
+            store.add_counts(counted)
             if origin_set is not None:
                 state.take_notes(origin.name, notes)
                 sets.append(origin_set)
@@ -363,7 +362,7 @@ class _WorkerState:
 
 
 def _stage_in_worker(
-    store: FactStore,
+    store: FactSource,
     origin: Origin,
     config: Config,
     now: datetime,
@@ -372,11 +371,10 @@ def _stage_in_worker(
     staging: Path,
     notes: Path,
 ) -> tuple[OriginSet | None, Tally, Path, dict[Origin, int]]:
-    assert isinstance(store, RunStore)
     tally = Tally()
     state = _WorkerState(previous, state_path, notes)
     try:
         origin_set = stage_origin(store, origin, config, now, state, tally, staging)
     finally:
         state.close()
-    return origin_set, tally, notes, store.counted
+    return origin_set, tally, notes, store.counts()

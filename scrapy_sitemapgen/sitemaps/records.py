@@ -1,14 +1,16 @@
 """The sitemap fields of one item or feed record, validated into :class:`UrlFacts`.
 
-Pure: the item pipeline (any item a spider yields) and the offline build (every line of a
-JSON-lines feed, in worker processes) read records with this one function, so a field
-means the same and is refused for the same reasons on both roads.
+Pure: the item pipeline (any item a spider yields), the offline build (every line of a
+JSON-lines feed, in worker processes) and the build command's store ingestion read records
+with one :class:`RecordReader`, and feed lines with one :data:`JSON_PARSERS` entry, so a
+field means the same and is refused for the same reasons on every road.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .facts import (
     FactRejected,
@@ -27,10 +29,30 @@ from .urls import UrlRejected, normalize_loc
 if TYPE_CHECKING:
     from datetime import datetime
 
-__all__ = ["FIELDS", "record_facts", "record_fields"]
+    from .urls import UrlPolicy
 
-#: The field names a record may carry; ``loc`` is read (and normalised) by the caller.
-FIELDS = ("loc", "lastmod", "changefreq", "priority", "images", "videos", "news")
+__all__ = [
+    "DEFAULT_JSON_PARSER",
+    "ITEM_PREFIX",
+    "JSON_PARSERS",
+    "RecordReader",
+    "SkipReporter",
+    "record_facts",
+    "record_fields",
+]
+
+#: What a refused field or URL of a record is counted as: ``item_<reason>``.
+ITEM_PREFIX = "item_"
+
+
+class SkipReporter(Protocol):
+    """Where refusals go: :class:`..stats.Reporter` in a crawl, a tally in a build's
+    worker process."""
+
+    def skip(self, reason: str, url: str, detail: object = None) -> None: ...
+
+    def exclude(self, reason: str, url: str) -> None: ...
+
 
 #: ``issue(reason, value)``: a field was refused (reported as ``item_<reason>``).
 OnIssue = Callable[[str, object], None]
@@ -85,6 +107,61 @@ def record_fields(
         _videos(videos, issue, now) if videos is not None else (),
         _news(news, issue, now, as_mapping) if news is not None else None,
     )
+
+
+class RecordReader:
+    """Reads records one at a time: the ``loc`` through the URL policy (a refused or
+    excluded URL counted, the record then skipped), then every other field
+    (:func:`record_fields`), a refused field counted as ``item_<reason>`` and left out.
+
+    One reader serves many records (a build reads a million). It holds no reference to
+    itself (no bound method kept as an attribute): a build's workers run without the
+    cyclic garbage collector, so a cycle per reader would never be freed."""
+
+    __slots__ = ("_as_mapping", "_loc", "_locate", "_refuse", "_reporter")
+
+    def __init__(
+        self,
+        policy: UrlPolicy,
+        reporter: SkipReporter,
+        as_mapping: Callable[[object], Mapping[str, object] | None] | None = None,
+    ) -> None:
+        self._reporter = reporter
+        self._locate = policy.loc
+        # Most crawls and builds have no patterns: no refusal to look up per record.
+        self._refuse = policy.refusal if policy.allow or policy.deny else None
+        self._as_mapping = as_mapping
+        self._loc = ""
+
+    def _report_issue(self, reason: str, value: object) -> None:
+        self._reporter.skip(ITEM_PREFIX + reason, self._loc, value)
+
+    def read(self, get: Callable[[str], Any], now: datetime) -> tuple[str, Fields] | None:
+        """``(loc, fields)`` of the record ``get`` reads, or None: no ``loc``, or a URL the
+        policy refuses or excludes (counted)."""
+        raw_loc = get("loc")
+        if not raw_loc:
+            return None
+        try:
+            loc = self._locate(str(raw_loc))
+        except UrlRejected as exc:
+            self._reporter.skip(ITEM_PREFIX + exc.reason, str(raw_loc))
+            return None
+        if self._refuse is not None:
+            refusal = self._refuse(loc)
+            if refusal is not None:
+                self._reporter.exclude(refusal, loc)
+                return None
+        self._loc = loc
+        return loc, record_fields(get, self._report_issue, now, self._as_mapping)
+
+    def facts(self, get: Callable[[str], Any], now: datetime) -> UrlFacts | None:
+        """:meth:`read` as :class:`UrlFacts`."""
+        found = self.read(get, now)
+        if found is None:
+            return None
+        loc, (lastmod, changefreq, priority, images, videos, news) = found
+        return UrlFacts(loc, lastmod, changefreq, priority, images=images, videos=videos, news=news)
 
 
 def _scalar(raw: object, parse: Callable[[object], str], issue: OnIssue) -> str | None:
@@ -155,3 +232,38 @@ def _news(
     except FactRejected as exc:
         issue(exc.reason, exc.value)
         return None
+
+
+# --- feed lines ---------------------------------------------------------------------------
+
+_BOM = b"\xef\xbb\xbf"
+_STDLIB_DECODE = json.JSONDecoder().decode  # json.loads less its per-call type checks
+
+
+def _json_line(line: bytes) -> Any:
+    """A line as ``json.loads(line)`` reads it, a UTF-8 BOM skipped."""
+    return _STDLIB_DECODE(line.decode("utf-8-sig" if line.startswith(_BOM) else "utf-8"))
+
+
+def _orjson_line(line: bytes) -> Any:
+    """:func:`_json_line` by orjson: what orjson refuses (a BOM, NaN, a lone surrogate, a
+    float out of range) is read by the standard parser, so the same lines are records.
+    One difference: orjson reads an integer beyond 64 bits as a float, and no sitemap field
+    accepts such a number, so at most a refused value is logged as a float rather than an
+    integer."""
+    try:
+        return _orjson_loads(line)
+    except ValueError:  # orjson.JSONDecodeError is one
+        return _json_line(line)
+
+
+#: The JSON parsers a feed line can be read with: orjson when installed (the ``fast``
+#: extra). Each raises ValueError for a line that is not JSON.
+JSON_PARSERS: dict[str, Callable[[bytes], Any]] = {"json": _json_line}
+try:
+    from orjson import loads as _orjson_loads
+
+    JSON_PARSERS["orjson"] = _orjson_line
+except ImportError:  # pragma: no cover - the extra is installed for the tests
+    pass
+DEFAULT_JSON_PARSER = "orjson" if "orjson" in JSON_PARSERS else "json"

@@ -13,19 +13,22 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from ..sitemaps.merge import entry, fact_row
 from ..sitemaps.urls import Origin, origin_of
-from .sqlite import StoreError, fact_row, merge_row
+from .base import FactStore, StoreError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Iterator
 
+    from typing_extensions import Self
+
+    from ..settings import Config
     from ..sitemaps.facts import UrlFacts
 
 __all__ = ["RedisFactStore"]
 
-# KEYS: origins set, locs zset, facts hash. ARGV: origin key, loc, the new row (JSON list).
-# Lastmods keep the newest of each source (string order is time order for W3C UTC), the
-# other columns the newest value given; JSON null means "not given".
+# sitemaps.merge.merge in Lua (held to it by tests/test_merge.py). KEYS: origins set, locs
+# zset, facts hash. ARGV: origin key, loc, the new row (JSON list; null: not given).
 _MERGE = """
 redis.call('SADD', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[2], 0, ARGV[2])
@@ -50,8 +53,8 @@ def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
-class RedisFactStore:
-    """:class:`store.FactStore` on a Redis server (``redis://host:port/db``), keys under
+class RedisFactStore(FactStore):
+    """:class:`~.base.FactStore` on a Redis server (``redis://host:port/db``), keys under
     ``prefix``. Records are sent in pipelined batches; a batch Redis refuses is counted in
     :attr:`lost` and reported as a :class:`StoreError`, and the crawl goes on."""
 
@@ -76,6 +79,10 @@ class RedisFactStore:
         self._merge = self._client.register_script(_MERGE)
         self._pipe = self._client.pipeline(transaction=False)
         self._waiting = 0
+
+    @classmethod
+    def from_config(cls, config: Config, location: str) -> Self:
+        return cls(location, prefix=config.redis_prefix)
 
     def _key(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
@@ -106,19 +113,6 @@ class RedisFactStore:
             self._pipe = self._client.pipeline(transaction=False)
             raise StoreError(f"the Redis store {self.url} lost {waiting} record(s): {exc}") from exc
 
-    # A shared store does not resume requests: scrapy-redis keeps its queue in Redis.
-    def track(self, key: str, serialize: Callable[[], bytes]) -> bool:
-        return False
-
-    def done(self, key: str) -> None:
-        pass
-
-    def pending_requests(self) -> list[bytes]:
-        return []
-
-    def clear_pending(self) -> None:
-        pass
-
     def origins(self) -> list[Origin]:
         self.flush()
         names = self._client.smembers(self._key("origins"))
@@ -141,8 +135,7 @@ class RedisFactStore:
             for loc, row in zip(locs, rows):
                 if row is None:
                     continue
-                page_lastmod, item_lastmod, *rest = json.loads(row)
-                yield merge_row(_text(loc), item_lastmod or page_lastmod, *rest)
+                yield entry(_text(loc), tuple(json.loads(row)))
             start = b"(" + _text(locs[-1]).encode()
 
     def news_entries(self, origin: Origin) -> Iterator[UrlFacts]:
@@ -154,7 +147,11 @@ class RedisFactStore:
             int(self._client.zcard(self._key("locs", self._origin_key(o)))) for o in self.origins()
         )
 
-    # Coordination of the workers that share the store (see exporter.py).
+    def coordination(self) -> RedisFactStore:
+        """Several crawl processes share the store; it keeps their count and the writer's
+        lock. (It keeps no request journal: scrapy-redis keeps its queue in Redis.)"""
+        return self
+
     def worker_started(self) -> None:
         self._client.incr(self._key("workers"))
 

@@ -7,7 +7,7 @@ need not take the crawl's road of one store upsert per record. Instead:
    record validated by :func:`records.record_fields`, exactly as the item pipeline does,
    then kept as a plain row in sorted runs on disk (at most ``run_records`` rows in memory
    per worker, whatever the feed's size);
-2. :class:`RunStore` reads each origin's runs through the :class:`~.store.FactStore`
+2. :class:`RunStore` reads each origin's runs through the :class:`~.base.FactSource`
    interface, merged on the fly in ``loc`` order, repeated URLs combined by the store's
    merge rules (newest lastmod; the later record's changefreq, priority, media and news),
    so the exporter writes and publishes them as it would a crawl's store: the same bytes.
@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import itertools
-import json
 import logging
 import marshal
 import multiprocessing
@@ -41,9 +40,10 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .. import stats as keys
 from ..sitemaps.facts import News, UrlFacts, Video
-from ..sitemaps.records import record_fields
-from ..sitemaps.urls import Origin, UrlPolicy, UrlRejected, origin_of
-from .sqlite import StoreError
+from ..sitemaps.merge import latest_given, newest, unique_videos, video_fields
+from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS, RecordReader
+from ..sitemaps.urls import Origin, UrlPolicy, origin_of
+from .base import FactSource
 
 try:
     import fcntl
@@ -80,7 +80,6 @@ RUN_RECORDS = 50_000
 # merge passes of a 5,000,000-record feed raised each worker's peak by 9 MiB.
 _BLOCK = 500
 _FAN_IN = 32
-_BOM = b"\xef\xbb\xbf"
 _FOLDER_PREFIX = "sitemapgen-build-"
 # Held locked by the build that owns the folder; the system drops the lock when that
 # process dies, however it dies, so an unlocked one marks a killed build's leftovers.
@@ -235,21 +234,7 @@ def _sorted_batches(paths: list[str]) -> Iterator[list[Row]]:
 
 
 def _video_rows(videos: tuple[Video, ...]) -> tuple[tuple[Any, ...], ...] | None:
-    rows: dict[tuple[str | None, str | None], tuple[Any, ...]] = {}
-    for v in videos:  # one per (content, player), as the store's merge keeps them
-        rows.setdefault(
-            (v.content_loc, v.player_loc),
-            (
-                v.thumbnail_loc,
-                v.title,
-                v.description,
-                v.content_loc,
-                v.player_loc,
-                v.duration,
-                v.publication_date,
-            ),
-        )
-    return tuple(rows.values()) or None
+    return tuple(video_fields(v) for v in unique_videos(videos)) or None
 
 
 class _Runs:
@@ -282,20 +267,6 @@ class _Runs:
         self.held = 0
 
 
-class _Issues:
-    """``issue`` for :func:`records.record_fields`, about the record being read: one
-    bound method for the whole range, not a closure per record."""
-
-    __slots__ = ("loc", "tally")
-
-    def __init__(self, tally: Tally) -> None:
-        self.tally = tally
-        self.loc = ""
-
-    def issue(self, reason: str, value: object) -> None:
-        self.tally.add("skip", f"item_{reason}", self.loc, value)
-
-
 @dataclass
 class Runs:
     """What a range's worker wrote: per origin, its run files (in feed order) and how many
@@ -303,37 +274,6 @@ class Runs:
 
     files: dict[OriginKey, list[str]]
     rows: dict[OriginKey, list[int]]
-
-
-_STDLIB_DECODE = json.JSONDecoder().decode  # json.loads less its per-call type checks
-
-
-def _json_line(line: bytes) -> Any:
-    """A line as ``json.loads(line)`` reads it, as the pipeline road does (a BOM skipped)."""
-    return _STDLIB_DECODE(line.decode("utf-8-sig" if line.startswith(_BOM) else "utf-8"))
-
-
-def _orjson_line(line: bytes) -> Any:
-    """:func:`_json_line` at three times the speed: what orjson refuses (a BOM, NaN, a
-    lone surrogate, a float out of range) is read by the standard parser, so the same
-    lines are records. One difference: orjson reads an integer beyond 64 bits as a float,
-    and no sitemap field accepts such a number, so at most a refused value is logged as a
-    float rather than an integer."""
-    try:
-        return _orjson_loads(line)
-    except ValueError:  # orjson.JSONDecodeError is one
-        return _json_line(line)
-
-
-#: The JSON parsers a build can read a feed with: orjson when installed (the ``fast`` extra).
-JSON_PARSERS: dict[str, Callable[[bytes], Any]] = {"json": _json_line}
-try:
-    from orjson import loads as _orjson_loads
-
-    JSON_PARSERS["orjson"] = _orjson_line
-except ImportError:  # pragma: no cover - the extra is installed for the tests
-    pass
-DEFAULT_JSON_PARSER = "orjson" if "orjson" in JSON_PARSERS else "json"
 
 
 def read_range(
@@ -349,15 +289,13 @@ def read_range(
 ) -> tuple[Runs, Tally]:
     """Phase 1, in a worker: the records of ``feed[start:end]`` as sorted run files.
 
-    Each record is taken as :class:`~.pipeline.SitemapItemPipeline` takes an item. One
-    loop with little in it: this runs a million times per million records."""
+    Each record is read by the :class:`~..sitemaps.records.RecordReader` the item
+    pipeline reads items with. One loop with little in it: this runs a million times per
+    million records."""
     tally = Tally()
     runs = _Runs(Path(folder), tag, run_records)
-    issues = _Issues(tally)
-    issue = issues.issue
+    read = RecordReader(policy, tally).read
     parse = JSON_PARSERS[parser]
-    locate = policy.loc
-    refuse = policy.refusal if policy.allow or policy.deny else None  # most builds: no patterns
     pending = runs.pending
     records = held = 0  # locals, not attributes: counted once per record
     offset = start
@@ -379,23 +317,10 @@ def read_range(
                 if tally.first_bad_offset < 0:
                     tally.first_bad_offset = seq
                 continue
-            raw_loc = record.get("loc")
-            if not raw_loc:
+            found = read(record.get, now)
+            if found is None:
                 continue
-            try:
-                loc = locate(str(raw_loc))
-            except UrlRejected as exc:
-                tally.add("skip", f"item_{exc.reason}", str(raw_loc))
-                continue
-            if refuse is not None:
-                refusal = refuse(loc)
-                if refusal is not None:
-                    tally.add("exclude", refusal, loc)
-                    continue
-            issues.loc = loc
-            lastmod, changefreq, priority, images, videos, news = record_fields(
-                record.get, issue, now
-            )
+            loc, (lastmod, changefreq, priority, images, videos, news) = found
             row = (
                 loc,
                 lastmod,
@@ -433,11 +358,18 @@ def read_range(
 
 
 def _combine(old: Row, new: Row) -> Row:
-    """Two records of one URL, ``new`` read after ``old``: the store's merge rules for
-    items (see store._UPSERT), so a feed builds what the pipeline would have stored."""
-    lastmod = old[1] if new[1] is None or (old[1] is not None and old[1] > new[1]) else new[1]
+    """Two records of one URL, ``new`` read after ``old``: :mod:`~..sitemaps.merge`'s
+    rules for item records, so a feed builds what the pipeline would have stored. A row
+    keeps an item's media as two columns, which the rules treat as one (``item_extra``)."""
     media = (new[4], new[5]) if new[4] or new[5] else (old[4], old[5])
-    return (new[0], lastmod, new[2] or old[2], new[3] or old[3], *media, new[6] or old[6])
+    return (
+        new[0],
+        newest(old[1], new[1]),
+        latest_given(old[2], new[2]),
+        latest_given(old[3], new[3]),
+        *media,
+        latest_given(old[6], new[6]),
+    )
 
 
 def merged_rows(paths: list[str]) -> Iterator[Row]:
@@ -484,9 +416,9 @@ class _OriginRuns:
     news: int
 
 
-class RunStore:
-    """The read side of :class:`~.store.FactStore` over sorted run files: what the
-    exporter needs to publish. Read-only; :meth:`close` removes the files and stops the
+class RunStore(FactSource):
+    """:class:`~.base.FactSource` over sorted run files: what the exporter needs to
+    publish. Read-only; :meth:`close` removes the files and stops the
     worker processes, which the exporter stages origins in (see build.stage_origins)."""
 
     def __init__(
@@ -500,7 +432,7 @@ class RunStore:
         self._lock = lock
         self._runs = runs
         #: The build's worker processes (None: this process only).
-        self.pool = pool
+        self._pool = pool
         #: Distinct URLs per origin, known once its runs were merged to the end.
         self.counted: dict[Origin, int] = {}
 
@@ -509,7 +441,7 @@ class RunStore:
         return {
             "folder": self.folder,
             "_runs": self._runs,
-            "pool": None,
+            "_pool": None,
             "counted": {},
             "_lock": None,
         }
@@ -517,28 +449,20 @@ class RunStore:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
 
+    def pool(self) -> Executor | None:
+        """The build's worker processes: its run files can be read in any of them."""
+        return self._pool
+
+    def counts(self) -> dict[Origin, int]:
+        return self.counted
+
+    def add_counts(self, counts: dict[Origin, int]) -> None:
+        self.counted.update(counts)
+
     def size_of(self, origin: Origin) -> int:
         """Rows held for ``origin``, repeats counted: for sharing out the work."""
         runs = self._runs.get(origin)
         return runs.rows if runs else 0
-
-    def record(self, facts: UrlFacts, *, from_item: bool = False) -> None:
-        raise StoreError("a build's run store is read-only")
-
-    def flush(self) -> None:
-        """Nothing is ever pending."""
-
-    def track(self, key: str, serialize: Callable[[], bytes]) -> bool:
-        return False
-
-    def done(self, key: str) -> None:
-        """No request is tracked."""
-
-    def pending_requests(self) -> list[bytes]:
-        return []
-
-    def clear_pending(self) -> None:
-        """No request is tracked."""
 
     def origins(self) -> list[Origin]:
         return sorted(origin for origin, runs in self._runs.items() if runs.rows)
@@ -582,9 +506,9 @@ class RunStore:
 
     def close(self) -> None:
         try:
-            if self.pool is not None:
-                self.pool.shutdown(cancel_futures=True)
-                self.pool = None
+            if self._pool is not None:
+                self._pool.shutdown(cancel_futures=True)
+                self._pool = None
         finally:
             shutil.rmtree(self.folder, ignore_errors=True)
             if self._lock is not None:

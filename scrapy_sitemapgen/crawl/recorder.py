@@ -1,0 +1,192 @@
+"""Recorder: the crawl's side of the store, from the spider's opening to its close.
+
+It opens the backend that the settings name, records the facts the middleware and the
+pipeline give it, commits on a timer, and keeps the request journal a resumed crawl needs.
+A storage failure is logged and counted here, never raised into the crawl. The intake
+adapters (middleware, pipeline, resume) reach the store only through it.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import sqlite3
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from scrapy.exceptions import CloseSpider
+from scrapy.utils.asyncio import create_looping_call
+
+from .. import stats as keys
+from ..store.base import StoreError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+
+    from ..settings import Config
+    from ..sitemaps.facts import UrlFacts
+    from ..stats import Reporter
+    from ..store.base import FactStore
+    from ..store.journal import RequestJournal
+
+__all__ = ["Recorder"]
+
+logger = logging.getLogger(__name__)
+
+_STORE_FILE = "store.sqlite3"
+#: Recorded pages are added to ``sitemapgen/pages/recorded`` this many at a time (and the
+#: rest at close): Scrapy's ``inc_value`` is not free, and it would run once per page.
+_PAGES_PER_STAT = 100
+#: What a store write can raise besides StoreError: the SQLite file, or the disk under it.
+_STORE_ERRORS = (sqlite3.Error, OSError, StoreError)
+
+
+class Recorder:
+    """One crawl's store: ``store`` is None before the spider opens and after it closes."""
+
+    def __init__(self, crawler: Crawler, config: Config, reporter: Reporter) -> None:
+        self.crawler = crawler
+        self.config = config
+        self.reporter = reporter
+        self.stats = crawler.stats
+        self.store: FactStore | None = None
+        #: The requests tracked for a resume: only with a store that outlives the process.
+        self.journal: RequestJournal | None = None
+        #: Whether the previous process on this store closed normally (its Scrapy queue is
+        #: then intact); after a kill it did not, and the journal's requests are sent again.
+        self.closed_cleanly = True
+        self._temp_dir: Path | None = None
+        self._marker: Path | None = None
+        self._failed = False
+        self._flusher: Any = None
+        self._pages_uncounted = 0
+
+    @property
+    def keeps_store(self) -> bool:
+        """Whether the store outlives this process (JOBDIR, or SITEMAPGEN_STORE)."""
+        return self.config.store is not None or self.config.jobdir is not None
+
+    def open(self) -> None:
+        """Open the store the settings name; a store that cannot be opened closes the
+        spider before its first request."""
+        config = self.config
+        location = config.store
+        if location is None:
+            if config.jobdir is not None:
+                location = str(config.jobdir / "sitemapgen" / _STORE_FILE)
+            else:
+                self._temp_dir = Path(tempfile.mkdtemp(prefix="sitemapgen-"))
+                location = str(self._temp_dir / _STORE_FILE)
+        try:
+            store = config.store_backend.from_config(config, location)
+            coordination = store.coordination()
+            if coordination is not None and config.shared_write == "last":
+                coordination.worker_started()
+        except StoreError:
+            logger.error("Sitemap: cannot open the store; closing the spider", exc_info=True)
+            raise CloseSpider("sitemapgen_store_unavailable") from None
+        self.store = store
+        journal = store.journal() if config.resume_requests and self.keeps_store else None
+        if journal is not None:
+            self.journal = journal
+            self._marker = Path(location).with_name(Path(location).name + ".closed")
+            self.closed_cleanly = self._marker.exists()
+            self._marker.unlink(missing_ok=True)
+        self._flusher = create_looping_call(self._flush)
+        self._flusher.start(config.commit_seconds, now=False)
+        if self._temp_dir is None and coordination is None and len(store):
+            logger.info(
+                "Sitemap: the store %(path)s already holds %(count)d URLs (a resumed crawl, "
+                "or SITEMAPGEN_STORE kept from an earlier one)",
+                {"count": len(store), "path": location},
+            )
+
+    def record(self, facts: UrlFacts, *, from_item: bool) -> bool:
+        """Store facts; a storage failure is logged and counted, never raised."""
+        assert self.store is not None
+        try:
+            self.store.record(facts, from_item=from_item)
+        except _STORE_ERRORS:
+            self._store_failed(facts.loc)
+            return False
+        return True
+
+    def page_recorded(self) -> None:
+        """Count a page recorded by the middleware (in the stats by the hundred)."""
+        self._pages_uncounted += 1
+        if self._pages_uncounted >= _PAGES_PER_STAT:
+            self._count_pages()
+
+    def _count_pages(self) -> None:
+        if self._pages_uncounted:
+            self.stats.inc_value(keys.PAGES_RECORDED, self._pages_uncounted)
+            self._pages_uncounted = 0
+
+    def track(self, request: Request, serialize: Callable[[], bytes]) -> bool:
+        """A request was scheduled: journal it until it is answered; True if new."""
+        if self.journal is None:
+            return False
+        try:
+            return self.journal.track(self._key(request), serialize)
+        except _STORE_ERRORS:
+            self._store_failed(request.url)
+            return False
+
+    def answered(self, request: Request) -> None:
+        """The request's answer is settled (recorded, or never to be listed)."""
+        if self.journal is None:
+            return
+        try:
+            self.journal.done(self._key(request))
+        except _STORE_ERRORS:
+            self._store_failed(request.url)
+
+    def _key(self, request: Request) -> str:
+        return self.crawler.request_fingerprinter.fingerprint(request).hex()
+
+    def _store_failed(self, url: str) -> None:
+        self.stats.inc_value(keys.skipped("store_error"))
+        self.count_lost()
+        if not self._failed:
+            # Called from the except blocks above, so the exception is the one at hand.
+            logger.error("Sitemap: cannot record %s", url, exc_info=True)  # noqa: LOG014
+        self._failed = True
+
+    def count_lost(self) -> None:
+        """A shared store loses whole batches: count the records, not the calls."""
+        if self.store is not None and self.store.lost:
+            self.stats.set_value(keys.STORE_LOST, self.store.lost)
+
+    def _flush(self) -> None:
+        """Commit what waited: an idle crawl keeps nothing longer than SITEMAPGEN_COMMIT_SECONDS."""
+        if self.store is not None:
+            try:
+                self.store.flush()
+            except _STORE_ERRORS:
+                self._store_failed("(periodic commit)")
+
+    def stop(self, finished: bool) -> None:
+        """The spider closed: no more writes. A finished crawl has no request in flight."""
+        self._count_pages()
+        if self._flusher is not None and self._flusher.running:
+            self._flusher.stop()
+        if finished and self.journal is not None:
+            self.journal.clear()
+
+    def close(self) -> None:
+        """Release the store (its files stay when it outlives the crawl); mark a clean
+        close for the next run on it."""
+        store, self.store = self.store, None
+        if store is None:
+            return
+        try:
+            store.close()
+        finally:
+            if self._temp_dir is not None:
+                shutil.rmtree(self._temp_dir, ignore_errors=True)
+            elif self._marker is not None:
+                self._marker.touch()

@@ -1,0 +1,68 @@
+"""One publish: every origin's set staged from a source, delivered, remembered in the
+state, and reported."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+from scrapy.utils.asyncio import run_in_thread
+
+from ..sitemaps.manifest import PublishState
+from ..sitemaps.urls import origin_folder
+from .delivery import publish_local, publish_remote, staging_for
+from .report import report
+from .staging import stage_origins
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from scrapy.crawler import Crawler
+
+    from ..settings import Config
+    from ..sitemaps.urls import Origin
+    from ..stats import Reporter
+    from ..store.base import FactSource
+    from .staging import OriginSet
+
+__all__ = ["publish"]
+
+
+def _stage(
+    store: FactSource, config: Config, reporter: Reporter, state: PublishState, staged: list[Path]
+) -> list[OriginSet]:
+    def staging_of(origin: Origin) -> Path:
+        staging = staging_for(config, origin_folder(config.uri, origin))
+        staged.append(staging)
+        return staging
+
+    return stage_origins(store, config, datetime.now(timezone.utc), state, reporter, staging_of)
+
+
+async def publish(
+    store: FactSource, config: Config, reporter: Reporter, crawler: Crawler | None
+) -> list[OriginSet]:
+    """Stage every origin's set from ``store``, deliver it, remember what was published,
+    and log and count the result. Staging runs in a thread: a million URLs take seconds.
+    ``crawler`` builds the feed storages of a remote output (None: local output only)."""
+    staged: list[Path] = []
+    state = await run_in_thread(PublishState, config.state_path)
+    try:
+        sets = await run_in_thread(_stage, store, config, reporter, state, staged)
+        if config.local:
+            await run_in_thread(publish_local, sets)
+            delivered = {s.origin for s in sets}
+        else:
+            if crawler is None:
+                raise ValueError(f"delivering to {config.uri} needs a crawler for its feed storage")
+            delivered = set(await publish_remote(sets, crawler, reporter))
+        for origin_set in sets:
+            if origin_set.origin in delivered:
+                state.commit(config.uri, origin_set.origin.name, origin_set.records)
+        report(sets, delivered, reporter)
+        return sets
+    finally:
+        state.close()
+        for staging in staged:
+            shutil.rmtree(staging, ignore_errors=True)

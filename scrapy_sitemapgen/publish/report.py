@@ -1,0 +1,52 @@
+"""The close report of a publish: the ``sitemapgen/`` counts and one log line per origin."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from .. import stats as keys
+
+if TYPE_CHECKING:
+    from ..sitemaps.urls import Origin
+    from ..stats import Reporter
+    from .staging import OriginSet
+
+__all__ = ["report"]
+
+logger = logging.getLogger(__name__)
+
+
+def report(sets: list[OriginSet], delivered: set[Origin], reporter: Reporter) -> None:
+    stats = reporter.stats
+    stats.set_value(keys.ORIGINS, len(sets))
+    stats.set_value(keys.URLS_WRITTEN, sum(s.output.url_count for s in sets))
+    stats.set_value(keys.FILES_WRITTEN, sum(len(s.output.files) for s in sets))
+    for origin_set in sets:
+        output = origin_set.output
+        name = origin_set.origin.name
+        stats.set_value(
+            keys.urls_written_for(name), output.url_count or sum(f.entries for f in output.texts)
+        )
+        stats.set_value(keys.files_written_for(name), len(output.files))
+        changed = origin_set.changed
+        logger.info(
+            "Sitemap: %(root)s: %(urls)d URLs (%(added)+d, -%(removed)d since the previous run) "
+            "in %(files)d sitemap file(s)%(news)s%(texts)s at %(folder)s%(failed)s; changed: "
+            "%(changed)s; add to its robots.txt: %(robots)s",
+            {
+                "root": origin_set.origin.root,
+                "urls": output.url_count or sum(f.entries for f in output.texts),
+                "added": origin_set.added,
+                "removed": origin_set.removed,
+                "files": len(output.sitemaps),
+                "news": f", {len(output.news)} news sitemap(s)" if output.news else "",
+                "texts": f", {len(output.texts)} text sitemap(s)" if output.texts else "",
+                "folder": origin_set.folder,
+                "failed": "" if origin_set.origin in delivered else " (DELIVERY INCOMPLETE)",
+                "changed": ", ".join(changed) if changed else "nothing",
+                "robots": origin_set.robots_lines.strip().replace("\n", " | "),
+            },
+        )
+    if not sets:
+        logger.info("Sitemap: no page was recorded, so no sitemap was written")

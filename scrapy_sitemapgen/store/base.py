@@ -1,0 +1,121 @@
+"""The store interface: a sink the crawl records into, a source the writer lists from.
+
+A backend is a class that ``SITEMAPGEN_STORE_BACKENDS`` names for the scheme of
+``SITEMAPGEN_STORE`` (as Scrapy's ``FEED_STORAGES`` names feed storages), built with
+:meth:`FactStore.from_config`. A fourth backend is a new class and a setting, not an edit
+of the exporter. Optional abilities are methods with a default here, so a backend states
+only what it has: a :class:`~.journal.RequestJournal` for resuming a killed crawl, a
+:class:`Coordination` of the processes sharing the store, worker processes that can read
+the source while it is written out.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from concurrent.futures import Executor
+
+    from typing_extensions import Self
+
+    from ..settings import Config
+    from ..sitemaps.facts import UrlFacts
+    from ..sitemaps.urls import Origin
+    from .journal import RequestJournal
+
+__all__ = ["Coordination", "FactSink", "FactSource", "FactStore", "StoreError"]
+
+
+class StoreError(RuntimeError):
+    """The store cannot be used (unreadable, another schema, another program's, away)."""
+
+
+class FactSink(Protocol):
+    """Where facts are recorded. Writes are applied in the order they are made, and
+    :meth:`flush` makes a prefix of them durable at once."""
+
+    def record(self, facts: UrlFacts, *, from_item: bool = False) -> None:
+        """Add or merge the facts of one URL (:mod:`~..sitemaps.merge`). Cheap: may be
+        buffered until :meth:`flush`."""
+        ...
+
+    def flush(self) -> None:
+        """Make every recorded fact durable and visible to readers."""
+        ...
+
+    def close(self) -> None:
+        """Flush and release the store."""
+        ...
+
+
+class FactSource(Protocol):
+    """What the writer lists: origins, and each origin's merged entries in ``loc`` order."""
+
+    def origins(self) -> list[Origin]:
+        """Every origin with at least one URL, sorted."""
+        ...
+
+    def entries(self, origin: Origin) -> Iterator[UrlFacts]:
+        """The merged entries of one origin in ``loc`` order (code-point order)."""
+        ...
+
+    def news_entries(self, origin: Origin) -> Iterator[UrlFacts]:
+        """The entries of one origin that carry news facts, in ``loc`` order."""
+        ...
+
+    def __len__(self) -> int:
+        """Distinct URLs recorded."""
+        ...
+
+    def close(self) -> None:
+        """Release the source."""
+        ...
+
+    def pool(self) -> Executor | None:
+        """Worker processes that can read this source (the origins are then written in
+        them at once), or None: this process only."""
+        return None
+
+    def size_of(self, origin: Origin) -> int:
+        """An estimate of ``origin``'s entries, for sharing out work among the pool."""
+        return 0
+
+    def counts(self) -> dict[Origin, int]:
+        """Distinct URLs per origin learned while entries were read (in a pool worker)."""
+        return {}
+
+    def add_counts(self, counts: dict[Origin, int]) -> None:
+        """Take in what :meth:`counts` gave in a pool worker."""
+        return None
+
+
+class Coordination(Protocol):
+    """The processes of one crawl that share a store (scrapy-redis workers)."""
+
+    def worker_started(self) -> None: ...
+
+    def worker_finished(self) -> bool:
+        """True for the last worker to finish that also wins the writer's lock."""
+        ...
+
+
+class FactStore(FactSink, FactSource, Protocol):
+    """A store a crawl opens: recorded into while it runs, listed from at close."""
+
+    #: Records the store could not keep (a shared store loses whole batches).
+    lost: int = 0
+
+    @classmethod
+    def from_config(cls, config: Config, location: str) -> Self:
+        """The store at ``location`` (a path, or the URL ``SITEMAPGEN_STORE`` gives)."""
+        ...
+
+    def journal(self) -> RequestJournal | None:
+        """Requests tracked for resuming a killed crawl, kept in the store's ordered
+        stream of writes; None: this store does not resume requests."""
+        return None
+
+    def coordination(self) -> Coordination | None:
+        """The workers sharing this store, when several processes write into it."""
+        return None
