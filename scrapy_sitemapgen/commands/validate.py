@@ -1,20 +1,18 @@
 """``scrapy sitemapgen-validate``: check sitemaps, indexes and robots.txt files against the
-protocol, locally or over HTTP; a thin shell around :mod:`scrapy_sitemapgen.validate.checker`."""
+protocol, locally or over HTTP; a thin shell around :mod:`scrapy_sitemapgen.validate`."""
 
 from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
-from urllib.parse import unquote, urlsplit
-from urllib.request import url2pathname
+from urllib.parse import urlsplit
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from ..sitemaps.limits import MAX_BYTES_PER_SITEMAP, URL_SCHEMES
-from ..validate.checker import DEFAULT_MAX_FILES, DEFAULT_TIMEOUT, Validator
+from ..validate import DEFAULT_MAX_FILES, DEFAULT_TIMEOUT, SourceError, Validator, source_path
 
 if TYPE_CHECKING:
     import argparse
@@ -115,22 +113,17 @@ class ValidateCommand(ScrapyCommand):
 
 
 def _check_source(arg: str) -> None:
-    """Refuse what cannot be a source before reading anything (exit status 2)."""
+    """Refuse what cannot be a source before reading anything (exit status 2). What the
+    validator itself refuses keeps its words (:func:`..validate.source_path`)."""
     if arg.startswith("-"):
         raise UsageError(f"unknown option {arg}")
-    parts = urlsplit(arg)
-    scheme = parts.scheme.lower()
-    if scheme in URL_SCHEMES:
-        if not parts.hostname:
+    try:
+        path = source_path(arg)
+    except SourceError as exc:
+        raise UsageError(str(exc)) from None
+    if path is None:  # an http(s) URL
+        if not urlsplit(arg).hostname:
             raise UsageError(f"{arg}: no host in the URL")
         return
-    if scheme == "file":
-        if parts.netloc not in ("", "localhost"):
-            raise UsageError(f"{arg}: a file:// URI must name a local file")
-        if not Path(url2pathname(unquote(parts.path))).is_file():
-            raise UsageError(f"{arg}: no such file")
-        return
-    if len(scheme) > 1:
-        raise UsageError(f"{arg}: only http, https and file URLs or local paths are read")
-    if not Path(arg).is_file():
+    if not path.is_file():
         raise UsageError(f"{arg}: no such file")

@@ -1,54 +1,45 @@
-"""Check published sitemaps against the protocol: every rule a file can break, each
-violation naming its rule id (``shared/spec/PROTOCOL.md``).
-
-Pure: no Scrapy imports, so the ``sitemapgen-validate`` command, the tests and any other
-tool share one checker. A source is a local path, a ``file://`` URI or an http(s) URL of a
-urlset, a sitemap index (its sitemaps are followed), a robots.txt (its ``Sitemap:`` lines
-are followed) or a plain-text sitemap (P11).
-
-Built for hostile input: entities are never expanded and no DTD is loaded (a DOCTYPE that
-declares entities is a violation), the parser reads nothing from the network, files are
-decompressed incrementally and never past the byte limit (G2), HTTP fetches have a time and
-size budget, and the number of files followed is capped. A file is parsed as a stream and
-checked one ``<url>`` at a time, so memory does not grow with the file.
-"""
+"""The checker: :class:`Validator` and :func:`validate`, each rule a file can break."""
 
 from __future__ import annotations
 
-import http.client
 import re
-import time
-import zlib
 from dataclasses import dataclass, field
-from functools import cache
-from gzip import GzipFile
 from pathlib import Path, PurePosixPath
-from typing import IO, TYPE_CHECKING, Any, Final, NamedTuple, Protocol
-from urllib.error import HTTPError, URLError
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 from urllib.parse import unquote, urlsplit
-from urllib.request import HTTPRedirectHandler, OpenerDirector, Request, build_opener, url2pathname
 
 from lxml import etree  # type: ignore[import-untyped]  # lxml ships no type information
 
 from ..sitemaps.limits import (
-    DEFAULT_PORTS,
     IMAGE_NS,
     MAX_BYTES_PER_SITEMAP,
     MAX_IMAGES_PER_URL,
-    MAX_LOC_LENGTH,
     MAX_NEWS_PER_SITEMAP,
     MAX_SITEMAPS_PER_INDEX,
     MAX_URLS_PER_SITEMAP,
     NEWS_NS,
     SITEMAP_NS,
-    URL_SCHEMES,
     VIDEO_NS,
-    XHTML_NS,
 )
+from ._io import (
+    _RAW_SLACK,
+    _BadGzip,
+    _Body,
+    _http_opener,
+    _lines,
+    _open_file,
+    _open_url,
+    _Source,
+    _TooLarge,
+    _Unreadable,
+)
+from ._schema import SCHEMA_DIR, _qname, _schema_problems
+from ._scope import _P12_REASON, _Listing, _loc_problem, _Place, _prefixes, _Scope, _Target, _target
 
 if TYPE_CHECKING:
     from collections.abc import Generator, Iterable, Iterator
-    from http.client import HTTPMessage
+    from urllib.request import OpenerDirector
+
 
 __all__ = [
     "DEFAULT_MAX_FILES",
@@ -63,8 +54,6 @@ __all__ = [
 DEFAULT_MAX_FILES: Final = 1_000
 #: Seconds an HTTP fetch may take in all (also the socket timeout of each read).
 DEFAULT_TIMEOUT: Final = 30.0
-#: The schemas shipped with the package: ``urlset.xsd`` (core + extensions), ``siteindex.xsd``.
-SCHEMA_DIR: Final = Path(__file__).parent.parent / "schemas"
 
 _XSI_NS: Final = "http://www.w3.org/2001/XMLSchema-instance"
 _URL = f"{{{SITEMAP_NS}}}url"
@@ -74,43 +63,10 @@ _IMAGE = f"{{{IMAGE_NS}}}image"
 _VIDEO = f"{{{VIDEO_NS}}}video"
 _NEWS = f"{{{NEWS_NS}}}news"
 _MEDIA_LOCS = (f"{{{VIDEO_NS}}}content_loc", f"{{{VIDEO_NS}}}player_loc")
-_PREFIXES: Final = {
-    SITEMAP_NS: "",
-    IMAGE_NS: "image:",
-    VIDEO_NS: "video:",
-    NEWS_NS: "news:",
-    XHTML_NS: "xhtml:",
-}
-# Core leaf elements and the rule their value follows.
-_VALUE_RULES: Final = {"loc": "P3", "lastmod": "P4", "changefreq": "P5", "priority": "P6"}
 
-_CHUNK = 64 * 1024
-_RAW_SLACK = 1024 * 1024  # raw bytes allowed past max_bytes: gzip headers and deflate blocks
-_GZIP_MAGIC = b"\x1f\x8b"
 _UTF8_BOM = b"\xef\xbb\xbf"
 _OTHER_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
 _DECLARED_ENCODING_RE = re.compile(rb"^<\?xml\s[^>]*?encoding\s*=\s*[\"']([^\"']*)[\"']")
-# The schemas' tLoc pattern (printable ASCII but space, " < >), for locs outside XML.
-_LOC_RE = re.compile(r"https?://[!#-;=?-~]+")
-_BAD_ESCAPE_RE = re.compile(r"%(?![0-9A-Fa-f]{2})")
-# "Element '{ns}name', attribute 'x': text": libxml2's schema error format.
-_SCHEMA_ERROR_RE = re.compile(
-    r"^Element '(?:\{([^}]*)\})?([^']*)'(, attribute '[^']*')?: (.*)$", re.S
-)
-_QNAME_RE = re.compile(r"\{([^}]*)\}([\w.-]+)")
-_P12_REASON = "a sitemap lists URLs of its own origin, under its own folder"
-_FACET_RE = re.compile(r"\[facet '[^']*'\] ")
-_HINTS: Final = {
-    "P3": (
-        " (a <loc> is an absolute http(s) URL, percent-encoded, of at most "
-        f"{MAX_LOC_LENGTH:,} characters)"
-    ),
-    "P4": (
-        " (W3C Datetime: YYYY-MM-DD, or a date and time with a time zone, e.g. "
-        "2024-01-02T03:04:05+00:00)"
-    ),
-}
-_STRUCTURE_ERRORS = ("This element is not expected", "Missing child element")
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
 _LINE_COLUMN_RE = re.compile(r", line \d+, column (\d+)$")
 
@@ -144,306 +100,6 @@ def validate(
         base_url=base_url, max_bytes=max_bytes, max_files=max_files, timeout=timeout
     )
     return list(validator.check(sources))
-
-
-# --- reading: local or HTTP, gzip or not, never past the byte limit ------------------------
-
-
-class _Readable(Protocol):
-    def read(self, size: int = ..., /) -> bytes: ...
-
-
-class _Unreadable(Exception):
-    """A file that cannot be read (missing, HTTP error, timeout); ``str`` says why."""
-
-
-class _BadGzip(Exception):
-    """Gzip data that cannot be decompressed."""
-
-
-class _TooLarge(Exception):
-    """More uncompressed bytes than the limit; ``line`` is where the limit was passed, 0
-    when the stored (raw) bytes alone are too many."""
-
-    def __init__(self, line: int) -> None:
-        super().__init__(line)
-        self.line = line
-
-
-class _Source:
-    """A raw byte stream that turns I/O failures and a passed deadline into _Unreadable,
-    and stops past ``limit`` raw bytes: gzip data that long cannot hold a file within the
-    limit (deflate adds a few bytes per 64 KiB), whatever tricks it plays (empty members)."""
-
-    def __init__(self, stream: IO[bytes], deadline: float | None, what: str, limit: int) -> None:
-        self._stream = stream
-        self._deadline = deadline
-        self._what = what
-        self._limit = limit
-        self._size = 0
-
-    def read(self, size: int = -1, /) -> bytes:
-        if self._deadline is not None and time.monotonic() > self._deadline:
-            raise _Unreadable(f"{self._what} took too long (timeout)")
-        try:
-            data = self._stream.read(size if size > 0 else _CHUNK)
-        except (OSError, http.client.HTTPException) as exc:
-            raise _Unreadable(f"{self._what} failed: {exc}") from None
-        self._size += len(data)
-        if self._size > self._limit:
-            raise _TooLarge(0)
-        return data
-
-    def close(self) -> None:
-        self._stream.close()
-
-
-class _Body:
-    """The uncompressed bytes of one file, decompressed as they are read (gzip is detected
-    by its magic number, whatever the name), at most ``limit`` of them: one byte more
-    raises :class:`_TooLarge`, so a gzip bomb costs one chunk of memory."""
-
-    def __init__(self, source: _Source, limit: int) -> None:
-        self._source = source
-        first = source.read(2)
-        while len(first) < 2:
-            more = source.read(2 - len(first))
-            if not more:
-                break
-            first += more
-        self.gzipped = first == _GZIP_MAGIC
-        self._pending = b"" if self.gzipped else first
-        self._stream: _Readable = (
-            GzipFile(fileobj=_Prefixed(first, source), mode="rb") if self.gzipped else source
-        )
-        self._limit = limit
-        self.size = 0
-        self._lines = 0
-
-    def read(self, size: int = -1, /) -> bytes:
-        if self._pending:
-            data, self._pending = self._pending, b""
-        else:
-            try:
-                data = self._stream.read(size if size > 0 else _CHUNK)
-            except (OSError, EOFError, zlib.error) as exc:
-                raise _BadGzip(str(exc) or type(exc).__name__) from None
-        room = self._limit - self.size
-        self.size += len(data)
-        if self.size > self._limit:
-            raise _TooLarge(self._lines + data[: room + 1].count(b"\n") + 1)
-        self._lines += data.count(b"\n")
-        return data
-
-    def head(self, size: int = _CHUNK) -> bytes:
-        """The first bytes, kept to be read again (for sniffing the format)."""
-        data = b""
-        while len(data) < size and (more := self.read(size - len(data))):
-            data += more
-        self._pending = data
-        self.size -= len(data)
-        self._lines -= data.count(b"\n")
-        return data
-
-    def drain(self) -> None:
-        """Read to the end, so a file that stopped parsing early is still measured (G2)."""
-        while self.read(_CHUNK):
-            pass
-
-
-class _Prefixed:
-    def __init__(self, prefix: bytes, rest: _Readable) -> None:
-        self._prefix = prefix
-        self._rest = rest
-
-    def read(self, size: int = -1, /) -> bytes:
-        if self._prefix:
-            data, self._prefix = self._prefix, b""
-            return data
-        return self._rest.read(size)
-
-    def seek(self, offset: int, /) -> object:  # part of GzipFile's reader protocol, never called
-        raise OSError("not seekable")
-
-
-class _HttpOnlyRedirects(HTTPRedirectHandler):
-    """Follow redirects to http(s) only (urllib would also follow one to ftp:)."""
-
-    def redirect_request(
-        self, req: Request, fp: IO[bytes], code: int, msg: str, headers: HTTPMessage, newurl: str
-    ) -> Request | None:
-        if urlsplit(newurl).scheme.lower() not in URL_SCHEMES:
-            raise HTTPError(
-                req.full_url,
-                code,
-                f"redirect to a non-HTTP URL refused: {newurl[:200]}",
-                headers,
-                fp,
-            )
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
-
-
-# --- URLs and where they may point (P3, P9, P12, P13) -----------------------------------
-
-
-def _loc_problem(value: str) -> str | None:
-    """Why ``value`` is no valid ``<loc>`` (P3), for text sources; None when it is one."""
-    if not re.match(r"https?://", value):
-        return "not an absolute http(s) URL"
-    if len(value) > MAX_LOC_LENGTH:
-        return f"{len(value):,} characters, at most {MAX_LOC_LENGTH:,}"
-    if not _LOC_RE.fullmatch(value):
-        bad = next(c for c in value if not ("!" <= c <= "~") or c in '"<>')
-        return f"character {bad!r} must be percent-encoded"
-    if _BAD_ESCAPE_RE.search(value):
-        return "'%' not followed by two hex digits"
-    return None
-
-
-class _Place(NamedTuple):
-    """(scheme, host, port, path) of an http(s) URL; host lower-case, port explicit."""
-
-    scheme: str
-    host: str
-    port: int
-    path: str
-
-    @classmethod
-    def of(cls, url: str) -> _Place | None:
-        try:
-            parts = urlsplit(url.strip())
-            port = parts.port
-        except ValueError:
-            return None
-        scheme = parts.scheme.lower()
-        if scheme not in URL_SCHEMES or not parts.hostname:
-            return None
-        return cls(scheme, parts.hostname.lower(), port or DEFAULT_PORTS[scheme], parts.path or "/")
-
-    @property
-    def origin(self) -> str:
-        netloc = (
-            self.host if DEFAULT_PORTS[self.scheme] == self.port else f"{self.host}:{self.port}"
-        )
-        return f"{self.scheme}://{netloc}/"
-
-    @property
-    def folder(self) -> _Place:
-        return self._replace(path=self.path[: self.path.rfind("/") + 1] or "/")
-
-    def contains(self, other: _Place) -> bool:
-        return self[:3] == other[:3] and other.path.startswith(self.path)
-
-    def __str__(self) -> str:
-        return self.origin[:-1] + self.path
-
-
-class _Scope:
-    """Where the entries of one file may point. With prefixes (the file's own folder, for an
-    index its site, plus the site of a robots.txt naming it, P13), every entry must fall
-    under one of them. Without (a local file with no --base-url), only consistency: every
-    entry on the origin of the first one."""
-
-    def __init__(
-        self, prefixes: tuple[tuple[_Place, str], ...], rule: str, noun: str, reason: str
-    ) -> None:
-        self._prefixes = prefixes  # (prefix, what it is)
-        self._rule = rule
-        self._noun = noun
-        self._reason = reason
-        self._first: tuple[_Place, int] | None = None
-
-    def problem(self, url: str, line: int) -> tuple[str, str] | None:
-        place = _Place.of(url)
-        if place is None:
-            return None  # not a URL at all: reported as P3 already
-        if self._prefixes:
-            if any(prefix.contains(place) for prefix, _ in self._prefixes):
-                return None
-            allowed = " or ".join(f"{prefix} ({what})" for prefix, what in self._prefixes)
-            return self._rule, f"{url[:200]} is outside {allowed}: {self._reason}"
-        if self._first is None:
-            self._first = (place, line)
-            return None
-        first, first_line = self._first
-        if first[:3] == place[:3]:
-            return None
-        return (
-            self._rule,
-            f"{url[:200]} is on {place.origin}, but the first {self._noun} (line {first_line}) "
-            f"is on {first.origin}: {self._reason} (--base-url checks the file against its "
-            "published URL)",
-        )
-
-
-class _Listing(NamedTuple):
-    """The line that names a file: blamed (with its ``rule``) when the file is missing."""
-
-    source: str
-    line: int
-    rule: str
-    url: str
-
-
-@dataclass(frozen=True, slots=True)
-class _Target:
-    """A file to check. ``location`` is what is opened (a path or an http(s) URL); ``url``
-    where it is published, when known (P12); ``grants`` the sites whose robots.txt named it
-    (P13); ``listed`` the line naming it; ``in_index`` when an index listed it, so it may
-    not be an index itself."""
-
-    location: str
-    display: str
-    url: str | None
-    grants: tuple[_Place, ...] = ()
-    listed: _Listing | None = None
-    in_index: bool = False
-
-    @property
-    def local(self) -> bool:
-        return _Place.of(self.location) is None
-
-
-# --- schemas ------------------------------------------------------------------------------
-
-
-def _parser() -> Any:
-    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
-
-
-@cache
-def _schema(name: str) -> Any:
-    """``urlset`` (core + image, video, news, xhtml) or ``siteindex``, from SCHEMA_DIR."""
-    return etree.XMLSchema(etree.parse(str(SCHEMA_DIR / f"{name}.xsd"), _parser()))
-
-
-def _qname(text: str) -> str:
-    """``{ns}name`` as ``prefix:name`` for the namespaces a sitemap uses."""
-    return _QNAME_RE.sub(lambda m: f"{_PREFIXES[m[1]]}{m[2]}" if m[1] in _PREFIXES else m[0], text)
-
-
-def _schema_violation(message: str, in_index: bool) -> tuple[str, str]:
-    """The rule a libxml2 schema error breaks, and the error in a sitemap's own words."""
-    structure = "P8" if in_index else "P2"
-    match = _SCHEMA_ERROR_RE.match(message.strip())
-    if match is None:
-        return structure, _qname(message.strip())
-    namespace, name, attribute, text = match.groups()
-    text = _qname(_FACET_RE.sub("", text).strip().rstrip("."))
-    where = f"<{_qname(f'{{{namespace}}}{name}') if namespace else name}>{attribute or ''}"
-    if namespace == SITEMAP_NS:
-        if text.startswith(_STRUCTURE_ERRORS):
-            rule = structure
-        else:
-            rule = _VALUE_RULES.get(name, structure)
-            text += _HINTS.get(rule, "")
-    elif namespace in (IMAGE_NS, VIDEO_NS, NEWS_NS):
-        rule = "G7"
-    elif namespace == XHTML_NS:
-        rule = "G6"
-    else:
-        rule = "P14"  # an element no declared extension knows
-    return rule, f"{where}: {text}"
 
 
 # --- the checker --------------------------------------------------------------------------
@@ -512,51 +168,19 @@ class Validator:
         its URL), a listed sitemap that cannot be read a P8 one (P15 from a robots.txt).
         """
         for source in sources:
-            for violation in self._follow(self._target(source)):
+            for violation in self._follow(_target(source, self.base_url)):
                 # One line each, whatever libxml2 or the file put in the message.
                 yield violation._replace(message=_one_line(violation.message))
 
     # -- targets and reading --
 
-    def _target(self, source: str) -> _Target:
-        scheme = urlsplit(source).scheme.lower()
-        if scheme in URL_SCHEMES:
-            return _Target(source, source, source)
-        if scheme == "file":
-            parts = urlsplit(source)
-            if parts.netloc not in ("", "localhost"):
-                raise ValueError(f"{source}: a file:// URI must name a local file")
-            path = Path(url2pathname(unquote(parts.path)))
-        elif len(scheme) > 1:  # a one-letter "scheme" is a Windows drive
-            raise ValueError(f"{source}: only http, https and file URLs or local paths are read")
-        else:
-            path = Path(source)
-        url = None
-        if self.base_url is not None:
-            url = self.base_url + path.name if self.base_url.endswith("/") else self.base_url
-        return _Target(str(path), source, url)
-
     def _open(self, target: _Target) -> _Source:
         raw_limit = self.max_bytes + _RAW_SLACK
         if target.local:
-            try:
-                return _Source(Path(target.location).open("rb"), None, "reading", raw_limit)
-            except OSError as exc:
-                raise _Unreadable(exc.strerror or str(exc)) from None
+            return _open_file(target.location, raw_limit)
         if self._opener is None:
-            self._opener = build_opener(_HttpOnlyRedirects)
-        request = Request(
-            target.location,
-            headers={"User-Agent": "scrapy-sitemapgen-validate", "Accept-Encoding": "identity"},
-        )
-        try:
-            response = self._opener.open(request, timeout=self.timeout)
-        except HTTPError as exc:
-            exc.close()
-            raise _Unreadable(f"HTTP {exc.code} {exc.reason}") from None
-        except (URLError, OSError, http.client.HTTPException, ValueError) as exc:
-            raise _Unreadable(str(getattr(exc, "reason", exc))) from None
-        return _Source(response, time.monotonic() + self.timeout, "download", raw_limit)
+            self._opener = _http_opener()
+        return _open_url(self._opener, target.location, self.timeout, raw_limit)
 
     def _follow(self, target: _Target) -> Iterator[Violation]:
         if target.location in self._opened:
@@ -758,27 +382,15 @@ class Validator:
                 )
         scope = (
             _Scope(
-                self._prefixes(target, index=True),
+                _prefixes(target, index=True),
                 "P9",
                 "<loc>",
                 "an index lists sitemaps of its own site",
             )
             if is_index
-            else _Scope(self._prefixes(target), "P12", "<loc>", _P12_REASON)
+            else _Scope(_prefixes(target), "P12", "<loc>", _P12_REASON)
         )
         return _FileState(target, is_index, scope, frozenset(root.nsmap.values()))
-
-    def _prefixes(self, target: _Target, index: bool = False) -> tuple[tuple[_Place, str], ...]:
-        place = _Place.of(target.url) if target.url is not None else None
-        if place is None:
-            return ()
-        if index:  # P9
-            return ((place._replace(path="/"), "the index's site"),)
-        # P12, and P13 when a robots.txt named the file (or the index listing it)
-        return (
-            (place.folder, "the sitemap's folder"),
-            *((grant, "the site whose robots.txt names it, P13") for grant in target.grants),
-        )
 
     def _entry(self, state: _FileState, element: Any, listed: list[_Target]) -> Iterator[Violation]:
         """Check one child of the root: a ``<url>`` or a ``<sitemap>``."""
@@ -799,11 +411,8 @@ class Validator:
         state.entries += 1
         if state.entries == limit + 1:
             state.first_over = line
-        schema = _schema("siteindex" if state.is_index else "urlset")
-        if not schema.validate(element):
-            for error in schema.error_log:
-                error_rule, message = _schema_violation(error.message, state.is_index)
-                yield Violation(display, error.line, error_rule, message)
+        for error_line, error_rule, message in _schema_problems(element, state.is_index):
+            yield Violation(display, error_line, error_rule, message)
         loc_element = element.find(_LOC)
         loc = (loc_element.text or "").strip() if loc_element is not None else ""
         if state.is_index:
@@ -1003,7 +612,7 @@ class Validator:
     def _check_text(self, target: _Target, body: _Body) -> Iterator[Violation]:
         """A plain-text sitemap (P11): one absolute URL per line, UTF-8, the usual limits."""
         display = target.display
-        scope = _Scope(self._prefixes(target), "P12", "URL", _P12_REASON)
+        scope = _Scope(_prefixes(target), "P12", "URL", _P12_REASON)
         count = first_over = 0
         try:
             for number, raw in _lines(body):
@@ -1047,25 +656,6 @@ class Validator:
                 f"{count:,} URLs; at most {MAX_URLS_PER_SITEMAP:,} in one file (this is the first "
                 "one past the limit)",
             )
-
-
-def _lines(body: _Body) -> Iterator[tuple[int, bytes]]:
-    """(1-based number, bytes without the line end) for each line of ``body``."""
-    number = 0
-    parts: list[bytes] = []
-    while chunk := body.read(_CHUNK):
-        pieces = chunk.split(b"\n")
-        if len(pieces) == 1:
-            parts.append(chunk)
-            continue
-        parts.append(pieces[0])
-        for piece in [b"".join(parts), *pieces[1:-1]]:
-            number += 1
-            yield number, piece.removesuffix(b"\r")
-        parts = [pieces[-1]]
-    rest = b"".join(parts)
-    if rest:
-        yield number + 1, rest.removesuffix(b"\r")
 
 
 def _stray_text(
