@@ -241,7 +241,7 @@ def source_digest() -> str:
 
 def scrapy_command() -> list[str]:
     """The ``scrapy`` command beside this Python, as users run it (a console script, which
-    is not ``python -m scrapy`` for multiprocessing: see bulk._main_script_hidden)."""
+    is not ``python -m scrapy`` for multiprocessing: see store.workers.main_script_hidden)."""
     script = Path(sys.executable).with_name("scrapy")
     return [str(script)] if script.is_file() else [sys.executable, "-m", "scrapy"]
 

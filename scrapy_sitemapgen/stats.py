@@ -6,12 +6,13 @@ Every key is built here so the README's stats table and the code cannot drift ap
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from scrapy.statscollectors import StatsCollector
 
-__all__ = ["Reporter"]
+__all__ = ["Reporter", "Tally"]
 
 PREFIX = "sitemapgen"
 PAGES_RECORDED = f"{PREFIX}/pages/recorded"
@@ -84,3 +85,52 @@ class Reporter:
         self.logger.debug(
             "Sitemap: not listing %(url)s (%(reason)s)", {"url": url[:300], "reason": reason}
         )
+
+
+@dataclass
+class Tally:
+    """What a build read: counts by (kind, reason), with the first case of each for the
+    log (a million bad dates show as one warning and a count, as in a crawl)."""
+
+    records: int = 0
+    bad_lines: int = 0
+    first_bad_offset: int = -1
+    counts: dict[tuple[str, str], int] = field(default_factory=dict)
+    first: dict[tuple[str, str], tuple[str, object]] = field(default_factory=dict)
+
+    def add(self, kind: str, reason: str, url: str, detail: object = None) -> None:
+        key = (kind, reason)
+        count = self.counts.get(key, 0)
+        self.counts[key] = count + 1
+        if not count:
+            self.first[key] = (url, detail)  # a JSON value: it crosses processes as it is
+
+    def skip(self, reason: str, url: str, detail: object = None) -> None:
+        """:meth:`stats.Reporter.skip`, kept for the parent process to report."""
+        self.add("skip", reason, url, detail)
+
+    def exclude(self, reason: str, url: str) -> None:
+        """:meth:`stats.Reporter.exclude`, kept for the parent process to report."""
+        self.add("exclude", reason, url)
+
+    def replay(self, reporter: Reporter) -> None:
+        """Count and log through ``reporter`` what a worker met: the first case of each
+        cause as the crawl would log it, the rest counted."""
+        for (kind, reason), count in sorted(self.counts.items()):
+            url, detail = self.first[kind, reason]
+            if kind == "skip":
+                reporter.skip(reason, url, detail)
+                reporter.stats.inc_value(skipped(reason), count - 1)
+            else:
+                reporter.exclude(reason, url)
+                reporter.stats.inc_value(excluded(reason), count - 1)
+
+    def update(self, other: Tally) -> None:
+        self.records += other.records
+        self.bad_lines += other.bad_lines
+        if self.first_bad_offset < 0 or 0 <= other.first_bad_offset < self.first_bad_offset:
+            self.first_bad_offset = other.first_bad_offset
+        for key, count in other.counts.items():
+            if key not in self.counts:
+                self.first[key] = other.first[key]
+            self.counts[key] = self.counts.get(key, 0) + count

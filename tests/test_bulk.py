@@ -1,4 +1,4 @@
-"""The offline build's bulk road (bulk.py): worker processes, sorted runs, merged per
+"""The offline build's bulk road (store/feed.py, store/runs.py): worker processes, sorted runs, merged per
 origin. It must write exactly what recording the same records through the item pipeline
 into a store writes, whatever the number of workers and runs."""
 
@@ -17,8 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scrapy_sitemapgen.sitemaps.urls import Origin, UrlPolicy
-from scrapy_sitemapgen.store import runs as bulk
-from scrapy_sitemapgen.store.runs import build_store, feed_ranges, read_range
+from scrapy_sitemapgen.store import feed as bulk
+from scrapy_sitemapgen.store import runs as sorted_runs
+from scrapy_sitemapgen.store.feed import build_store, feed_ranges, read_range
 
 from .output import files, read_entries
 from .test_properties import PROPERTY
@@ -495,9 +496,9 @@ def test_runs_merge_in_loc_order_keeping_feed_order_for_repeats(
         path = folder / f"run-{number}"
         with path.open("wb") as file:
             for start in range(0, len(tagged), block):
-                bulk._dump_block(file, tagged[start : start + block])
+                sorted_runs._dump_block(file, tagged[start : start + block])
         paths.append(str(path))
-    merged = [row for batch in bulk._sorted_batches(paths) for row in batch]
+    merged = [row for batch in sorted_runs._sorted_batches(paths) for row in batch]
     assert merged == sorted(every, key=lambda r: r[0])
 
 
@@ -557,7 +558,7 @@ with open(sys.argv[1], "a") as marks:  # one line each time this script is run
     marks.write(__name__ + "\\n")
 
 if __name__ == "__main__":
-    from scrapy_sitemapgen.store.runs import build_store
+    from scrapy_sitemapgen.store.feed import build_store
     from scrapy_sitemapgen.sitemaps.urls import UrlPolicy
 
     store, tally = build_store(
@@ -648,7 +649,7 @@ def _hostile_records(count: int) -> list[object]:
 
 
 def test_worker_tasks_leave_no_reference_cycles(tmp_path: Path) -> None:
-    """Worker processes run without the cyclic garbage collector (bulk._worker_started), so
+    """Worker processes run without the cyclic garbage collector (store.workers), so
     reading and staging must leave nothing that only it could free: whatever the records,
     reference counting frees every object. Without that, a worker's memory would grow with
     the feed. Checked with the collector off, as in a worker, on every kind of record."""
@@ -662,7 +663,8 @@ def test_worker_tasks_leave_no_reference_cycles(tmp_path: Path) -> None:
     from scrapy_sitemapgen.sitemaps.manifest import UrlNotes
     from scrapy_sitemapgen.sitemaps.urls import origin_of
     from scrapy_sitemapgen.sitemaps.writer import write_origin
-    from scrapy_sitemapgen.store.runs import RunStore, Tally, _OriginRuns
+    from scrapy_sitemapgen.stats import Tally
+    from scrapy_sitemapgen.store.runs import RunStore, _OriginRuns
 
     feed = tmp_path / "feed.jsonl"
     _write_feed(feed, _hostile_records(300))

@@ -24,7 +24,7 @@ from scrapy_sitemapgen.sitemaps.merge import (
     newest,
 )
 from scrapy_sitemapgen.sitemaps.urls import UrlPolicy, origin_of
-from scrapy_sitemapgen.store.runs import build_store
+from scrapy_sitemapgen.store.feed import build_store
 from scrapy_sitemapgen.store.sqlite import SqliteFactStore
 
 SITE = "https://www.example.com"

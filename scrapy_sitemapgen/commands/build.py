@@ -21,7 +21,7 @@ from ..crawl.exporter import SitemapExporter
 from ..crawl.pipeline import SitemapItemPipeline
 from ..settings import Config, is_enabled
 from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS
-from ..store.runs import RunStore, Tally, build_store
+from ..store.feed import build_store
 
 if TYPE_CHECKING:
     import argparse
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
     from ..sitemaps.urls import UrlPolicy
+    from ..stats import Tally
+    from ..store.runs import RunStore
 
 __all__ = ["BuildCommand"]
 
@@ -43,7 +45,7 @@ class _NothingToCrawl(scrapy.Spider):
     Into a store the user named (``--store``, ``--jobdir``), the records are merged one by
     one through the item pipeline, straight into it (not through the engine, which would
     cost more than the record). Otherwise nothing needs to outlive the run, and the feed is
-    read by ``workers`` processes into sorted runs (bulk.py), with the pipeline's own
+    read by ``workers`` processes into sorted runs (store/feed.py), with the pipeline's own
     validation, an order of magnitude faster."""
 
     name = "sitemapgen-build"

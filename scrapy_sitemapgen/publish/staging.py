@@ -20,7 +20,7 @@ from ..sitemaps.facts import format_w3c
 from ..sitemaps.manifest import URL_BLOCK, FileRecord, UrlNotes, manifest_json, previous_locs
 from ..sitemaps.urls import Origin, base_url_for, origin_folder
 from ..sitemaps.writer import OriginOutput, WriterOptions, WrittenFile, write_origin, write_text
-from ..store.runs import Tally
+from ..stats import Tally
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -44,7 +44,7 @@ __all__ = [
 
 class SkipReporter(Protocol):
     """What staging reports to: :class:`stats.Reporter` in the crawl's process, a
-    :class:`bulk.Tally` in a staging worker (replayed by the parent)."""
+    :class:`stats.Tally` in a staging worker (replayed by the parent)."""
 
     def skip(self, reason: str, url: str, detail: object = None) -> None: ...
 

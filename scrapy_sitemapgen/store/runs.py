@@ -1,18 +1,11 @@
-"""Sitemaps from a JSON-lines feed at the writer's speed, in flat memory, on every core.
+"""Sorted runs on disk, merged on the fly: the offline build's store.
 
-The offline build (``scrapy sitemapgen-build --input``) has the whole feed up front, so it
-need not take the crawl's road of one store upsert per record. Instead:
-
-1. the feed is cut into byte ranges at line ends, and worker processes read them: each
-   record validated by :func:`records.record_fields`, exactly as the item pipeline does,
-   then kept as a plain row in sorted runs on disk (at most ``run_records`` rows in memory
-   per worker, whatever the feed's size);
-2. :class:`RunStore` reads each origin's runs through the :class:`~.base.FactSource`
-   interface, merged on the fly in ``loc`` order, repeated URLs combined by the store's
-   merge rules (newest lastmod; the later record's changefreq, priority, media and news),
-   so the exporter writes and publishes them as it would a crawl's store: the same bytes.
-   Its origins are staged in the same worker processes (see :func:`build.stage_origins`),
-   each merging its own origin's runs while it writes: no merged copy is ever written.
+A feed's rows (:mod:`.feed`) are kept in runs sorted by ``loc``. :class:`RunStore` reads
+each origin's runs through the :class:`~.base.FactSource` interface, merged in ``loc``
+order, repeated URLs combined by :mod:`~..sitemaps.merge`'s rules, so the exporter writes
+and publishes them as it would a crawl's store: the same bytes. Its origins are staged in
+the build's worker processes (see :func:`..publish.staging.stage_origins`), each merging
+its own origin's runs while it writes: no merged copy is ever written.
 
 Pure: no Scrapy here. The rows are tuples of strings, numbers and ``None``, stored with
 :mod:`marshal` in blocks (the fastest serialisation of such data in the standard library,
@@ -21,28 +14,18 @@ and the files never outlive the build).
 
 from __future__ import annotations
 
-import contextlib
-import gc
-import itertools
 import logging
 import marshal
-import multiprocessing
 import os
 import shutil
-import sys
-import tempfile
 from bisect import bisect_right
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from .. import stats as keys
 from ..sitemaps.facts import News, UrlFacts, Video
-from ..sitemaps.merge import latest_given, newest, unique_videos, video_fields
-from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS, RecordReader
-from ..sitemaps.urls import Origin, UrlPolicy, origin_of
+from ..sitemaps.merge import latest_given, newest
 from .base import FactSource
 
 try:
@@ -51,28 +34,16 @@ except ImportError:  # pragma: no cover - Windows: killed builds' folders are le
     fcntl = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
-    from datetime import datetime
+    from collections.abc import Iterator
+    from concurrent.futures import Executor
 
-    from ..stats import Reporter
+    from ..sitemaps.urls import Origin
+
 
 logger = logging.getLogger(__name__)
 
-__all__ = [
-    "DEFAULT_JSON_PARSER",
-    "JSON_PARSERS",
-    "RUN_RECORDS",
-    "RunStore",
-    "Runs",
-    "Tally",
-    "build_store",
-    "feed_ranges",
-    "merged_rows",
-]
+__all__ = ["RunStore", "Runs", "merge_passes", "merged_rows"]
 
-#: Rows a worker holds before it sorts them and writes a run: its memory bound (a row is
-#: a few hundred bytes), and large enough that a million records make only a few runs.
-RUN_RECORDS = 50_000
 # Rows per marshal block: one read or write call per block, not per row. A merge holds
 # one block of each run it reads, and reads at most _FAN_IN runs at once (more are first
 # merged in groups, an extra pass on disk): its memory is bounded whatever the feed's size.
@@ -80,11 +51,6 @@ RUN_RECORDS = 50_000
 # merge passes of a 5,000,000-record feed raised each worker's peak by 9 MiB.
 _BLOCK = 500
 _FAN_IN = 32
-_FOLDER_PREFIX = "sitemapgen-build-"
-# Held locked by the build that owns the folder; the system drops the lock when that
-# process dies, however it dies, so an unlocked one marks a killed build's leftovers.
-_LOCK_NAME = "owner.lock"
-_RANGES_PER_WORKER = 4
 
 # A row: (loc, lastmod, changefreq, priority, images, videos, news). Runs are sorted by
 # loc alone with a stable sort, and merged by loc alone with a stable merge in feed order
@@ -93,69 +59,6 @@ _RANGES_PER_WORKER = 4
 Row = tuple[Any, ...]
 _LOC = itemgetter(0)
 OriginKey = str  # the origin's root, "https://host[:port]/": a prefix of every loc of it
-
-
-@dataclass
-class Tally:
-    """What a build read: counts by (kind, reason), with the first case of each for the
-    log (a million bad dates show as one warning and a count, as in a crawl)."""
-
-    records: int = 0
-    bad_lines: int = 0
-    first_bad_offset: int = -1
-    counts: dict[tuple[str, str], int] = field(default_factory=dict)
-    first: dict[tuple[str, str], tuple[str, object]] = field(default_factory=dict)
-
-    def add(self, kind: str, reason: str, url: str, detail: object = None) -> None:
-        key = (kind, reason)
-        count = self.counts.get(key, 0)
-        self.counts[key] = count + 1
-        if not count:
-            self.first[key] = (url, detail)  # a JSON value: it crosses processes as it is
-
-    def skip(self, reason: str, url: str, detail: object = None) -> None:
-        """:meth:`stats.Reporter.skip`, kept for the parent process to report."""
-        self.add("skip", reason, url, detail)
-
-    def exclude(self, reason: str, url: str) -> None:
-        """:meth:`stats.Reporter.exclude`, kept for the parent process to report."""
-        self.add("exclude", reason, url)
-
-    def replay(self, reporter: Reporter) -> None:
-        """Count and log through ``reporter`` what a worker met: the first case of each
-        cause as the crawl would log it, the rest counted."""
-        for (kind, reason), count in sorted(self.counts.items()):
-            url, detail = self.first[kind, reason]
-            if kind == "skip":
-                reporter.skip(reason, url, detail)
-                reporter.stats.inc_value(keys.skipped(reason), count - 1)
-            else:
-                reporter.exclude(reason, url)
-                reporter.stats.inc_value(keys.excluded(reason), count - 1)
-
-    def update(self, other: Tally) -> None:
-        self.records += other.records
-        self.bad_lines += other.bad_lines
-        if self.first_bad_offset < 0 or 0 <= other.first_bad_offset < self.first_bad_offset:
-            self.first_bad_offset = other.first_bad_offset
-        for key, count in other.counts.items():
-            if key not in self.counts:
-                self.first[key] = other.first[key]
-            self.counts[key] = self.counts.get(key, 0) + count
-
-
-def feed_ranges(path: Path, parts: int) -> list[tuple[int, int]]:
-    """``parts`` byte ranges of about equal size covering the file, each starting at the
-    start of a line (fewer when the file has fewer lines)."""
-    size = path.stat().st_size
-    bounds = [0]
-    with path.open("rb") as file:
-        for part in range(1, parts):
-            file.seek(max(size * part // parts - 1, bounds[-1]))
-            file.readline()  # to the end of the line the cut fell in
-            bounds.append(max(file.tell(), bounds[-1]))
-    bounds.append(size)
-    return [(start, end) for start, end in itertools.pairwise(bounds) if end > start]
 
 
 def _dump_block(file: BinaryIO, rows: list[Row]) -> None:
@@ -233,10 +136,6 @@ def _sorted_batches(paths: list[str]) -> Iterator[list[Row]]:
         live = [n for n in live if heads[n]]
 
 
-def _video_rows(videos: tuple[Video, ...]) -> tuple[tuple[Any, ...], ...] | None:
-    return tuple(video_fields(v) for v in unique_videos(videos)) or None
-
-
 class _Runs:
     """One worker's sorted runs: ``files[origin]`` lists the run files holding it."""
 
@@ -274,87 +173,6 @@ class Runs:
 
     files: dict[OriginKey, list[str]]
     rows: dict[OriginKey, list[int]]
-
-
-def read_range(
-    feed: str,
-    start: int,
-    end: int,
-    folder: str,
-    tag: str,
-    policy: UrlPolicy,
-    now: datetime,
-    run_records: int = RUN_RECORDS,
-    parser: str = DEFAULT_JSON_PARSER,
-) -> tuple[Runs, Tally]:
-    """Phase 1, in a worker: the records of ``feed[start:end]`` as sorted run files.
-
-    Each record is read by the :class:`~..sitemaps.records.RecordReader` the item
-    pipeline reads items with. One loop with little in it: this runs a million times per
-    million records."""
-    tally = Tally()
-    runs = _Runs(Path(folder), tag, run_records)
-    read = RecordReader(policy, tally).read
-    parse = JSON_PARSERS[parser]
-    pending = runs.pending
-    records = held = 0  # locals, not attributes: counted once per record
-    offset = start
-    with open(feed, "rb") as file:
-        file.seek(start)
-        for line in file:
-            if offset >= end:
-                break
-            seq = offset
-            offset += len(line)
-            try:
-                record = parse(line)
-            except ValueError:  # UnicodeDecodeError included
-                if line.isspace():
-                    continue
-                record = None
-            if type(record) is not dict:
-                tally.bad_lines += 1
-                if tally.first_bad_offset < 0:
-                    tally.first_bad_offset = seq
-                continue
-            found = read(record.get, now)
-            if found is None:
-                continue
-            loc, (lastmod, changefreq, priority, images, videos, news) = found
-            row = (
-                loc,
-                lastmod,
-                changefreq,
-                priority,
-                images or None,
-                _video_rows(videos) if videos else None,
-                (
-                    news.publication_name,
-                    news.publication_language,
-                    news.publication_date,
-                    news.title,
-                )
-                if news
-                else None,
-            )
-            # The root: up to the first "/" after "http://" or "https://", which a
-            # normalised loc starts with (the host holds no "/").
-            key = loc[: loc.index("/", 8) + 1]
-            rows = pending.get(key)
-            if rows is None:
-                rows = pending[key] = []
-            rows.append(row)
-            records += 1
-            held += 1
-            if held >= run_records:
-                runs.held = held
-                runs.spill()
-                pending = runs.pending
-                held = 0
-    runs.held = held
-    runs.spill()
-    tally.records += records
-    return Runs(runs.files, runs.rows), tally
 
 
 def _combine(old: Row, new: Row) -> Row:
@@ -514,164 +332,3 @@ class RunStore(FactSource):
             if self._lock is not None:
                 self._lock.close()
                 self._lock = None
-
-
-def _claim(folder: Path) -> BinaryIO | None:
-    """Lock ``folder`` as this process's for as long as the returned file is open. The
-    lock file is locked under another name, then renamed: no other build ever sees it
-    unlocked while this one is alive."""
-    if fcntl is None:
-        return None
-    file = (folder / f"{_LOCK_NAME}.new").open("wb")
-    fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    os.rename(folder / f"{_LOCK_NAME}.new", folder / _LOCK_NAME)
-    return file
-
-
-def remove_stale_folders(temp_dir: str | None = None) -> int:
-    """Remove the run folders that killed builds left in ``temp_dir`` (a crashed worker,
-    a kill -9, a power cut): those whose lock no live process holds. Returns how many."""
-    if fcntl is None:
-        return 0
-    removed = 0
-    for folder in Path(temp_dir or tempfile.gettempdir()).glob(f"{_FOLDER_PREFIX}*"):
-        try:
-            with (folder / _LOCK_NAME).open("rb") as file:
-                fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:  # no lock file (not one of ours, or not yet claimed), or alive
-            continue
-        shutil.rmtree(folder, ignore_errors=True)
-        removed += 1
-    return removed
-
-
-class _Inline(Executor):
-    """Runs each task at once in this process: a one-worker build spawns nothing."""
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
-        future: Future[Any] = Future()
-        try:
-            future.set_result(fn(*args, **kwargs))
-        except BaseException as exc:  # delivered by result(), as a pool would
-            future.set_exception(exc)
-        return future
-
-
-def build_store(
-    feed: Path,
-    policy: UrlPolicy,
-    now: datetime,
-    *,
-    workers: int,
-    temp_dir: str | None = None,
-    run_records: int = RUN_RECORDS,
-    parser: str = DEFAULT_JSON_PARSER,
-) -> tuple[RunStore, Tally]:
-    """Read ``feed`` with ``workers`` processes (1: in this process) into a :class:`RunStore`
-    that keeps those processes for staging, until it is closed."""
-    stale = remove_stale_folders(temp_dir)
-    if stale:
-        logger.info(
-            "Sitemap: removed %(count)d run folder(s) that killed builds left in %(dir)s",
-            {"count": stale, "dir": temp_dir or tempfile.gettempdir()},
-        )
-    folder = Path(tempfile.mkdtemp(prefix=_FOLDER_PREFIX, dir=temp_dir))
-    lock = _claim(folder)
-    pool = _executor(workers)
-    try:
-        tally = Tally()
-        files: dict[OriginKey, list[str]] = {}
-        rows: dict[OriginKey, list[int]] = {}
-        with _main_script_hidden():  # the pool starts its processes on the first submits
-            futures = [
-                pool.submit(
-                    read_range,
-                    str(feed),
-                    start,
-                    end,
-                    str(folder),
-                    str(n),
-                    policy,
-                    now,
-                    run_records,
-                    parser,
-                )
-                # A few ranges per worker: a part of the feed that is slower to read (more
-                # images, longer URLs) is shared out, not left to one worker to finish alone.
-                for n, (start, end) in enumerate(
-                    feed_ranges(feed, workers * _RANGES_PER_WORKER if workers > 1 else 1)
-                )
-            ]
-        for future in futures:  # in feed order: the merge keeps it for repeated URLs
-            runs, part = future.result()
-            tally.update(part)
-            for key, paths in runs.files.items():
-                files.setdefault(key, []).extend(paths)
-                counts = rows.setdefault(key, [0, 0])
-                counts[0] += runs.rows[key][0]
-                counts[1] += runs.rows[key][1]
-        passes = {
-            key: pool.submit(merge_passes, paths, str(folder / f"merged-{n}"))
-            for n, (key, paths) in enumerate(files.items())
-            if len(paths) > _FAN_IN
-        }
-        store = RunStore(
-            folder,
-            {
-                origin_of(key): _OriginRuns(
-                    passes[key].result() if key in passes else paths, *rows[key]
-                )
-                for key, paths in files.items()
-            },
-            pool if workers > 1 else None,
-            lock,
-        )
-    except BaseException:
-        pool.shutdown(cancel_futures=True)
-        shutil.rmtree(folder, ignore_errors=True)
-        if lock is not None:
-            lock.close()
-        raise
-    if store.pool is None:
-        pool.shutdown()
-    return store, tally
-
-
-@contextlib.contextmanager
-def _main_script_hidden() -> Iterator[None]:
-    """While worker processes are spawned, the main script's path is hidden from
-    multiprocessing, which otherwise has each worker run that script again (as
-    ``__mp_main__``) before its first task. The ``scrapy`` command is such a script: all
-    of Scrapy, 0.3 s of imports a worker that no task needs, since the workers only run
-    this package's functions. (``python -m scrapy`` runs a package's ``__main__``, which
-    multiprocessing already leaves alone.)"""
-    main = sys.modules.get("__main__")
-    path = getattr(main, "__file__", None)
-    if main is None or path is None or getattr(main, "__spec__", None) is not None:
-        yield
-        return
-    del main.__file__
-    try:
-        yield
-    finally:
-        main.__file__ = path
-
-
-def _worker_started() -> None:
-    """A worker runs this package's tasks and nothing else, and their loops make no
-    reference cycles (tests/test_bulk.py checks it on hostile records): reference counting
-    frees everything they let go of. The cyclic collector would find nothing, yet it walks
-    what a task holds (up to RUN_RECORDS rows, a merge's blocks) each time enough objects
-    were allocated: 2 to 7 % of a task's process time, about 2.5 % of a whole build's
-    (README, "Performance"). The parent, which runs Scrapy and the user's code, keeps its
-    collector."""
-    gc.disable()
-
-
-def _executor(workers: int) -> Executor:
-    if workers <= 1:
-        return _Inline()
-    # spawn, not fork: the build runs inside Scrapy's reactor, whose threads a fork would copy.
-    return ProcessPoolExecutor(
-        workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_started
-    )

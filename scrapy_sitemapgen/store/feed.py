@@ -1,0 +1,267 @@
+"""A JSON-lines feed read into sorted runs, on every core: the offline build's intake.
+
+The offline build (``scrapy sitemapgen-build --input``) has the whole feed up front, so it
+need not take the crawl's road of one store upsert per record. The feed is cut into byte
+ranges at line ends, and worker processes (:mod:`.workers`) read them: each record read by
+the :class:`~..sitemaps.records.RecordReader` the item pipeline reads items with, then
+kept as a plain row in sorted runs on disk (:mod:`.runs`; at most ``run_records`` rows in
+memory per worker, whatever the feed's size). The result is a :class:`~.runs.RunStore`.
+
+Pure: no Scrapy here. The build's files live in a folder of its own in the temporary
+folder, locked while the build lives, so a killed build's leftovers can be told apart.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from ..sitemaps.merge import unique_videos, video_fields
+from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS, RecordReader
+from ..sitemaps.urls import origin_of
+from ..stats import Tally
+from .runs import _FAN_IN, OriginKey, Runs, RunStore, _OriginRuns, _Runs, merge_passes
+from .workers import executor, main_script_hidden
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: killed builds' folders are left behind
+    fcntl = None  # type: ignore[assignment]
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from ..sitemaps.facts import Video
+    from ..sitemaps.urls import UrlPolicy
+
+__all__ = ["RUN_RECORDS", "build_store", "feed_ranges", "read_range", "remove_stale_folders"]
+
+logger = logging.getLogger(__name__)
+
+#: Rows a worker holds before it sorts them and writes a run: its memory bound (a row is
+#: a few hundred bytes), and large enough that a million records make only a few runs.
+RUN_RECORDS = 50_000
+
+
+_FOLDER_PREFIX = "sitemapgen-build-"
+
+
+# Held locked by the build that owns the folder; the system drops the lock when that
+# process dies, however it dies, so an unlocked one marks a killed build's leftovers.
+_LOCK_NAME = "owner.lock"
+
+
+_RANGES_PER_WORKER = 4
+
+
+def feed_ranges(path: Path, parts: int) -> list[tuple[int, int]]:
+    """``parts`` byte ranges of about equal size covering the file, each starting at the
+    start of a line (fewer when the file has fewer lines)."""
+    size = path.stat().st_size
+    bounds = [0]
+    with path.open("rb") as file:
+        for part in range(1, parts):
+            file.seek(max(size * part // parts - 1, bounds[-1]))
+            file.readline()  # to the end of the line the cut fell in
+            bounds.append(max(file.tell(), bounds[-1]))
+    bounds.append(size)
+    return [(start, end) for start, end in itertools.pairwise(bounds) if end > start]
+
+
+def _video_rows(videos: tuple[Video, ...]) -> tuple[tuple[Any, ...], ...] | None:
+    return tuple(video_fields(v) for v in unique_videos(videos)) or None
+
+
+def read_range(
+    feed: str,
+    start: int,
+    end: int,
+    folder: str,
+    tag: str,
+    policy: UrlPolicy,
+    now: datetime,
+    run_records: int = RUN_RECORDS,
+    parser: str = DEFAULT_JSON_PARSER,
+) -> tuple[Runs, Tally]:
+    """Phase 1, in a worker: the records of ``feed[start:end]`` as sorted run files.
+
+    Each record is read by the :class:`~..sitemaps.records.RecordReader` the item
+    pipeline reads items with. One loop with little in it: this runs a million times per
+    million records."""
+    tally = Tally()
+    runs = _Runs(Path(folder), tag, run_records)
+    read = RecordReader(policy, tally).read
+    parse = JSON_PARSERS[parser]
+    pending = runs.pending
+    records = held = 0  # locals, not attributes: counted once per record
+    offset = start
+    with open(feed, "rb") as file:
+        file.seek(start)
+        for line in file:
+            if offset >= end:
+                break
+            seq = offset
+            offset += len(line)
+            try:
+                record = parse(line)
+            except ValueError:  # UnicodeDecodeError included
+                if line.isspace():
+                    continue
+                record = None
+            if type(record) is not dict:
+                tally.bad_lines += 1
+                if tally.first_bad_offset < 0:
+                    tally.first_bad_offset = seq
+                continue
+            found = read(record.get, now)
+            if found is None:
+                continue
+            loc, (lastmod, changefreq, priority, images, videos, news) = found
+            row = (
+                loc,
+                lastmod,
+                changefreq,
+                priority,
+                images or None,
+                _video_rows(videos) if videos else None,
+                (
+                    news.publication_name,
+                    news.publication_language,
+                    news.publication_date,
+                    news.title,
+                )
+                if news
+                else None,
+            )
+            # The root: up to the first "/" after "http://" or "https://", which a
+            # normalised loc starts with (the host holds no "/").
+            key = loc[: loc.index("/", 8) + 1]
+            rows = pending.get(key)
+            if rows is None:
+                rows = pending[key] = []
+            rows.append(row)
+            records += 1
+            held += 1
+            if held >= run_records:
+                runs.held = held
+                runs.spill()
+                pending = runs.pending
+                held = 0
+    runs.held = held
+    runs.spill()
+    tally.records += records
+    return Runs(runs.files, runs.rows), tally
+
+
+def _claim(folder: Path) -> BinaryIO | None:
+    """Lock ``folder`` as this process's for as long as the returned file is open. The
+    lock file is locked under another name, then renamed: no other build ever sees it
+    unlocked while this one is alive."""
+    if fcntl is None:
+        return None
+    file = (folder / f"{_LOCK_NAME}.new").open("wb")
+    fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    os.rename(folder / f"{_LOCK_NAME}.new", folder / _LOCK_NAME)
+    return file
+
+
+def remove_stale_folders(temp_dir: str | None = None) -> int:
+    """Remove the run folders that killed builds left in ``temp_dir`` (a crashed worker,
+    a kill -9, a power cut): those whose lock no live process holds. Returns how many."""
+    if fcntl is None:
+        return 0
+    removed = 0
+    for folder in Path(temp_dir or tempfile.gettempdir()).glob(f"{_FOLDER_PREFIX}*"):
+        try:
+            with (folder / _LOCK_NAME).open("rb") as file:
+                fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # no lock file (not one of ours, or not yet claimed), or alive
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        removed += 1
+    return removed
+
+
+def build_store(
+    feed: Path,
+    policy: UrlPolicy,
+    now: datetime,
+    *,
+    workers: int,
+    temp_dir: str | None = None,
+    run_records: int = RUN_RECORDS,
+    parser: str = DEFAULT_JSON_PARSER,
+) -> tuple[RunStore, Tally]:
+    """Read ``feed`` with ``workers`` processes (1: in this process) into a :class:`RunStore`
+    that keeps those processes for staging, until it is closed."""
+    stale = remove_stale_folders(temp_dir)
+    if stale:
+        logger.info(
+            "Sitemap: removed %(count)d run folder(s) that killed builds left in %(dir)s",
+            {"count": stale, "dir": temp_dir or tempfile.gettempdir()},
+        )
+    folder = Path(tempfile.mkdtemp(prefix=_FOLDER_PREFIX, dir=temp_dir))
+    lock = _claim(folder)
+    pool = executor(workers)
+    try:
+        tally = Tally()
+        files: dict[OriginKey, list[str]] = {}
+        rows: dict[OriginKey, list[int]] = {}
+        with main_script_hidden():  # the pool starts its processes on the first submits
+            futures = [
+                pool.submit(
+                    read_range,
+                    str(feed),
+                    start,
+                    end,
+                    str(folder),
+                    str(n),
+                    policy,
+                    now,
+                    run_records,
+                    parser,
+                )
+                # A few ranges per worker: a part of the feed that is slower to read (more
+                # images, longer URLs) is shared out, not left to one worker to finish alone.
+                for n, (start, end) in enumerate(
+                    feed_ranges(feed, workers * _RANGES_PER_WORKER if workers > 1 else 1)
+                )
+            ]
+        for future in futures:  # in feed order: the merge keeps it for repeated URLs
+            runs, part = future.result()
+            tally.update(part)
+            for key, paths in runs.files.items():
+                files.setdefault(key, []).extend(paths)
+                counts = rows.setdefault(key, [0, 0])
+                counts[0] += runs.rows[key][0]
+                counts[1] += runs.rows[key][1]
+        passes = {
+            key: pool.submit(merge_passes, paths, str(folder / f"merged-{n}"))
+            for n, (key, paths) in enumerate(files.items())
+            if len(paths) > _FAN_IN
+        }
+        store = RunStore(
+            folder,
+            {
+                origin_of(key): _OriginRuns(
+                    passes[key].result() if key in passes else paths, *rows[key]
+                )
+                for key, paths in files.items()
+            },
+            pool if workers > 1 else None,
+            lock,
+        )
+    except BaseException:
+        pool.shutdown(cancel_futures=True)
+        shutil.rmtree(folder, ignore_errors=True)
+        if lock is not None:
+            lock.close()
+        raise
+    if store.pool() is None:
+        pool.shutdown()
+    return store, tally
