@@ -19,6 +19,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, BinaryIO
 
 from .limits import (
+    DEFAULT_GZIP_BACKEND,
+    DEFAULT_GZIP_LEVEL,
+    DEFAULT_GZIP_LEVELS,
     IMAGE_NS,
     MAX_BYTES_PER_SITEMAP,
     MAX_LOC_LENGTH,
@@ -80,25 +83,14 @@ _FORBIDDEN_RE = re.compile(XML_FORBIDDEN_CHARS)
 _SPECIAL_RE = re.compile(XML_SPECIAL_CHARS)
 _IMAGES_BETWEEN = "</image:loc></image:image><image:image><image:loc>"
 
-#: Deflate implementations by name. zlib-ng (the optional extra ``fast``) writes the same
-#: format about 1.4 times as fast at level 6, and a little smaller; it is used when it is
-#: installed. Either way a file is one gzip member with no name and no time (wbits 31), so
-#: a run repeated on one machine gives the same bytes.
+#: Deflate implementations by name (which one is the default, and at what level, is in
+#: :mod:`.limits`). Either way a file is one gzip member with no name and no time (wbits
+#: 31), so a run repeated on one machine gives the same bytes.
 GZIP_BACKENDS: dict[str, ModuleType] = {"zlib": zlib}
-try:
+if DEFAULT_GZIP_BACKEND == "zlib-ng":  # the extra ``fast`` is installed
     from zlib_ng import zlib_ng
 
     GZIP_BACKENDS["zlib-ng"] = zlib_ng
-except ImportError:  # pragma: no cover - the extra is installed for the tests
-    pass
-DEFAULT_GZIP_BACKEND = "zlib-ng" if "zlib-ng" in GZIP_BACKENDS else "zlib"
-#: The default deflate level of each backend: zlib's usual size at the least CPU. Over the
-#: URL shapes of ``python -m benchmarks.levels``, zlib-ng's level 5 writes at most 7.7 %
-#: more than zlib's level 9 (zlib's own 6: up to 16 %), in 0.54 to 0.98 of the time of
-#: zlib-ng's level 6; on the benchmark's 1,000,000 URLs the whole build takes about 5 %
-#: less CPU. zlib's level 5 is already 10 % larger than its 9 on those urlsets: zlib keeps 6.
-DEFAULT_GZIP_LEVELS: dict[str, int] = {"zlib": 6, "zlib-ng": 5}
-DEFAULT_GZIP_LEVEL = DEFAULT_GZIP_LEVELS[DEFAULT_GZIP_BACKEND]
 
 
 def escape(text: str) -> str:
