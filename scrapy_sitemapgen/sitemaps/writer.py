@@ -2,7 +2,8 @@
 
 Pure: the writer never opens a file itself. It asks ``open_sink(name)`` for a binary file
 and closes what it gets, so the caller decides where bytes land (a staging folder, memory in
-tests) and the same code serves the crawl, the offline build and the benchmarks.
+tests) and the same code serves the crawl, the offline build and the benchmarks. The
+files' names come from :mod:`.naming`, which also tells delivery which names are ours.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from .limits import (
     XML_FORBIDDEN_CHARS,
     XML_SPECIAL_CHARS,
 )
+from .naming import index_name, news_name, text_name, urlset_name
 
 if TYPE_CHECKING:
     from types import ModuleType, TracebackType
@@ -46,24 +48,16 @@ __all__ = [
     "DEFAULT_GZIP_LEVEL",
     "DEFAULT_GZIP_LEVELS",
     "GZIP_BACKENDS",
-    "INDEX_NAME",
     "OriginOutput",
     "WriterOptions",
     "WrittenFile",
     "escape",
-    "index_name",
-    "news_name",
-    "text_name",
-    "urlset_name",
     "write_origin",
     "write_text",
 ]
 
 OpenSink = Callable[[str], BinaryIO]
 OnSkip = Callable[[str, str], None]
-
-#: The first (usually only) index of an origin: the file robots.txt names (P15).
-INDEX_NAME = "sitemap.xml"
 
 _XML_DECL = b'<?xml version="1.0" encoding="UTF-8"?>\n'
 # Every extension namespace is declared on every urlset (P14, G7): the writer streams and
@@ -128,26 +122,6 @@ def _plain(text: str) -> bool:
 
 def _has_special(text: str) -> bool:
     return "&" in text or "<" in text or ">" in text or '"' in text or "'" in text
-
-
-def urlset_name(number: int, gzipped: bool) -> str:
-    """``sitemap-1.xml.gz``: urlsets are numbered from 1 in URL order."""
-    return f"sitemap-{number}.xml{'.gz' if gzipped else ''}"
-
-
-def text_name(number: int, gzipped: bool) -> str:
-    """``sitemap-1.txt.gz``: plain-text sitemaps (P11), one URL per line."""
-    return f"sitemap-{number}.txt{'.gz' if gzipped else ''}"
-
-
-def news_name(number: int, gzipped: bool) -> str:
-    """``sitemap-news-1.xml.gz``: Google News sitemaps, kept apart from the urlsets."""
-    return f"sitemap-news-{number}.xml{'.gz' if gzipped else ''}"
-
-
-def index_name(number: int) -> str:
-    """``sitemap.xml`` for the first index, ``sitemap-index-2.xml`` past 50,000 sitemaps."""
-    return INDEX_NAME if number == 1 else f"sitemap-index-{number}.xml"
 
 
 @dataclass(frozen=True, slots=True)
