@@ -17,6 +17,7 @@ from w3lib.url import file_uri_to_path
 
 from .sitemaps.facts import FactRejected, parse_changefreq, parse_priority
 from .sitemaps.limits import (
+    DEFAULT_GZIP_LEVEL,
     MAX_BYTES_PER_SITEMAP,
     MAX_URLS_PER_SITEMAP,
     MIN_BYTES_PER_SITEMAP,
@@ -30,7 +31,6 @@ from .sitemaps.urls import (
     normalize_loc,
     origin_folder,
 )
-from .sitemaps.writer import DEFAULT_GZIP_LEVEL
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -9,7 +9,6 @@ with the spider), and a switched-off feature costs nothing.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, timezone
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -30,8 +29,14 @@ from ..sitemaps.facts import (
     parse_hreflang,
     parse_lastmod,
 )
-from ..sitemaps.limits import MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
-from ..sitemaps.urls import UrlRejected, is_normal, normalize_loc
+from ..sitemaps.limits import MAX_IMAGES_PER_URL
+from ..sitemaps.urls import (
+    UrlRejected,
+    is_normal,
+    is_normal_origin,
+    normal_join,
+    normalize_loc,
+)
 
 if TYPE_CHECKING:
     from scrapy.http import Response
@@ -69,31 +74,15 @@ def _header_values(response: Response, name: bytes) -> list[str]:
     return [value.decode("latin-1") for value in headers.getlist(name)]
 
 
-# A path from the root that, put after a normal origin (``_normal_prefix``), is already its
-# own join and its own <loc>: the characters of both shortcuts (page.absolute's for rooted
-# paths, urls.normalize_loc's for URLs in shape), no "%" (its escapes would need checking)
-# and, checked apart, no dot segment. Most links and images on a page look like this.
-_NORMAL_ROOTED_RE = re.compile(
-    r"/(?!/)[A-Za-z0-9\-._~!$&'()*+,=:@/]*(?:\?[A-Za-z0-9\-._~!$&()*+,;=:@/?]+)?"
-)
-
-
 def _normal_url(value: str, prefix: str, base: str) -> str | None:
     """``value`` joined to ``base`` and normalised, when it is already a <loc> or a path
     from the root that both steps leave as it is (``prefix``: ``_normal_prefix(base)`` or
     ``""``): the same string ``normalize_loc(page.absolute(base, value))`` gives, without
     either (nor the page's encoding, which Scrapy works out anew each time); None for
-    every other value."""
+    every other value. Which values those are is the URL module's rule."""
     if value[:1] == "/":
-        if (
-            prefix
-            and _NORMAL_ROOTED_RE.fullmatch(value) is not None
-            and "/." not in value
-            and ".." not in value
-            and len(prefix) + len(value) <= MAX_LOC_LENGTH
-        ):
-            return prefix + value
-    elif is_normal(value) and page.absolute(base, value) == value:
+        return normal_join(prefix, value)
+    if is_normal(value) and page.absolute(base, value) == value:
         return value
     return None
 
@@ -106,16 +95,11 @@ def _hreflang(lang: str) -> str:
 
 
 def _normal_prefix(base: str) -> str | None:
-    """``scheme://host[:port]`` of ``base`` when it is a normal <loc>'s start, so that a
-    path matching ``_NORMAL_ROOTED_RE`` after it needs neither joining nor normalising."""
+    """``scheme://host[:port]`` of ``base`` when it is a normal <loc>'s start: the prefix
+    ``normal_join`` takes, so that most rooted paths need neither joining nor
+    normalising."""
     prefix = page.join_prefix(base)
-    return prefix if prefix is not None and _normal_origin(prefix) else None
-
-
-@lru_cache(maxsize=64)
-def _normal_origin(prefix: str) -> bool:
-    """Per origin, not per base: each page is a base of its own."""
-    return is_normal(prefix + "/")
+    return prefix if prefix is not None and is_normal_origin(prefix) else None
 
 
 class _Page:

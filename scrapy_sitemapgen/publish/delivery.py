@@ -15,7 +15,6 @@ import errno
 import glob
 import logging
 import os
-import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -26,7 +25,7 @@ from scrapy.utils.misc import build_from_crawler, load_object
 from w3lib.url import file_uri_to_path
 
 from .. import stats as keys
-from .staging import MANIFEST_NAME, ROBOTS_NAME
+from ..sitemaps.naming import is_owned_name
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -39,13 +38,6 @@ if TYPE_CHECKING:
 __all__ = ["local_folder", "publish_local", "publish_remote", "staging_for"]
 
 logger = logging.getLogger(__name__)
-
-# Files this package owns in an origin folder: stale ones are removed after a publish; any
-# other file a user keeps there is left alone.
-_OWNED_RE = re.compile(
-    r"^(?:sitemap(?:-news)?(?:-\d+)?\.(?:xml|txt)(?:\.gz)?|sitemap-index-\d+\.xml"
-    rf"|{re.escape(ROBOTS_NAME)}|{re.escape(MANIFEST_NAME)})$"
-)
 
 
 def local_folder(folder: str) -> Path:
@@ -103,9 +95,11 @@ def publish_local(sets: list[OriginSet]) -> None:
             destination = target / record.name
             if record.changed or not destination.exists():
                 _move_into_place(origin_set.staging / record.name, destination)
+        # Files of ours this publish no longer has go; any other file a user keeps in the
+        # folder is left alone.
         keep = {record.name for record in origin_set.records}
         for stale in target.iterdir():
-            if stale.name not in keep and _OWNED_RE.match(stale.name):
+            if stale.name not in keep and is_owned_name(stale.name):
                 stale.unlink()
 
 

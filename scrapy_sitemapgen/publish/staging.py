@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 from ..sitemaps.facts import format_w3c
 from ..sitemaps.manifest import URL_BLOCK, FileRecord, UrlNotes, manifest_json, previous_locs
+from ..sitemaps.naming import MANIFEST_NAME, ROBOTS_NAME
 from ..sitemaps.urls import Origin, base_url_for, origin_folder
 from ..sitemaps.writer import OriginOutput, WriterOptions, WrittenFile, write_origin, write_text
 from ..stats import Tally
@@ -32,8 +33,6 @@ if TYPE_CHECKING:
     from ..store.base import FactSource
 
 __all__ = [
-    "MANIFEST_NAME",
-    "ROBOTS_NAME",
     "OriginSet",
     "fresh_news",
     "stage_origin",
@@ -57,12 +56,6 @@ class StateView(Protocol):
     def previous_files(self, output: str, origin: str) -> dict[str, tuple[str, str]]: ...
 
     def url_notes(self, output: str, origin: str) -> UrlNotes: ...
-
-
-#: The file beside each index with the ``Sitemap:`` lines for that origin's robots.txt (P15).
-ROBOTS_NAME = "robots.txt"
-#: The machine-readable list of an origin's files (hash, size, entries, lastmod).
-MANIFEST_NAME = "manifest.json"
 
 
 @dataclass(slots=True)

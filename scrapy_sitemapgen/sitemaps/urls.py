@@ -28,6 +28,8 @@ __all__ = [
     "base_url_for",
     "fill_origin",
     "is_normal",
+    "is_normal_origin",
+    "normal_join",
     "normalize_loc",
     "origin_folder",
     "origin_of",
@@ -42,14 +44,27 @@ _STRAY_PERCENT_RE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _ESCAPE_RE = re.compile(r"%[0-9A-Fa-f]{2}")
 # A ";name=value" path parameter (jsessionid's usual place), up to the next ; / or end.
 _PATH_PARAM_RE = re.compile(r";([^;/=]*)(?:=[^;/]*)?")
+# The characters w3lib leaves unencoded in a path and in a query (no ' in a query), less
+# ";" in the path and "%" in both, which the two shapes below treat apart.
+_PATH_CHARS = r"A-Za-z0-9\-._~!$&'()*+,=:@/"
+_QUERY_CHARS = r"A-Za-z0-9\-._~!$&()*+,;=:@/?"
 # A URL already in the form normalize_loc gives: lower-case http(s) scheme and host, no
-# default or zero-padded port, only characters w3lib leaves unencoded (no ' in the query),
-# no fragment. Most URLs Scrapy hands over are like this; they skip the full parse.
+# default or zero-padded port, only characters w3lib leaves unencoded, no fragment. Most
+# URLs Scrapy hands over are like this; they skip the full parse (is_normal).
 _CLEAN_RE = re.compile(
     r"(https?)://[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?(?::([1-9][0-9]{0,4}))?"  # scheme, port
-    r"/[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*(?:\?[A-Za-z0-9\-._~!$&()*+,;=:@/?%]+)?"
+    rf"/[{_PATH_CHARS};%]*(?:\?[{_QUERY_CHARS}%]+)?"
 )
+# A path from the root that, after a normal origin, is already a normal <loc> and already
+# its own join (normal_join): the characters of _CLEAN_RE's path and query without "%"
+# (its escapes would need checking) and without ";" in the path (a join drops an empty
+# ";" parameter), not "//" (a reference to another host); dot segments are checked apart.
+_NORMAL_ROOTED_RE = re.compile(rf"/(?!/)[{_PATH_CHARS}]*(?:\?[{_QUERY_CHARS}]+)?")
 _BAD_ESCAPE_RE = re.compile(r"%(?![0-9A-F]{2})")
+# Bound once: is_normal and normal_join run for every loc, link and image.
+_clean_match = _CLEAN_RE.fullmatch
+_rooted_match = _NORMAL_ROOTED_RE.fullmatch
+_bad_escape = _BAD_ESCAPE_RE.search
 # Longest folder name we produce: well under the 255-byte name limit of common file systems.
 _MAX_NAME = 120
 
@@ -109,30 +124,47 @@ def normalize_loc(url: str, encoding: str = "utf-8") -> str:
     dropped (P3). It is also the dedup key: it is deliberately *not* ``canonicalize_url``,
     whose query sorting can change what the server sees.
     """
-    # is_normal(url), inlined: the call would add a tenth to this shortcut, which every
-    # loc and image of a build takes. is_normal may only be stricter (a property test).
-    clean = _CLEAN_RE.fullmatch(url)
-    # ".." anywhere, not only in the host, sends the rare path with one the long way: the
-    # same result, one group() call less on every other URL.
-    if clean is not None and len(url) <= MAX_LOC_LENGTH and ".." not in url:
-        port = clean.group(2)
-        if (port is None or DEFAULT_PORTS[clean.group(1)] != int(port) <= 65535) and (
-            "%" not in url or not _BAD_ESCAPE_RE.search(url)
-        ):
-            return url
+    if is_normal(url):  # most URLs: every loc and image of a build comes this way
+        return url
     return _normalize_fully(url, encoding)
 
 
 def is_normal(url: str) -> bool:
-    """Whether ``normalize_loc(url)`` is ``url`` by its shortcut: a ``<loc>`` as it is.
-    Lets a caller that builds URLs from such a prefix skip normalising each."""
-    clean = _CLEAN_RE.fullmatch(url)
+    """Whether ``url`` is a ``<loc>`` as it is, so that ``normalize_loc(url)`` is ``url``
+    without the full parse: the one rule of the package's "already normal" shortcuts."""
+    clean = _clean_match(url)
+    # ".." anywhere, not only in the host, sends the rare path with one the long way: the
+    # same result, one group() call less on every other URL.
     if clean is None or len(url) > MAX_LOC_LENGTH or ".." in url:
         return False
     port = clean.group(2)
     return (port is None or DEFAULT_PORTS[clean.group(1)] != int(port) <= 65535) and (
-        "%" not in url or not _BAD_ESCAPE_RE.search(url)
+        "%" not in url or not _bad_escape(url)
     )
+
+
+@functools.lru_cache(maxsize=64)
+def is_normal_origin(prefix: str) -> bool:
+    """Whether ``prefix`` (``scheme://host[:port]``, no slash) starts normal ``<loc>``
+    values, as :func:`normal_join` needs. Cached per origin: a crawl's pages share a few."""
+    return is_normal(prefix + "/")
+
+
+def normal_join(prefix: str, path: str) -> str | None:
+    """``prefix + path`` when that is both a ``<loc>`` as it is and what joining the path
+    from the root ``path`` to any URL of the origin ``prefix`` gives (RFC 3986 5.2), else
+    None. ``prefix`` must be ``""`` (then None) or one :func:`is_normal_origin` accepts,
+    which a caller checks once for the many paths of a page. Most links and images of a
+    page take this road: neither a join nor :func:`normalize_loc` is needed."""
+    if (
+        prefix
+        and _rooted_match(path) is not None
+        and "/." not in path  # a dot segment, which a join removes
+        and ".." not in path  # as is_normal
+        and len(prefix) + len(path) <= MAX_LOC_LENGTH
+    ):
+        return prefix + path
+    return None
 
 
 def _normalize_fully(url: str, encoding: str) -> str:

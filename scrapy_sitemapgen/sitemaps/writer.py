@@ -2,7 +2,8 @@
 
 Pure: the writer never opens a file itself. It asks ``open_sink(name)`` for a binary file
 and closes what it gets, so the caller decides where bytes land (a staging folder, memory in
-tests) and the same code serves the crawl, the offline build and the benchmarks.
+tests) and the same code serves the crawl, the offline build and the benchmarks. The
+files' names come from :mod:`.naming`, which also tells delivery which names are ours.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, BinaryIO
 
 from .limits import (
+    DEFAULT_GZIP_BACKEND,
+    DEFAULT_GZIP_LEVEL,
+    DEFAULT_GZIP_LEVELS,
     IMAGE_NS,
     MAX_BYTES_PER_SITEMAP,
     MAX_LOC_LENGTH,
@@ -32,6 +36,7 @@ from .limits import (
     XML_FORBIDDEN_CHARS,
     XML_SPECIAL_CHARS,
 )
+from .naming import index_name, news_name, text_name, urlset_name
 
 if TYPE_CHECKING:
     from types import ModuleType, TracebackType
@@ -43,24 +48,16 @@ __all__ = [
     "DEFAULT_GZIP_LEVEL",
     "DEFAULT_GZIP_LEVELS",
     "GZIP_BACKENDS",
-    "INDEX_NAME",
     "OriginOutput",
     "WriterOptions",
     "WrittenFile",
     "escape",
-    "index_name",
-    "news_name",
-    "text_name",
-    "urlset_name",
     "write_origin",
     "write_text",
 ]
 
 OpenSink = Callable[[str], BinaryIO]
 OnSkip = Callable[[str, str], None]
-
-#: The first (usually only) index of an origin: the file robots.txt names (P15).
-INDEX_NAME = "sitemap.xml"
 
 _XML_DECL = b'<?xml version="1.0" encoding="UTF-8"?>\n'
 # Every extension namespace is declared on every urlset (P14, G7): the writer streams and
@@ -80,25 +77,14 @@ _FORBIDDEN_RE = re.compile(XML_FORBIDDEN_CHARS)
 _SPECIAL_RE = re.compile(XML_SPECIAL_CHARS)
 _IMAGES_BETWEEN = "</image:loc></image:image><image:image><image:loc>"
 
-#: Deflate implementations by name. zlib-ng (the optional extra ``fast``) writes the same
-#: format about 1.4 times as fast at level 6, and a little smaller; it is used when it is
-#: installed. Either way a file is one gzip member with no name and no time (wbits 31), so
-#: a run repeated on one machine gives the same bytes.
+#: Deflate implementations by name (which one is the default, and at what level, is in
+#: :mod:`.limits`). Either way a file is one gzip member with no name and no time (wbits
+#: 31), so a run repeated on one machine gives the same bytes.
 GZIP_BACKENDS: dict[str, ModuleType] = {"zlib": zlib}
-try:
+if DEFAULT_GZIP_BACKEND == "zlib-ng":  # the extra ``fast`` is installed
     from zlib_ng import zlib_ng
 
     GZIP_BACKENDS["zlib-ng"] = zlib_ng
-except ImportError:  # pragma: no cover - the extra is installed for the tests
-    pass
-DEFAULT_GZIP_BACKEND = "zlib-ng" if "zlib-ng" in GZIP_BACKENDS else "zlib"
-#: The default deflate level of each backend: zlib's usual size at the least CPU. Over the
-#: URL shapes of ``python -m benchmarks.levels``, zlib-ng's level 5 writes at most 7.7 %
-#: more than zlib's level 9 (zlib's own 6: up to 16 %), in 0.54 to 0.98 of the time of
-#: zlib-ng's level 6; on the benchmark's 1,000,000 URLs the whole build takes about 5 %
-#: less CPU. zlib's level 5 is already 10 % larger than its 9 on those urlsets: zlib keeps 6.
-DEFAULT_GZIP_LEVELS: dict[str, int] = {"zlib": 6, "zlib-ng": 5}
-DEFAULT_GZIP_LEVEL = DEFAULT_GZIP_LEVELS[DEFAULT_GZIP_BACKEND]
 
 
 def escape(text: str) -> str:
@@ -136,26 +122,6 @@ def _plain(text: str) -> bool:
 
 def _has_special(text: str) -> bool:
     return "&" in text or "<" in text or ">" in text or '"' in text or "'" in text
-
-
-def urlset_name(number: int, gzipped: bool) -> str:
-    """``sitemap-1.xml.gz``: urlsets are numbered from 1 in URL order."""
-    return f"sitemap-{number}.xml{'.gz' if gzipped else ''}"
-
-
-def text_name(number: int, gzipped: bool) -> str:
-    """``sitemap-1.txt.gz``: plain-text sitemaps (P11), one URL per line."""
-    return f"sitemap-{number}.txt{'.gz' if gzipped else ''}"
-
-
-def news_name(number: int, gzipped: bool) -> str:
-    """``sitemap-news-1.xml.gz``: Google News sitemaps, kept apart from the urlsets."""
-    return f"sitemap-news-{number}.xml{'.gz' if gzipped else ''}"
-
-
-def index_name(number: int) -> str:
-    """``sitemap.xml`` for the first index, ``sitemap-index-2.xml`` past 50,000 sitemaps."""
-    return INDEX_NAME if number == 1 else f"sitemap-index-{number}.xml"
 
 
 @dataclass(frozen=True, slots=True)
