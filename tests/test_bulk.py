@@ -20,8 +20,7 @@ from scrapy_sitemapgen.sitemaps.urls import Origin, UrlPolicy
 from scrapy_sitemapgen.store import runs as bulk
 from scrapy_sitemapgen.store.runs import build_store, feed_ranges, read_range
 
-from .output import files, read_entries
-from .test_properties import PROPERTY
+from .helpers import PROPERTY, files, read_entries
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -34,8 +34,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_sitemapgen.sitemaps.urls import Origin
 
-from .conftest import BASE_SETTINGS, Route, SiteServer, long_path
-from .output import read_entries
+from .helpers import BASE_SETTINGS, Route, SiteServer, long_path, read_entries
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

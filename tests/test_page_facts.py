@@ -12,9 +12,7 @@ import scrapy
 from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy.utils.sitemap import Sitemap
 
-from .conftest import Route, SiteServer
-from .output import read_entries
-from .xmlcheck import read_bytes
+from .helpers import Route, SiteServer, read_bytes, read_entries
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -24,7 +24,7 @@ from scrapy_sitemapgen.sitemaps.facts import UrlFacts
 from scrapy_sitemapgen.sitemaps.urls import Origin
 from scrapy_sitemapgen.store.redis import RedisFactStore
 
-from .output import files, read_urls
+from .helpers import BASE_SETTINGS, SiteSpider, files, read_urls
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -233,8 +233,6 @@ async def test_redis_going_away_is_logged_and_counted(
 ) -> None:
     from scrapy.crawler import CrawlerRunner
     from scrapy.utils.defer import maybe_deferred_to_future
-
-    from .conftest import BASE_SETTINGS, SiteSpider
 
     runner = CrawlerRunner(
         {

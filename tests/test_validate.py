@@ -26,11 +26,12 @@ from scrapy_sitemapgen.sitemaps.facts import Alternate, News, UrlFacts, Video
 from scrapy_sitemapgen.sitemaps.writer import WriterOptions, write_origin
 from scrapy_sitemapgen.validate.checker import SCHEMA_DIR, Violation, validate
 
+from .helpers import XSD_DIR
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
 BROKEN = Path(__file__).parent / "broken"
-XSD = Path(__file__).parent / "xsd"
 LINE_RE = re.compile(r"^(?P<source>.+?):(?P<line>\d+): (?P<rule>[PG]\d+): (?P<message>.+)$")
 SUMMARY_RE = re.compile(r"^(\d+) files, (\d+) URLs, (\d+) violations$")
 URLSET_HEAD = (
@@ -96,13 +97,13 @@ def run(cwd: Path, *args: object) -> Run:
 
 
 def test_shipped_schemas_are_the_test_schemas() -> None:
+    """The validator reads the schemas the tests validate against (helpers.XSD_DIR, the
+    package's own folder): one set of files, not two copies to keep equal."""
     shipped = {p.name: p.read_bytes() for p in SCHEMA_DIR.glob("*.xsd")}
-    tested = {p.name: p.read_bytes() for p in XSD.glob("*.xsd")}
+    tested = {p.name: p.read_bytes() for p in XSD_DIR.glob("*.xsd")}
     assert sorted(shipped) == sorted(tested)
     for name, data in tested.items():
-        assert shipped[name] == data, (
-            f"scrapy_sitemapgen/schemas/{name} differs from tests/xsd/{name}"
-        )
+        assert shipped[name] == data, f"{SCHEMA_DIR / name} differs from {XSD_DIR / name}"
 
 
 # --- one broken fixture per rule, all checked in one run -----------------------------------
