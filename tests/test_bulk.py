@@ -21,8 +21,7 @@ from scrapy_sitemapgen.store import feed as bulk
 from scrapy_sitemapgen.store import runs as sorted_runs
 from scrapy_sitemapgen.store.feed import build_store, feed_ranges, read_range
 
-from .output import files, read_entries
-from .test_properties import PROPERTY
+from .helpers import PROPERTY, files, read_entries
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -661,34 +660,24 @@ def test_worker_tasks_leave_no_reference_cycles(tmp_path: Path) -> None:
     from scrapy_sitemapgen.publish.staging import _noted, fresh_news, with_rules
     from scrapy_sitemapgen.settings import Config
     from scrapy_sitemapgen.sitemaps.manifest import UrlNotes
-    from scrapy_sitemapgen.sitemaps.urls import origin_of
     from scrapy_sitemapgen.sitemaps.writer import write_origin
     from scrapy_sitemapgen.stats import Tally
-    from scrapy_sitemapgen.store.runs import RunStore, _OriginRuns
 
     feed = tmp_path / "feed.jsonl"
     _write_feed(feed, _hostile_records(300))
     gc.collect()
     gc.disable()
     try:
-        runs, tally = read_range(
-            str(feed),
-            0,
-            feed.stat().st_size,
-            str(tmp_path),
-            "t",
+        # One worker: the feed is read in this process, by the read_range a worker runs.
+        store, tally = build_store(
+            feed,
             UrlPolicy(strip_params=frozenset({"jsessionid"})),
             NOW,
+            workers=1,
+            temp_dir=str(tmp_path),
             run_records=500,
         )
         after_reading = gc.collect()
-        store = RunStore(
-            tmp_path,
-            {
-                origin_of(key): _OriginRuns(paths, *runs.rows[key])
-                for key, paths in runs.files.items()
-            },
-        )
         # What a staging worker runs per URL (build.stage_origin): the rules, the news
         # filter, the URLs noted for the state file, the writer.
         config = Config.from_settings(
@@ -716,6 +705,7 @@ def test_worker_tasks_leave_no_reference_cycles(tmp_path: Path) -> None:
         after_writing = gc.collect()
     finally:
         gc.enable()
+    store.close()
     assert tally.records == 4 * 300 + 1 and len(tally.counts) >= 8  # every road was taken
     assert written == noted == 3 * 300 + 1  # p{n}?x..., p{n} (thrice), b.example; the BOM record
     assert (after_reading, after_writing) == (0, 0)

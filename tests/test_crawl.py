@@ -10,7 +10,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_sitemapgen import SitemapExporter, SitemapItemPipeline, SitemapSpiderMiddleware
 
-from .output import files, lastmods, read_urls
+from .helpers import BASE_SETTINGS, NS, SiteSpider, assert_valid, files, lastmods, read_urls
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -82,8 +82,6 @@ async def test_spider_output_is_unchanged(site, crawl, tmp_path: Path) -> None:
     for enabled in (True, False):
         from scrapy.crawler import CrawlerRunner
         from scrapy.utils.defer import maybe_deferred_to_future
-
-        from .conftest import BASE_SETTINGS, SiteSpider
 
         runner = CrawlerRunner(
             {
@@ -160,8 +158,6 @@ async def test_split_at_max_urls_in_url_order(site, crawl, tmp_path: Path) -> No
     ]
     expected = sorted(site.expected()[site.a.origin.name])
     from xml.etree import ElementTree
-
-    from .xmlcheck import NS, assert_valid
 
     listed = []
     for n in (1, 2, 3):

@@ -19,8 +19,7 @@ import pytest
 from scrapy.extensions.feedexport import FileFeedStorage
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from .output import read_urls
-from .xmlcheck import NS, assert_valid, read_bytes
+from .helpers import NS, assert_valid, read_bytes, read_urls
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

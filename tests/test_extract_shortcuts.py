@@ -28,7 +28,8 @@ from scrapy_sitemapgen.sitemaps.facts import Alternate, FactRejected, parse_href
 from scrapy_sitemapgen.sitemaps.limits import MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
 from scrapy_sitemapgen.sitemaps.urls import UrlRejected, is_normal, normalize_loc
 
-from .test_properties import NASTY, PROPERTY, url_text
+from .helpers import NASTY, PROPERTY, MemorySinks, assert_valid, url_text
+from .helpers import Skips as WriterSkips
 
 BASES = [
     "http://127.0.0.1:8000/p/1",
@@ -269,10 +270,6 @@ import json as _json  # noqa: E402
 from scrapy_sitemapgen.crawl.extract import page_facts  # noqa: E402
 from scrapy_sitemapgen.sitemaps.urls import origin_of  # noqa: E402
 from scrapy_sitemapgen.sitemaps.writer import WriterOptions, write_origin  # noqa: E402
-
-from .test_writer import MemorySinks  # noqa: E402
-from .test_writer import Skips as WriterSkips  # noqa: E402
-from .xmlcheck import assert_valid  # noqa: E402
 
 # Plausible values beside the hostile ones, so that most pages have something to list.
 good_url = st.one_of(

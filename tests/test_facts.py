@@ -27,6 +27,8 @@ from scrapy_sitemapgen.sitemaps.facts import (
 )
 from scrapy_sitemapgen.sitemaps.urls import UrlPolicy, normalize_loc
 
+from .helpers import Issues
+
 UTC = timezone.utc
 # A fixed crawl clock, so "in the future" never depends on when the tests run.
 NOW = datetime(2024, 6, 1, 12, 0, 0, tzinfo=UTC)
@@ -371,20 +373,6 @@ def test_p6_parse_priority_rejects(value: object) -> None:
 
 
 # --- make_video: the G7 video extension's required and optional fields ------------------
-
-
-class Issues:
-    """``on_issue`` for tests: records (reason, value) in call order."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, object]] = []
-
-    def __call__(self, reason: str, value: object) -> None:
-        self.calls.append((reason, value))
-
-    @property
-    def reasons(self) -> list[str]:
-        return [reason for reason, _ in self.calls]
 
 
 # Google's video sitemap example (G7), one field per <video:…> element the project writes.

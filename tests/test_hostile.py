@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
 from pprint import pformat
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -32,78 +30,17 @@ from scrapy.crawler import Crawler, CrawlerRunner
 from scrapy.http import HtmlResponse
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from scrapy_sitemapgen.sitemaps.urls import Origin
-
-from .conftest import BASE_SETTINGS, Route, SiteServer, long_path
-from .output import read_entries
+from .helpers import BASE_SETTINGS, Route, SiteServer, html, long_path, read_entries
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
-UTF8_HTML = "text/html; charset=utf-8"
 CDN = "http://cdn.example.net"  # protocol-relative images take the page's scheme
 
 
-@dataclass
-class Page:
-    """A response as raw bytes, with headers as a list so a name can repeat."""
-
-    body: bytes | str = b""
-    headers: list[tuple[str, str]] = field(default_factory=list)
-    content_type: str = UTF8_HTML
-    status: int = 200
-
-    def data(self) -> bytes:
-        return self.body.encode("utf-8") if isinstance(self.body, str) else self.body
-
-
 # Any path without a route (most URL cases, and what a proxy request names) gets this page.
-PLAIN = Page("<!DOCTYPE html><html><body><p>plain page</p></body></html>")
-
-
-class RawServer:
-    """One origin on 127.0.0.1 (random port), like conftest's ``SiteServer`` but with byte
-    bodies, repeatable headers, a plain 200 page for every path it has no route for, and a
-    log of the request targets it received. It also answers absolute-form request targets,
-    so it serves as the HTTP proxy for the URLs Scrapy cannot fetch directly."""
-
-    def __init__(self) -> None:
-        self.routes: dict[str, Page] = {}
-        self.requested: list[str] = []
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                server.requested.append(self.path)
-                page = server.routes.get(self.path, PLAIN)
-                data = page.data()
-                self.send_response(page.status)
-                self.send_header("Content-Type", page.content_type)
-                self.send_header("Content-Length", str(len(data)))
-                for name, value in page.headers:
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.httpd.server_address[1]
-        self.origin = Origin("http", "127.0.0.1", self.port)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-def html(head: str = "", body: str = "") -> str:
-    return f"<!DOCTYPE html><html><head>{head}</head><body>{body}</body></html>"
+PLAIN = Route(body="<!DOCTYPE html><html><body><p>plain page</p></body></html>")
 
 
 def _attr(value: str) -> str:
@@ -115,7 +52,7 @@ def _attr(value: str) -> str:
 
 
 # Hrefs on the start page, as the page's author wrote them (before HTML attribute escaping).
-def link_hrefs(server: RawServer) -> list[str]:
+def link_hrefs(server: SiteServer) -> list[str]:
     port = server.port
     return [
         "/with space/a b",
@@ -161,9 +98,9 @@ LD_VIDEO = {
 HUGE_FILLER = "<p>" + "lorem ipsum " * 875_000 + "</p>"  # one 10.5 MB text node
 
 
-def pages(server: RawServer) -> dict[str, Page]:
-    def lm(*values: str) -> Page:
-        return Page(html(), headers=[("Last-Modified", value) for value in values])
+def pages(server: SiteServer) -> dict[str, Route]:
+    def lm(*values: str) -> Route:
+        return Route(body=html(), headers=[("Last-Modified", value) for value in values])
 
     cp1252 = "text/html; charset=windows-1252"
     return {
@@ -178,17 +115,17 @@ def pages(server: RawServer) -> dict[str, Page]:
         "/lm-asctime": lm("Sun Nov  6 08:49:37 1994"),
         "/lm-offset": lm("Wed, 21 Oct 2015 09:28:00 +0200"),
         # HTML
-        "/broken-html": Page(
-            "<html><head><title>broken</title><body><div><p>unclosed <b>bold <i>"
+        "/broken-html": Route(
+            body="<html><head><title>broken</title><body><div><p>unclosed <b>bold <i>"
             "<img src='/img/broken-1.png'></html><p>after a stray end tag"
             "<img src='/img/broken-2.png'><table><tr><td><img src=/img/broken-3.png>"
             "<div <p>>"
         ),
-        "/huge": Page(
-            html(body=HUGE_FILLER + "<img src='/img/huge-1.png'><img src='/img/huge-2.png'>")
+        "/huge": Route(
+            body=html(body=HUGE_FILLER + "<img src='/img/huge-1.png'><img src='/img/huge-2.png'>")
         ),
-        "/cp1252": Page(
-            html(
+        "/cp1252": Route(
+            body=html(
                 '<link rel="alternate" hreflang="fr" href="/cp1252-query?q=café">',
                 "<img src='/img/café.png'><img src='/img/q.png?name=café'>"
                 "<a href='/cp1252-query?q=café'>query</a>",
@@ -196,23 +133,23 @@ def pages(server: RawServer) -> dict[str, Page]:
             content_type=cp1252,
         ),
         # Reached from /cp1252: Scrapy requests the query in the page's encoding (%E9).
-        "/cp1252-query?q=caf%E9": Page(
-            html('<link rel="canonical" href="/cp1252-query?q=café">', "<p>crème</p>").encode(
+        "/cp1252-query?q=caf%E9": Route(
+            body=html('<link rel="canonical" href="/cp1252-query?q=café">', "<p>crème</p>").encode(
                 "cp1252"
             ),
             content_type=cp1252,
         ),
         # The header says windows-1252, the <meta> says UTF-8, the bytes are windows-1252.
-        "/charset-conflict": Page(
-            html('<meta charset="utf-8">', "<img src='/img/crème.png'>").encode("cp1252"),
+        "/charset-conflict": Route(
+            body=html('<meta charset="utf-8">', "<img src='/img/crème.png'>").encode("cp1252"),
             content_type=cp1252,
         ),
-        "/nul-bytes": Page(
-            b"<html><body><p>before\x00after</p>\x00<img src='/img/after-nul.png'></body></html>"
+        "/nul-bytes": Route(
+            body=b"<html><body><p>before\x00after</p>\x00<img src='/img/after-nul.png'></body></html>"
         ),
         # Images
-        "/images/deep/hostile": Page(
-            html(
+        "/images/deep/hostile": Route(
+            body=html(
                 body="<img src='data:image/png;base64,AAAA'>"
                 "<img src='javascript:alert(1)'>"
                 "<img src=''><img src='   '>"
@@ -230,14 +167,16 @@ def pages(server: RawServer) -> dict[str, Page]:
             )
         ),
         # JSON-LD and hreflang
-        "/ld-invalid": Page(
-            html('<script type="application/ld+json">{"@type": "VideoObject", "name": </script>')
+        "/ld-invalid": Route(
+            body=html(
+                '<script type="application/ld+json">{"@type": "VideoObject", "name": </script>'
+            )
         ),
-        "/ld-video": Page(
-            html(f'<script type="application/ld+json">{json.dumps(LD_VIDEO)}</script>')
+        "/ld-video": Route(
+            body=html(f'<script type="application/ld+json">{json.dumps(LD_VIDEO)}</script>')
         ),
-        "/hreflang": Page(
-            html(
+        "/hreflang": Route(
+            body=html(
                 '<link rel="alternate" hreflang="en" href="/hreflang">'
                 '<link rel="alternate" hreflang="english" href="/english">'
                 '<link rel="alternate" hreflang="en_US" href="/en_US">'
@@ -245,8 +184,8 @@ def pages(server: RawServer) -> dict[str, Page]:
             )
         ),
         # Headers
-        "/x-robots-garbage": Page(
-            html(),
+        "/x-robots-garbage": Route(
+            body=html(),
             headers=[
                 (
                     "X-Robots-Tag",
@@ -255,11 +194,11 @@ def pages(server: RawServer) -> dict[str, Page]:
                 )
             ],
         ),
-        "/x-robots-garbage-noindex": Page(
-            html(), headers=[("X-Robots-Tag", "\xff\xfe;;, NOINDEX , ###")]
+        "/x-robots-garbage-noindex": Route(
+            body=html(), headers=[("X-Robots-Tag", "\xff\xfe;;, NOINDEX , ###")]
         ),
-        "/link-malformed": Page(
-            html(),
+        "/link-malformed": Route(
+            body=html(),
             headers=[
                 ("Link", 'garbage without brackets; rel="canonical"'),
                 ("Link", '<http://[::1/broken>; rel="canonical"'),
@@ -268,19 +207,21 @@ def pages(server: RawServer) -> dict[str, Page]:
                 ("Link", '<http://[::1/also-broken>; rel="alternate"; hreflang="de"'),
             ],
         ),
-        "/content-type-odd": Page(
-            html(body="<img src='/img/ünï.png'>"), content_type="TEXT/HTML; Charset=UTF-8"
+        "/content-type-odd": Route(
+            body=html(body="<img src='/img/ünï.png'>"), content_type="TEXT/HTML; Charset=UTF-8"
         ),
-        "/content-type-odd-2": Page(html(), content_type='text/html ; CHARSET="utf-8" ; foo=bar'),
+        "/content-type-odd-2": Route(
+            body=html(), content_type='text/html ; CHARSET="utf-8" ; foo=bar'
+        ),
     }
 
 
-def build(server: RawServer) -> None:
+def build(server: SiteServer) -> None:
     routes = pages(server)
     links = [*link_hrefs(server), *(path for path in routes if "?" not in path)]
     body = "".join(f"<a href={_attr(href)}>x</a>\n" for href in links)
     server.routes.update(routes)
-    server.routes["/"] = Page(html(body=body))
+    server.routes["/"] = Route(body=html(body=body))
 
 
 # --- the crawl ------------------------------------------------------------------------------
@@ -331,7 +272,7 @@ class _Records(logging.Handler):
 
 @dataclass
 class Result:
-    server: RawServer
+    server: SiteServer
     crawler: Crawler
     spider: HostileSpider
     out: Path
@@ -344,7 +285,8 @@ class Result:
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Result]:
-    server = RawServer()
+    server = SiteServer()
+    server.default = PLAIN
     build(server)
     out = tmp_path_factory.mktemp("hostile") / "out"
     settings = {
@@ -391,7 +333,7 @@ Expected = dict[str, dict[str, dict[str, object]]]  # case family -> {loc: entry
 FAMILIES = ["urls", "last_modified", "html", "images", "json_ld_hreflang", "headers"]
 
 
-def expected(server: RawServer) -> Expected:
+def expected(server: SiteServer) -> Expected:
     """Every page that must be listed, by case family; the locs name their origin."""
     u = server.url
     port = server.port

@@ -15,9 +15,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_sitemapgen.crawl.resume import _broken
 
-from .conftest import SiteSpider
-from .output import files, read_urls
-from .test_properties import PROPERTY
+from .helpers import PROPERTY, SiteSpider, files, read_urls
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -8,14 +8,16 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from benchmarks.killresume import Site, run_trial
+from benchmarks.killresume import run_trial
+
+from .helpers import GeneratedSite
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 
 def test_killed_crawls_resume_to_the_exact_url_set(tmp_path: Path) -> None:
-    site = Site(pages=300, delay=0.003)
+    site = GeneratedSite(pages=300, delay=0.003)
     rng = random.Random(7)
     try:
         trials = []

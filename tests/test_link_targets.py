@@ -16,8 +16,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_sitemapgen.sitemaps.facts import FactRejected, parse_hreflang
 
-from .conftest import Route, SiteServer
-from .output import read_entries
+from .helpers import Route, SiteServer, read_entries
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -10,7 +10,15 @@ from scrapy_sitemapgen.sitemaps.facts import News, UrlFacts
 from scrapy_sitemapgen.sitemaps.naming import MANIFEST_NAME, ROBOTS_NAME, is_owned_name
 from scrapy_sitemapgen.sitemaps.writer import WriterOptions, write_origin, write_text
 
-from .test_writer import LASTMOD, SITE, MemorySinks, page
+from .helpers import MemorySinks
+
+SITE = "https://www.example.com/"
+LASTMOD = "2024-05-06T07:08:09+00:00"
+
+
+def page(i: int) -> str:
+    return f"{SITE}p/{i:05d}"
+
 
 NEWS = News("The Example Times", "en", "2024-05-06T07:08:09+00:00", "Story")
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from .output import files, read_urls
+from .helpers import files, read_urls
 
 if TYPE_CHECKING:
     from pathlib import Path

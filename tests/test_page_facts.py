@@ -12,9 +12,7 @@ import scrapy
 from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy.utils.sitemap import Sitemap
 
-from .conftest import Route, SiteServer
-from .output import read_entries
-from .xmlcheck import read_bytes
+from .helpers import Route, SiteServer, html, read_bytes, read_entries
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -24,10 +22,6 @@ CDN = "https://cdn.example.net"
 NOW = datetime.now(timezone.utc).replace(microsecond=0)
 FRESH = (NOW - timedelta(hours=3)).strftime("%Y-%m-%dT%H:%M:%S+00:00")
 STALE = (NOW - timedelta(days=10)).strftime("%Y-%m-%dT%H:%M:%S+00:00")
-
-
-def html(head: str = "", body: str = "") -> str:
-    return f"<!DOCTYPE html><html><head>{head}</head><body>{body}</body></html>"
 
 
 def build(server: SiteServer) -> None:

@@ -16,7 +16,7 @@ import string
 from datetime import date, datetime, timedelta, timezone
 from urllib.parse import urlsplit
 
-from hypothesis import HealthCheck, Phase, assume, given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 from scrapy.utils.sitemap import Sitemap
@@ -35,50 +35,29 @@ from scrapy_sitemapgen.sitemaps.limits import CHANGEFREQ_VALUES
 from scrapy_sitemapgen.sitemaps.urls import Origin, UrlRejected, normalize_loc, origin_of
 from scrapy_sitemapgen.sitemaps.writer import WriterOptions, write_origin
 
-from .test_writer import URLSET_FRAME, URLSET_HEAD, URLSET_TAIL, MemorySinks, Skips
-from .xmlcheck import NEWS_NS, NS, VIDEO_NS, assert_valid
+from .helpers import (
+    NEWS_NS,
+    NS,
+    PROPERTY,
+    URLSET_FRAME,
+    URLSET_HEAD,
+    URLSET_TAIL,
+    VIDEO_NS,
+    Issues,
+    MemorySinks,
+    Skips,
+    assert_valid,
+    piece,
+    url_text,
+)
 
 SITE = "https://www.example.com/"
 SITE_ORIGIN = Origin("https", "www.example.com", 443)
 CDN = "https://cdn.example.net/"
 LASTMOD = "2024-05-06T07:08:09+00:00"
 
-# One settings object for every property: reproducible (derandomize, and no example
-# database to replay earlier failures from), no per-example deadline (lxml/XSD time varies),
-# and no "explain" phase after a failure (it only adds seconds and Twisted frames).
-PROPERTY = settings(
-    derandomize=True,
-    database=None,
-    deadline=None,
-    phases=[phase for phase in Phase if phase is not Phase.explain],
-    suppress_health_check=[
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-        HealthCheck.filter_too_much,
-    ],
-)
+# --- shared strategies (NASTY, piece and url_text are in helpers.py) ---------------------
 
-
-# --- shared strategies ------------------------------------------------------------------
-
-# Text that URLs and free text get wrong: quotes, markup, CDATA ends, percent sequences
-# (valid, stray, lower-case, encoded NUL), whitespace, URL delimiters, non-ASCII, and the
-# characters XML 1.0 forbids (C0 controls, U+FFFE/U+FFFF).
-NASTY = [
-    "%", "%2", "%zz", "%41", "%c3%a9", "%C3%A9", "%25", "%00", "%%", "%2F", "%2e%2E",
-    "]]>", "<", ">", "&", "&amp;", "&#0;", '"', "'", "`", "{", "}", "|", "^",
-    " ", "  ", "\t", "\n", "\r", "\r\n", "\x0b", "\x0c", "\xa0", "\u2028", "\u3000",
-    "\x00", "\x01", "\x08", "\x1f", "\x7f", "\x85", "\ufeff", "\ufffe", "\uffff",
-    "#", "?", "/", "//", ".", "..", "./", "../", "\\", "@", ":", ";", "=", "[", "]", "+",
-    "é", "日本", "\U0001f600", "\U0010fffd",
-]  # fmt: skip
-# st.text() draws any code point but surrogates, so control characters are in it too.
-piece = st.one_of(st.text(max_size=20), st.sampled_from(NASTY))
-url_text = st.one_of(
-    st.lists(piece, max_size=12).map("".join),
-    # Long components, to reach the 2,048-character limit of P3 from both sides.
-    st.tuples(piece, st.integers(40, 700)).map(lambda t: t[0] * t[1]),
-)
 # Characters XML 1.0 forbids, and the whitespace around them: text made only of these is
 # blank once written.
 UNWRITABLE = [
@@ -192,16 +171,6 @@ parsed_dates = st.one_of(
 )
 priorities = st.one_of(st.none(), st.floats(0.0, 1.0).map(parse_priority))
 changefreqs = st.one_of(st.none(), st.sampled_from(sorted(CHANGEFREQ_VALUES)))
-
-
-class Issues:
-    """``on_issue`` for make_video: records (reason, value)."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, object]] = []
-
-    def __call__(self, reason: str, value: object) -> None:
-        self.calls.append((reason, value))
 
 
 @st.composite

@@ -20,7 +20,8 @@ from scrapy_sitemapgen.sitemaps import facts
 from scrapy_sitemapgen.sitemaps.limits import MAX_IMAGES_PER_URL
 from scrapy_sitemapgen.sitemaps.records import Fields, record_facts, record_fields
 
-from .test_properties import PROPERTY
+from .helpers import NASTY, PROPERTY, MemorySinks, assert_valid
+from .helpers import Skips as WriterSkips
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -503,10 +504,6 @@ def test_property_p4_zoned_date_time_is_written_in_utc(moment: datetime, minutes
 
 # --- arbitrary records: refused field by field, never raised, always writable -------------
 
-from .test_properties import NASTY  # noqa: E402
-from .test_writer import MemorySinks  # noqa: E402
-from .test_writer import Skips as WriterSkips  # noqa: E402
-from .xmlcheck import assert_valid  # noqa: E402
 
 _TEXT = st.one_of(st.text(max_size=40), st.sampled_from(NASTY))
 _URLISH = st.one_of(

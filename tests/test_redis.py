@@ -19,12 +19,12 @@ import pytest
 from scrapy import signals
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from benchmarks.killresume import SPIDER, Site
+from benchmarks.killresume import SPIDER
 from scrapy_sitemapgen.sitemaps.facts import UrlFacts
 from scrapy_sitemapgen.sitemaps.urls import Origin
 from scrapy_sitemapgen.store.redis import RedisFactStore
 
-from .output import files, read_urls
+from .helpers import BASE_SETTINGS, GeneratedSite, SiteSpider, files, read_urls
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -120,7 +120,7 @@ def test_entries_stream_in_loc_order_across_batches(redis_server: RedisServer) -
     store.close()
 
 
-def _crawl(site: Site, settings: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
+def _crawl(site: GeneratedSite, settings: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
     command = [
         sys.executable,
         "-m",
@@ -151,7 +151,8 @@ def test_two_scrapy_redis_workers_give_the_single_process_set(
 ) -> None:
     """Default: workers of a shared store do not write, sitemapgen-build does. "last": the
     last worker to close writes, exactly one of them (a Redis lock)."""
-    site = Site(500, delay=0.02)  # slow enough that both workers take from the shared queue
+    # Slow enough that both workers take from the shared queue.
+    site = GeneratedSite(500, delay=0.02)
     shared_out = tmp_path / "shared"
     try:
         single = _crawl(site, {"SITEMAPGEN_URI": str(tmp_path / "single")}, tmp_path)
@@ -206,7 +207,7 @@ def test_two_scrapy_redis_workers_give_the_single_process_set(
 
 
 def test_a_killed_worker_keeps_what_it_recorded(redis_server: RedisServer, tmp_path: Path) -> None:
-    site = Site(2000, delay=0.01)
+    site = GeneratedSite(2000, delay=0.01)
     try:
         worker = _crawl(
             site,
@@ -233,8 +234,6 @@ async def test_redis_going_away_is_logged_and_counted(
 ) -> None:
     from scrapy.crawler import CrawlerRunner
     from scrapy.utils.defer import maybe_deferred_to_future
-
-    from .conftest import BASE_SETTINGS, SiteSpider
 
     runner = CrawlerRunner(
         {

@@ -9,8 +9,7 @@ from scrapy.spiders import SitemapSpider
 from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
-from .output import files
-from .xmlcheck import read_bytes
+from .helpers import files, read_bytes
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -1,11 +1,11 @@
-"""The schemas in tests/xsd/ must reject what the protocol forbids, or "valid" means
-nothing in the other tests."""
+"""The schemas the package ships (scrapy_sitemapgen/schemas/) must reject what the protocol
+forbids, or "valid" means nothing in the other tests."""
 
 from __future__ import annotations
 
 import pytest
 
-from .xmlcheck import errors
+from .helpers import errors
 
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 

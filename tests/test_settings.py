@@ -17,7 +17,7 @@ from scrapy_sitemapgen.sitemaps.facts import UrlFacts
 from scrapy_sitemapgen.sitemaps.urls import Origin, base_url_for
 from scrapy_sitemapgen.sitemaps.writer import WriterOptions, write_origin
 
-from .xmlcheck import NS, assert_valid
+from .helpers import NS, assert_valid
 
 
 def config(**values: Any) -> Config:

@@ -9,16 +9,14 @@ own writer, read from disk and over HTTP.
 from __future__ import annotations
 
 import gzip
+import itertools
 import os
 import re
 import subprocess
 import sys
-import threading
 import time
-from functools import partial
-from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
+from typing import TYPE_CHECKING, BinaryIO
 
 import pytest
 
@@ -26,11 +24,12 @@ from scrapy_sitemapgen.sitemaps.facts import Alternate, News, UrlFacts, Video
 from scrapy_sitemapgen.sitemaps.writer import WriterOptions, write_origin
 from scrapy_sitemapgen.validate.checker import SCHEMA_DIR, Violation, validate
 
+from .helpers import XSD_DIR, Route, SiteServer
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
 BROKEN = Path(__file__).parent / "broken"
-XSD = Path(__file__).parent / "xsd"
 LINE_RE = re.compile(r"^(?P<source>.+?):(?P<line>\d+): (?P<rule>[PG]\d+): (?P<message>.+)$")
 SUMMARY_RE = re.compile(r"^(\d+) files, (\d+) URLs, (\d+) violations$")
 URLSET_HEAD = (
@@ -96,13 +95,13 @@ def run(cwd: Path, *args: object) -> Run:
 
 
 def test_shipped_schemas_are_the_test_schemas() -> None:
+    """The validator reads the schemas the tests validate against (helpers.XSD_DIR, the
+    package's own folder): one set of files, not two copies to keep equal."""
     shipped = {p.name: p.read_bytes() for p in SCHEMA_DIR.glob("*.xsd")}
-    tested = {p.name: p.read_bytes() for p in XSD.glob("*.xsd")}
+    tested = {p.name: p.read_bytes() for p in XSD_DIR.glob("*.xsd")}
     assert sorted(shipped) == sorted(tested)
     for name, data in tested.items():
-        assert shipped[name] == data, (
-            f"scrapy_sitemapgen/schemas/{name} differs from tests/xsd/{name}"
-        )
+        assert shipped[name] == data, f"{SCHEMA_DIR / name} differs from {XSD_DIR / name}"
 
 
 # --- one broken fixture per rule, all checked in one run -----------------------------------
@@ -434,23 +433,14 @@ def test_max_files(tmp_path: Path) -> None:
 # --- over HTTP ------------------------------------------------------------------------------
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
 def http_site(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """A stdlib server on 127.0.0.1 serving ``tmp_path/www``: yields (root URL, folder)."""
+    """The test server on 127.0.0.1 serving the files of ``tmp_path/www``: yields (root URL,
+    folder)."""
     folder = tmp_path / "www"
     folder.mkdir()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(folder)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/", folder
-    finally:
-        server.shutdown()
-        server.server_close()
+    with SiteServer(static=folder) as server:
+        yield server.url("/"), folder
 
 
 def test_http_set_passes_and_a_missing_file_is_reported(
@@ -481,49 +471,36 @@ def test_http_urls_must_be_under_the_sitemap_folder(
     assert result.found() == [(3, "P12"), (4, "P12"), (5, "P12")]
 
 
-class _Hostile(BaseHTTPRequestHandler):
-    seen: ClassVar[list[str]] = []
-
-    def do_GET(self) -> None:
-        self.seen.append(self.path)
-        if self.path == "/to-ftp":
-            self.send_response(302)
-            self.send_header("Location", "ftp://127.0.0.1/sitemap.xml")
-            self.end_headers()
-        elif self.path == "/slow":
-            time.sleep(10)
-            self.send_response(200)
-            self.end_headers()
-        elif self.path == "/endless.xml":
-            self.send_response(200)
-            self.send_header("Content-Type", "application/xml")
-            self.end_headers()
-            try:
-                self.wfile.write(URLSET_HEAD.encode() + b"<!--")
-                chunk = b"-" * 65536
-                while True:
-                    self.wfile.write(chunk)
-            except OSError:
-                pass
-
-    def log_message(self, *args: Any) -> None:
-        pass
+def _endless() -> Iterator[bytes]:
+    """An XML comment that never ends."""
+    yield URLSET_HEAD.encode() + b"<!--"
+    yield from itertools.repeat(b"-" * 65536)
 
 
 @pytest.fixture
-def hostile() -> Iterator[str]:
-    _Hostile.seen.clear()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Hostile)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+def hostile_server() -> Iterator[SiteServer]:
+    """A redirect to FTP, an answer after 10 s, an endless body; what was requested."""
+    with SiteServer() as server:
+        server.routes.update(
+            {
+                "/to-ftp": Route(
+                    302, content_type=None, headers={"Location": "ftp://127.0.0.1/sitemap.xml"}
+                ),
+                "/slow": Route(content_type=None, delay=10),
+                "/endless.xml": Route(content_type="application/xml", stream=_endless),
+            }
+        )
+        yield server
 
 
-def test_parsing_reads_nothing_from_the_network(tmp_path: Path, hostile: str) -> None:
+@pytest.fixture
+def hostile(hostile_server: SiteServer) -> str:
+    return hostile_server.url("/")
+
+
+def test_parsing_reads_nothing_from_the_network(
+    tmp_path: Path, hostile: str, hostile_server: SiteServer
+) -> None:
     path = tmp_path / "sitemap.xml"
     path.write_text(
         '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -537,7 +514,7 @@ def test_parsing_reads_nothing_from_the_network(tmp_path: Path, hostile: str) ->
         encoding="utf-8",
     )
     assert run(tmp_path, path).found() == [(2, "P1")]
-    assert _Hostile.seen == []
+    assert hostile_server.requested == []
 
 
 def test_http_redirect_to_another_scheme_is_refused(tmp_path: Path, hostile: str) -> None:

@@ -1,8 +1,8 @@
 """The XML writer: escaping (P1), the urlset and index format (P2, P8, P14), the split at the
 protocol limits (P7, P8, G2) and the refusals that keep every file valid (P3, P12).
 
-Sizes are computed by hand from the document frame below, not read from the writer, and
-every document the writer produces here goes through ``assert_valid`` (tests/xsd).
+Sizes are computed by hand from the document frame (helpers.py), not read from the writer, and
+every document the writer produces here goes through ``assert_valid`` (the package's schemas).
 """
 
 from __future__ import annotations
@@ -31,7 +31,20 @@ from scrapy_sitemapgen.sitemaps.writer import (
     write_origin,
 )
 
-from .xmlcheck import IMAGE_NS, NEWS_NS, NS, VIDEO_NS, XHTML_NS, assert_valid
+from .helpers import (
+    IMAGE_NS,
+    INDEX_FRAME,
+    NEWS_NS,
+    NS,
+    URLSET_FRAME,
+    URLSET_HEAD,
+    URLSET_TAIL,
+    VIDEO_NS,
+    XHTML_NS,
+    MemorySinks,
+    Skips,
+    assert_valid,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -39,25 +52,6 @@ if TYPE_CHECKING:
 GOLDEN = Path(__file__).parent / "golden"
 SITE = "https://www.example.com/"
 LASTMOD = "2024-05-06T07:08:09+00:00"
-
-# The frame of a urlset as P2/G5 and XML 1.0 describe it, written out by hand.
-URLSET_HEAD = (
-    b'<?xml version="1.0" encoding="UTF-8"?>\n'  # 39 bytes
-    # P2/G5 namespace, then every G7 extension namespace and xhtml for hreflang (P14)
-    b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'  # 59 bytes
-    b' xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"'  # 62 bytes
-    b' xmlns:video="http://www.google.com/schemas/sitemap-video/1.1"'  # 62 bytes
-    b' xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"'  # 60 bytes
-    b' xmlns:xhtml="http://www.w3.org/1999/xhtml">\n'  # 45 bytes
-)
-URLSET_TAIL = b"</urlset>\n"  # 10 bytes
-URLSET_FRAME = len(URLSET_HEAD) + len(URLSET_TAIL)
-INDEX_HEAD = (
-    b'<?xml version="1.0" encoding="UTF-8"?>\n'  # 39 bytes
-    b'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'  # 67 bytes
-)
-INDEX_TAIL = b"</sitemapindex>\n"  # 16 bytes
-INDEX_FRAME = len(INDEX_HEAD) + len(INDEX_TAIL)
 
 
 def test_frame_sizes_as_counted_by_hand() -> None:
@@ -79,48 +73,6 @@ def url_line(loc: str) -> bytes:
 
 def pages(count: int) -> Iterator[UrlFacts]:
     return (UrlFacts(page(i)) for i in range(count))
-
-
-class KeptBytesIO(io.BytesIO):
-    """A sink whose bytes survive ``close()``, as a file's do."""
-
-    kept: bytes | None = None
-
-    def close(self) -> None:
-        if not self.closed:
-            self.kept = self.getvalue()
-        super().close()
-
-
-class MemorySinks(dict[str, KeptBytesIO]):
-    """``open_sink`` for tests: name -> sink, in opening order."""
-
-    def __call__(self, name: str) -> BinaryIO:
-        assert name not in self, f"{name} opened twice"
-        self[name] = KeptBytesIO()
-        return self[name]
-
-    def data(self, name: str) -> bytes:
-        """The bytes written to ``name``, uncompressed; the sink must have been closed."""
-        kept = self[name].kept
-        assert kept is not None, f"{name} was not closed"
-        return gzip.decompress(kept) if name.endswith(".gz") else kept
-
-    def raw(self, name: str) -> bytes:
-        kept = self[name].kept
-        assert kept is not None, f"{name} was not closed"
-        return kept
-
-
-class Skips:
-    """``on_skip`` for tests: records (reason, loc). Not a list subclass: an empty list is
-    falsy, and a callback must not be judged by its truth value."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, str]] = []
-
-    def __call__(self, reason: str, loc: str) -> None:
-        self.calls.append((reason, loc))
 
 
 def write(

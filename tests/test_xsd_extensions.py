@@ -1,5 +1,5 @@
-"""The extension schemas in tests/xsd/ (G7: image, video, news; hreflang links) and the
-rules tests/xmlcheck.py checks beside them must reject what Google's documentation
+"""The extension schemas the package ships (G7: image, video, news; hreflang links) and
+the rules helpers.py checks beside them must reject what Google's documentation
 forbids, and accept the extension elements exactly as the project writes them."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from lxml import etree
 
-from .xmlcheck import XSD_DIR, errors
+from .helpers import XSD_DIR, errors
 
 ROOT = (
     '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"\n'

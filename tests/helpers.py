@@ -1,0 +1,623 @@
+"""What the tests share: one module, imported by every test file that needs any of it.
+
+- XML: the namespaces, schema validation of generated files against the schemas the
+  package ships (``scrapy_sitemapgen/schemas/``, P14), and the rules no schema expresses.
+- Reading an output folder back: its files, its URLs, every fact of every ``<url>``.
+- The writer's test doubles (sinks kept in memory, recorded skips and issues) and the
+  urlset and index frame, written out by hand.
+- Hypothesis: the settings every property runs with, and hostile text.
+- The one test HTTP server (:class:`SiteServer`, real HTTP on 127.0.0.1, a random port)
+  and the sites built on it: the two-origin site of conftest's ``site`` fixture, and the
+  generated site of the kill-and-resume harness.
+
+conftest.py holds the fixtures; everything they need is here.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, BinaryIO
+from xml.etree import ElementTree
+
+import scrapy
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+import scrapy_sitemapgen
+from benchmarks.killresume import noindex, page
+from scrapy_sitemapgen.sitemaps.urls import Origin
+from scrapy_sitemapgen.validate.checker import validate
+
+# --- XML: namespaces and schema validation (P14) ---------------------------------------------
+#
+# lxml (libxml2's XSD 1.0 validator) comes with Scrapy, so validation needs no extra package.
+# A urlset is validated against ``urlset.xsd``: the core ``sitemap.xsd`` plus the image,
+# video, news and xhtml-link extension schemas (G7), so the core ``<url>``'s strict
+# ``##other`` wildcard checks every extension element. An index is validated against
+# ``siteindex.xsd``. Rules a schema cannot express are checked in Python
+# (:func:`rule_errors`), each error naming its rule. "Valid" means one thing across the suite.
+
+#: The schemas the package ships, found through the package itself.
+XSD_DIR = Path(scrapy_sitemapgen.__file__).parent / "schemas"
+NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+IMAGE_NS = "{http://www.google.com/schemas/sitemap-image/1.1}"
+VIDEO_NS = "{http://www.google.com/schemas/sitemap-video/1.1}"
+NEWS_NS = "{http://www.google.com/schemas/sitemap-news/0.9}"
+XHTML_NS = "{http://www.w3.org/1999/xhtml}"
+
+#: Google's image extension: at most this many <image:image> in one <url>.
+MAX_IMAGES_PER_URL = 1_000
+#: Google News: at most this many <news:news> in one sitemap file.
+MAX_NEWS_PER_FILE = 1_000
+
+
+def _parser() -> etree.XMLParser:
+    """A parser that resolves no entities and reads nothing from the network."""
+    return etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
+
+
+@cache
+def schema(name: str) -> etree.XMLSchema:
+    """``urlset`` (core + extensions), ``sitemap`` (core urlset only) or ``siteindex``."""
+    # The XSD files are local; their imports name local files beside them.
+    return etree.XMLSchema(etree.parse(str(XSD_DIR / f"{name}.xsd"), _parser()))
+
+
+def read_bytes(path: Path) -> bytes:
+    """The uncompressed bytes of a generated file (gzip detected by its magic number)."""
+    data = path.read_bytes()
+    return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+
+
+def rule_errors(document: etree._Element) -> list[str]:
+    """Errors of a parsed urlset against the rules no schema here can express."""
+    problems: list[str] = []
+    # Google's image extension: at most 1,000 <image:image> per <url>. The count belongs to
+    # the <url>, whose <xsd:any> wildcard cannot count one namespace's elements.
+    for url in document.iterchildren(f"{NS}url"):
+        images = sum(1 for _ in url.iterchildren(f"{IMAGE_NS}image"))
+        if images > MAX_IMAGES_PER_URL:
+            problems.append(
+                f"line {url.sourceline}: G7 image extension: {images} <image:image> in one <url>, "
+                f"at most {MAX_IMAGES_PER_URL:,} allowed"
+            )
+    # Google News: at most 1,000 <news:news> per sitemap (a count over the whole file).
+    news = sum(1 for _ in document.iter(f"{NEWS_NS}news"))
+    if news > MAX_NEWS_PER_FILE:
+        problems.append(
+            f"G7 news extension: {news} <news:news> in one sitemap, at most {MAX_NEWS_PER_FILE:,} allowed"
+        )
+    # P14/G7: every extension namespace is declared on the root, not on an inner element.
+    declared = set(document.nsmap.values())
+    reported: set[str] = set()
+    for element in document.iter(etree.Element):
+        namespace = etree.QName(element).namespace
+        if namespace and namespace not in declared and namespace not in reported:
+            reported.add(namespace)
+            problems.append(
+                f"line {element.sourceline}: P14/G7: namespace {namespace} is not declared on the root"
+            )
+    return problems
+
+
+def errors(data: bytes) -> list[str]:
+    """Schema and rule errors of a urlset or index document, [] when valid."""
+    try:
+        document = etree.fromstring(data, _parser())
+    except etree.XMLSyntaxError as exc:
+        return [f"not well-formed: {exc}"]
+    if etree.QName(document).localname == "sitemapindex":
+        validator, extra = schema("siteindex"), []
+    else:
+        validator, extra = schema("urlset"), rule_errors(document)
+    try:
+        valid = validator.validate(document)
+    except etree.XMLSchemaValidateError as exc:  # libxml2 gives up, e.g. on an unresolved entity
+        return [f"not validated: {exc}", *extra]
+    problems = [] if valid else [f"line {e.line}: {e.message}" for e in validator.error_log]
+    return problems + extra
+
+
+def assert_valid(path_or_bytes: Path | bytes) -> bytes:
+    """Validate and return the uncompressed bytes."""
+    data = read_bytes(path_or_bytes) if isinstance(path_or_bytes, Path) else path_or_bytes
+    problems = errors(data)
+    assert not problems, f"{path_or_bytes!s:.200}: {problems[:5]}"
+    return data
+
+
+# --- reading a generated output folder back, schema-checking every file on the way ----------
+
+
+def assert_validator_accepts(folder: Path) -> None:
+    """The package's own validator (sitemapgen-validate) finds nothing wrong with a set,
+    read through its robots.txt as a search engine would, with its published origin."""
+    scheme, rest = folder.name.split("_", 1)
+    host, port = rest.rsplit("_", 1)
+    default = {"http": "80", "https": "443"}[scheme]
+    root = f"{scheme}://{host}{'' if port == default else ':' + port}/"
+    problems = validate([str(folder / "robots.txt")], base_url=root)
+    assert problems == [], "\n".join(map(str, problems))
+
+
+def files(out: Path) -> set[str]:
+    """Every file under ``out``, as ``origin/name`` paths."""
+    return {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()}
+
+
+def read_urls(out: Path) -> dict[str, dict[str, dict[str, str | None]]]:
+    """origin folder -> {loc: {lastmod, changefreq, priority}}, following each index, with
+    every urlset and index validated against the schemas and no loc listed twice."""
+    result: dict[str, dict[str, dict[str, str | None]]] = {}
+    for index in sorted(out.glob("*/sitemap.xml")):
+        assert_validator_accepts(index.parent)
+        urls: dict[str, dict[str, str | None]] = {}
+        root = ElementTree.fromstring(assert_valid(index))
+        for loc in root.iter(f"{NS}loc"):
+            name = loc.text.rsplit("/", 1)[1]
+            urlset = ElementTree.fromstring(assert_valid(index.parent / name))
+            for url in urlset.iter(f"{NS}url"):
+                fields = {
+                    tag: (url.findtext(f"{NS}{tag}"))
+                    for tag in ("lastmod", "changefreq", "priority")
+                }
+                key = url.findtext(f"{NS}loc")
+                assert key not in urls, f"{key} listed twice"
+                urls[key] = fields
+        result[index.parent.name] = urls
+    return result
+
+
+def lastmods(out: Path) -> dict[str, dict[str, str | None]]:
+    return {o: {loc: f["lastmod"] for loc, f in urls.items()} for o, urls in read_urls(out).items()}
+
+
+def _entry(url: ElementTree.Element) -> dict[str, object]:
+    entry: dict[str, object] = {
+        tag: url.findtext(f"{NS}{tag}") for tag in ("lastmod", "changefreq", "priority")
+    }
+    entry["images"] = [i.findtext(f"{IMAGE_NS}loc") for i in url.iter(f"{IMAGE_NS}image")]
+    entry["videos"] = [
+        {child.tag.removeprefix(VIDEO_NS): child.text for child in video}
+        for video in url.iter(f"{VIDEO_NS}video")
+    ]
+    entry["alternates"] = [
+        (link.get("hreflang"), link.get("href")) for link in url.iter(f"{XHTML_NS}link")
+    ]
+    news = url.find(f"{NEWS_NS}news")
+    entry["news"] = (
+        None
+        if news is None
+        else {
+            "name": news.findtext(f"{NEWS_NS}publication/{NEWS_NS}name"),
+            "language": news.findtext(f"{NEWS_NS}publication/{NEWS_NS}language"),
+            "publication_date": news.findtext(f"{NEWS_NS}publication_date"),
+            "title": news.findtext(f"{NEWS_NS}title"),
+        }
+    )
+    return entry
+
+
+def read_entries(out: Path, origin: str, kind: str = "sitemap-") -> dict[str, dict[str, object]]:
+    """{loc: every fact of its <url>} for the files of one origin whose names start with
+    ``kind`` (``sitemap-news-`` for the news sitemaps), following the index; each file
+    schema-validated, and the index must list exactly the files on disk."""
+    folder = out / origin
+    assert_validator_accepts(folder)
+    index = ElementTree.fromstring(assert_valid(folder / "sitemap.xml"))
+    listed = [loc.text.rsplit("/", 1)[1] for loc in index.iter(f"{NS}loc")]
+    on_disk = sorted(p.name for p in folder.iterdir() if p.name.startswith("sitemap-"))
+    assert sorted(listed) == on_disk
+    entries: dict[str, dict[str, object]] = {}
+    for name in listed:
+        if not name.startswith(kind) or (kind == "sitemap-" and name.startswith("sitemap-news-")):
+            continue
+        for url in ElementTree.fromstring(assert_valid(folder / name)).iter(f"{NS}url"):
+            loc = url.findtext(f"{NS}loc")
+            assert loc not in entries, f"{loc} listed twice"
+            entries[loc] = _entry(url)
+    return entries
+
+
+# --- the writer's documents and test doubles -------------------------------------------------
+
+# The frame of a urlset as P2/G5 and XML 1.0 describe it, written out by hand.
+URLSET_HEAD = (
+    b'<?xml version="1.0" encoding="UTF-8"?>\n'  # 39 bytes
+    # P2/G5 namespace, then every G7 extension namespace and xhtml for hreflang (P14)
+    b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'  # 59 bytes
+    b' xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"'  # 62 bytes
+    b' xmlns:video="http://www.google.com/schemas/sitemap-video/1.1"'  # 62 bytes
+    b' xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"'  # 60 bytes
+    b' xmlns:xhtml="http://www.w3.org/1999/xhtml">\n'  # 45 bytes
+)
+URLSET_TAIL = b"</urlset>\n"  # 10 bytes
+URLSET_FRAME = len(URLSET_HEAD) + len(URLSET_TAIL)
+INDEX_HEAD = (
+    b'<?xml version="1.0" encoding="UTF-8"?>\n'  # 39 bytes
+    b'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'  # 67 bytes
+)
+INDEX_TAIL = b"</sitemapindex>\n"  # 16 bytes
+INDEX_FRAME = len(INDEX_HEAD) + len(INDEX_TAIL)
+
+
+class KeptBytesIO(io.BytesIO):
+    """A sink whose bytes survive ``close()``, as a file's do."""
+
+    kept: bytes | None = None
+
+    def close(self) -> None:
+        if not self.closed:
+            self.kept = self.getvalue()
+        super().close()
+
+
+class MemorySinks(dict[str, KeptBytesIO]):
+    """``open_sink`` for tests: name -> sink, in opening order."""
+
+    def __call__(self, name: str) -> BinaryIO:
+        assert name not in self, f"{name} opened twice"
+        self[name] = KeptBytesIO()
+        return self[name]
+
+    def data(self, name: str) -> bytes:
+        """The bytes written to ``name``, uncompressed; the sink must have been closed."""
+        kept = self[name].kept
+        assert kept is not None, f"{name} was not closed"
+        return gzip.decompress(kept) if name.endswith(".gz") else kept
+
+    def raw(self, name: str) -> bytes:
+        kept = self[name].kept
+        assert kept is not None, f"{name} was not closed"
+        return kept
+
+
+class Skips:
+    """``on_skip`` for tests: records (reason, loc). Not a list subclass: an empty list is
+    falsy, and a callback must not be judged by its truth value."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+
+    def __call__(self, reason: str, loc: str) -> None:
+        self.calls.append((reason, loc))
+
+
+class Issues:
+    """``on_issue`` for tests (make_video and the fact parsers): records (reason, value)
+    in call order."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, object]] = []
+
+    def __call__(self, reason: str, value: object) -> None:
+        self.calls.append((reason, value))
+
+    @property
+    def reasons(self) -> list[str]:
+        return [reason for reason, _ in self.calls]
+
+
+# --- hypothesis: one settings object, and hostile text ---------------------------------------
+
+# One settings object for every property: reproducible (derandomize, and no example
+# database to replay earlier failures from), no per-example deadline (lxml/XSD time varies),
+# and no "explain" phase after a failure (it only adds seconds and Twisted frames).
+PROPERTY = settings(
+    derandomize=True,
+    database=None,
+    deadline=None,
+    phases=[phase for phase in Phase if phase is not Phase.explain],
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
+)
+
+# Text that URLs and free text get wrong: quotes, markup, CDATA ends, percent sequences
+# (valid, stray, lower-case, encoded NUL), whitespace, URL delimiters, non-ASCII, and the
+# characters XML 1.0 forbids (C0 controls, U+FFFE/U+FFFF).
+NASTY = [
+    "%", "%2", "%zz", "%41", "%c3%a9", "%C3%A9", "%25", "%00", "%%", "%2F", "%2e%2E",
+    "]]>", "<", ">", "&", "&amp;", "&#0;", '"', "'", "`", "{", "}", "|", "^",
+    " ", "  ", "\t", "\n", "\r", "\r\n", "\x0b", "\x0c", "\xa0", "\u2028", "\u3000",
+    "\x00", "\x01", "\x08", "\x1f", "\x7f", "\x85", "\ufeff", "\ufffe", "\uffff",
+    "#", "?", "/", "//", ".", "..", "./", "../", "\\", "@", ":", ";", "=", "[", "]", "+",
+    "é", "日本", "\U0001f600", "\U0010fffd",
+]  # fmt: skip
+# st.text() draws any code point but surrogates, so control characters are in it too.
+piece = st.one_of(st.text(max_size=20), st.sampled_from(NASTY))
+url_text = st.one_of(
+    st.lists(piece, max_size=12).map("".join),
+    # Long components, to reach the 2,048-character limit of P3 from both sides.
+    st.tuples(piece, st.integers(40, 700)).map(lambda t: t[0] * t[1]),
+)
+
+
+# --- the test HTTP server ---------------------------------------------------------------------
+
+HTML = "text/html; charset=utf-8"
+
+
+def html(head: str = "", body: str = "") -> str:
+    return f"<!DOCTYPE html><html><head>{head}</head><body>{body}</body></html>"
+
+
+@dataclass
+class Route:
+    """One response, sent as given: the status line, ``Content-Type`` (none when
+    ``content_type`` is None), ``Content-Length`` (none when streamed), then ``headers``
+    in their order (a list of pairs may name a header more than once, the value sent as
+    latin-1 bytes), then the body: bytes as they are, text as UTF-8."""
+
+    status: int = 200
+    body: bytes | str = b""
+    content_type: str | None = HTML
+    headers: Mapping[str, str] | Sequence[tuple[str, str]] = field(default_factory=dict)
+    #: Seconds to wait before answering (a slow server).
+    delay: float = 0.0
+    #: The body as chunks, written one after the other until they end or the client goes
+    #: away (an endless body); ``body`` is not sent.
+    stream: Callable[[], Iterable[bytes]] | None = None
+
+    def data(self) -> bytes:
+        return self.body.encode("utf-8") if isinstance(self.body, str) else self.body
+
+    def header_pairs(self) -> Iterable[tuple[str, str]]:
+        return self.headers.items() if isinstance(self.headers, Mapping) else self.headers
+
+
+NOT_FOUND = Route(404, "<p>not found</p>")
+#: The content types of the files a static folder serves (published sitemap sets).
+STATIC_TYPES = {".gz": "application/gzip", ".xml": "application/xml", ".txt": "text/plain"}
+
+
+class SiteServer:
+    """One origin: a stdlib HTTP server on 127.0.0.1 (a random port), the tests' only one.
+
+    A request is answered from ``routes`` (by its exact target, query included; an
+    absolute-form target too, so the server also serves as an HTTP proxy), else from the
+    files of the ``static`` folder (published sitemaps), else with ``default``, else 404.
+    Every request target received is appended to ``requested``. Routes can point at
+    another server's URLs (the two-origin site)."""
+
+    def __init__(self, static: Path | None = None) -> None:
+        self.routes: dict[str, Route] = {}
+        #: A folder whose files are served for paths no route names.
+        self.static = static
+        #: The answer for paths no route and no static file names (None: 404).
+        self.default: Route | None = None
+        self.requested: list[str] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                server.requested.append(self.path)
+                server.answer(self, server.route(self.path))
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.httpd.server_address[1]
+        self.origin = Origin("http", "127.0.0.1", self.port)
+        #: The origin's URL without the final slash: ``root + path`` is a URL.
+        self.root = f"http://127.0.0.1:{self.port}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def route(self, path: str) -> Route:
+        route = self.routes.get(path) or self.static_route(path) or self.default
+        return route or NOT_FOUND
+
+    def static_route(self, path: str) -> Route | None:
+        name = path.lstrip("/")
+        if self.static is None or "/" in name or not (self.static / name).is_file():
+            return None
+        suffix = Path(name).suffix
+        content_type = STATIC_TYPES.get(suffix, "application/octet-stream")
+        return Route(body=(self.static / name).read_bytes(), content_type=content_type)
+
+    @staticmethod
+    def answer(handler: BaseHTTPRequestHandler, route: Route) -> None:
+        if route.delay:
+            time.sleep(route.delay)
+        data = route.data()
+        handler.send_response(route.status)
+        if route.content_type is not None:
+            handler.send_header("Content-Type", route.content_type)
+        if route.stream is None:
+            handler.send_header("Content-Length", str(len(data)))
+        for name, value in route.header_pairs():
+            handler.send_header(name, value)
+        handler.end_headers()
+        try:
+            if route.stream is None:
+                handler.wfile.write(data)
+            else:
+                for chunk in route.stream():
+                    handler.wfile.write(chunk)
+        except OSError:  # the client went away
+            pass
+
+    def url(self, path: str) -> str:
+        return f"{self.root}{path}"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self) -> SiteServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# --- the two-origin site (conftest's ``site`` fixture) --------------------------------------
+
+
+def _links(*hrefs: str) -> str:
+    return "".join(f"<a href='{h}'>link</a>\n" for h in hrefs)
+
+
+LM_HOME = "Wed, 21 Oct 2015 07:28:00 GMT"
+LM_PAGE3 = "Thu, 01 Jan 2015 00:00:00 GMT"
+LM_B1 = "Sunday, 06-Nov-94 08:49:37 GMT"  # RFC 850 form
+
+
+def long_path(server: SiteServer, length: int) -> str:
+    """A path that makes the full URL exactly ``length`` characters long (P3 boundary)."""
+    base = server.url("/long/")
+    return "/long/" + "x" * (length - len(base))
+
+
+@dataclass
+class Site:
+    """Origin ``a`` and origin ``b``, and what a correct sitemap of them lists."""
+
+    a: SiteServer
+    b: SiteServer
+
+    def expected(self) -> dict[str, dict[str, str | None]]:
+        """origin folder name -> {loc: lastmod} of every indexable page (written by hand)."""
+        a, b = self.a.url, self.b.url
+        return {
+            self.a.origin.name: {
+                a("/"): "2015-10-21T07:28:00+00:00",
+                a("/page1"): None,  # broken Last-Modified: omitted, never faked
+                a("/page2"): None,  # only a Date header: not a lastmod
+                a("/page3"): "2015-01-01T00:00:00+00:00",  # reached through /redirect-me
+                a("/caf%C3%A9"): None,
+                a("/sp%20ace"): None,
+                a("/q?a=1&b=%22x%22"): None,
+                a("/xhtml"): None,
+                a(long_path(self.a, 2047)): None,  # P3: fewer than 2,048 characters
+            },
+            self.b.origin.name: {
+                b("/"): None,
+                b("/b1"): "1994-11-06T08:49:37+00:00",
+                b("/b2"): None,
+            },
+        }
+
+
+def build_site(a: SiteServer, b: SiteServer) -> Site:
+    a.routes.update(
+        {
+            "/": Route(
+                body=_links(
+                    "/page1",
+                    "/page2",
+                    "/redirect-me",
+                    "/missing",
+                    "/file.pdf",
+                    "/data.json",
+                    "/café",
+                    "/sp ace",
+                    '/q?a=1&amp;b="x"',
+                    "/xhtml",
+                    "/private",
+                    "/error",
+                    long_path(a, 2047),
+                    long_path(a, 2048),
+                    b.url("/"),
+                ),
+                headers={"Last-Modified": LM_HOME},
+            ),
+            "/page1": Route(body=_links("/", "/page2"), headers={"Last-Modified": "not a date"}),
+            "/page2": Route(
+                body=_links("/page1"), headers={"Date": "Mon, 01 Jan 2024 00:00:00 GMT"}
+            ),
+            "/redirect-me": Route(301, headers={"Location": "/page3"}),
+            "/page3": Route(body="<p>moved here</p>", headers={"Last-Modified": LM_PAGE3}),
+            "/missing": Route(404, "<p>gone</p>"),
+            "/error": Route(500, "<p>oops</p>"),
+            "/file.pdf": Route(body="%PDF-1.4", content_type="application/pdf"),
+            "/data.json": Route(body="{}", content_type="application/json"),
+            "/caf%C3%A9": Route(body="<p>café</p>"),
+            "/sp%20ace": Route(body="<p>space</p>"),
+            "/q?a=1&b=%22x%22": Route(body="<p>query</p>"),
+            "/xhtml": Route(body="<html/>", content_type="application/xhtml+xml"),
+            "/private": Route(body="<p>private</p>"),
+            long_path(a, 2047): Route(body="<p>2,047 characters</p>"),
+            long_path(a, 2048): Route(body="<p>2,048 characters</p>"),
+        }
+    )
+    b.routes.update(
+        {
+            "/": Route(body=_links("/b1", "/b2", a.url("/"))),
+            "/b1": Route(body=_links("/b2"), headers={"Last-Modified": LM_B1}),
+            "/b2": Route(body=_links("/")),
+        }
+    )
+    return Site(a, b)
+
+
+class SiteSpider(scrapy.Spider):
+    """Follows every link on the start URL's host (any port). Links with ``private`` in them
+    are requested with ``dont_sitemap``; /page2 yields a sitemap item, every page a plain one."""
+
+    name = "site"
+    start_url: str
+
+    async def start(self) -> Any:
+        yield scrapy.Request(self.start_url)
+
+    def parse(self, response: scrapy.http.Response) -> Any:
+        yield {"title": response.url}
+        if response.url.endswith("/page2"):
+            yield {"loc": response.url, "changefreq": "daily", "priority": "0.8"}
+        if not isinstance(response, scrapy.http.HtmlResponse):
+            return
+        for href in response.css("a::attr(href)").getall():
+            meta = {"dont_sitemap": True} if "private" in href else {}
+            yield response.follow(href, meta=meta, errback=self.on_error)
+
+    def on_error(self, failure: Any) -> None:
+        """An errback makes a 404 response flow through process_spider_output
+        (SCRAPY_NOTES fact 4), which the middleware must still leave out."""
+
+
+BASE_SETTINGS: dict[str, Any] = {
+    "TELNETCONSOLE_ENABLED": False,
+    "LOG_LEVEL": "INFO",
+    "RETRY_ENABLED": False,
+    "ADDONS": {"scrapy_sitemapgen.Addon": 500},
+}
+
+
+# --- the generated site of the kill-and-resume harness ---------------------------------------
+
+
+class GeneratedSite:
+    """benchmarks/killresume.py's site on a :class:`SiteServer`: /p/0 .. /p/N-1 (the
+    harness's pages: every 50th noindex, every even one with a Last-Modified), each
+    answered after ``delay`` seconds. Has what the harness's ``run_trial`` reads of a site
+    (``root``, ``expected()``)."""
+
+    def __init__(self, pages: int, delay: float = 0.0) -> None:
+        self.pages = pages
+        self.server = SiteServer()
+        self.root = self.server.root
+        for i in range(pages):
+            self.server.routes[f"/p/{i}"] = Route(
+                body=page(i, pages),
+                headers={"Last-Modified": "Wed, 21 Oct 2015 07:28:00 GMT"} if i % 2 == 0 else {},
+                delay=delay,
+            )
+
+    def expected(self) -> set[str]:
+        return {f"{self.root}/p/{i}" for i in range(self.pages) if not noindex(i)}
+
+    def close(self) -> None:
+        self.server.close()
