@@ -219,5 +219,13 @@ def main(argv: list[str] | None = None, command: str | None = None) -> int:
     return website.serve(args.pages, args.delay)
 
 
+def forward(name: str, argv: list[str] | None = None) -> int:
+    """``python -m benchmarks.<module> ...`` as ``python -m benchmarks <name> ...``: the
+    modules that had a command line of their own keep it (ab, levels, redis_memory)."""
+    if argv is None:
+        return main([name, *sys.argv[1:]], command=results.command_line())
+    return main([name, *argv])
+
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -255,12 +255,9 @@ def run(args: argparse.Namespace, record: Record, work: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m benchmarks.ab ...``: ``python -m benchmarks ab ...``."""
-    from .__main__ import main as harness
-    from .results import command_line
+    from .__main__ import forward
 
-    if argv is None:
-        return harness(["ab", *sys.argv[1:]], command=command_line())
-    return harness(["ab", *argv])
+    return forward("ab", argv)
 
 
 if __name__ == "__main__":
