@@ -32,13 +32,21 @@ test: $(STAMP) redis-server
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-# Benchmarks (README "Performance"). xml-sitemap-writer (into the venv) and sitemap.js
-# (npm `sitemap` 9.0.1, with npm under benchmarks/out/sitemapjs) are benchmark-only
-# contenders, installed on demand by the harness; sitemap.js is skipped without node and npm.
-# The quick run: make bench BENCH_ARGS="--records 100000 --repeat 3" (about 5 minutes).
-BENCH_ARGS ?= --records 1000000 --repeat 3 --memory 100000,1000000,5000000
+# Benchmarks (README "Performance"): the build, memory and crawl benchmarks of
+# `python -m benchmarks`, their JSON results and their tables (RESULTS.md) in one folder
+# (BENCH_RESULTS, default benchmarks/results/make-bench-<UTC time>). xml-sitemap-writer (under
+# benchmarks/out/pydeps) and sitemap.js (npm `sitemap` 9.0.1, under benchmarks/out/sitemapjs)
+# are benchmark-only contenders, installed on demand; sitemap.js is skipped without node and npm.
+# A quicker run: make bench BENCH_ARGS="--records 100000 --repeat 3" BENCH_MEMORY="--sizes 100000".
+BENCH_ARGS ?= --records 1000000 --repeat 3
+BENCH_MEMORY ?= --sizes 100000,1000000,5000000
+BENCH_CRAWL ?= --pages 2000 --pairs 5
 bench: $(STAMP)
-	$(BIN)/python -m benchmarks.bench $(BENCH_ARGS)
+	out=$(or $(BENCH_RESULTS),benchmarks/results/make-bench-$$(date -u +%Y%m%dT%H%M%SZ)) && \
+	$(BIN)/python -m benchmarks build $(BENCH_ARGS) --results $$out && \
+	$(BIN)/python -m benchmarks memory $(BENCH_MEMORY) --results $$out && \
+	$(BIN)/python -m benchmarks crawl $(BENCH_CRAWL) --results $$out && \
+	$(BIN)/python -m benchmarks tables $$out --output $$out/RESULTS.md
 
 clean:
 	rm -rf $(VENV) sitemaps build dist *.egg-info .pytest_cache

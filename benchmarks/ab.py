@@ -1,31 +1,31 @@
 """The working tree's package against another revision's, side by side: whole builds or
 whole crawls, alternating, each in its own process, with the ratio of every pair.
 
-    python -m benchmarks.ab build --base HEAD~1 --records 1000000 --pairs 6
-    python -m benchmarks.ab crawl --base HEAD~1 --pages 2000 --pairs 10
-    python -m benchmarks.ab crawl --base HEAD --set SITEMAPGEN_IMAGES=False --pairs 16
+    python -m benchmarks ab build --base HEAD~1 --records 1000000 --pairs 6
+    python -m benchmarks ab crawl --base HEAD~1 --pages 2000 --pairs 10
+    python -m benchmarks ab crawl --base HEAD --set SITEMAPGEN_IMAGES=False --pairs 16
+    python -m benchmarks.ab build --base HEAD~1 ...     # the same, as a module of its own
 
 ``--set NAME=VALUE`` (repeatable) gives the new side's runs a Scrapy setting: with
 ``--base HEAD`` and a clean tree, one setting against the same code.
 
-A change to the code is judged here, not by the time of the part it changed: reading
-pages in batches made the extension's own code a third cheaper and the whole crawl slower
-(README, "Performance"). On this shared machine a single pair can be off by 10 to 25 %,
-so take the median of many pairs, and the count of pairs that went each way.
+A change to the code is judged here, on the whole run, not by the time of the part it
+changed: a change can make the extension's own code cheaper and the whole crawl slower.
+One pair on a shared machine can be off either way by more than the change being
+measured, so take the median of many pairs, and the count of pairs that went each way.
 
-The base is ``git archive <rev> scrapy_sitemapgen`` put first on ``PYTHONPATH``; each
-child process is checked to import the package it should. ``build`` runs
-``scrapy sitemapgen-build --input`` on the benchmark feed (``benchmarks.feed``) and reports
-wall and CPU (the process and the workers it waited for), and whether the two wrote the
-same urlsets; ``crawl`` runs the benchmark crawl (``bench.crawl_command``, add-on on) and
-reports responses/s and the crawl's process time per response (``-a cpu_stats=crawl``).
-Both run through ``bench.measured``, as the benchmark's own runs do.
+The base is ``git archive <rev> scrapy_sitemapgen`` put first on ``PYTHONPATH``, the new
+side the working tree; each child process is checked to import the package it should. ``build`` runs
+``scrapy sitemapgen-build --input`` on the benchmark feed (:mod:`benchmarks.feed`) and
+records wall and CPU (the process and the workers it waited for), and whether the two wrote
+the same urlsets; ``crawl`` runs the benchmark crawl (``crawl``'s, add-on on) and records
+responses/s and the crawl's process time per response (``-a cpu_stats=crawl``). Both run
+through :func:`benchmarks.measure.measured`, as the other benchmarks' runs do. The first
+pair warms the caches and is not counted.
 """
 
 from __future__ import annotations
 
-import argparse
-import hashlib
 import io
 import os
 import shutil
@@ -33,17 +33,24 @@ import statistics
 import subprocess
 import sys
 import tarfile
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from . import bench, crawlsite, feed
+from . import checks, feed, measure, website
+from .build import ours_command
+from .crawl import benchmark_command
+from .results import REPO
 
-REPO = bench.REPO
+if TYPE_CHECKING:
+    import argparse
+
+    from .results import Record
+
 PACKAGE = "scrapy_sitemapgen"
 
 
-class Failed(Exception):
+class Failed(checks.CheckFailed):
     pass
 
 
@@ -66,12 +73,9 @@ def export_base(revision: str, into: Path) -> Path:
     return into
 
 
-def environment(pythonpath: Path | None) -> dict[str, str]:
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
-    if pythonpath is not None:
-        env["PYTHONPATH"] = str(pythonpath)
-    return env
+def environment(pythonpath: Path) -> dict[str, str]:
+    """This process's environment with ``pythonpath`` as the whole ``PYTHONPATH``."""
+    return {**os.environ, "PYTHONPATH": str(pythonpath)}
 
 
 def imported_from(env: dict[str, str], cwd: Path) -> Path:
@@ -86,25 +90,15 @@ def imported_from(env: dict[str, str], cwd: Path) -> Path:
     return Path(found.stdout.strip()).parent
 
 
-def digest(out: Path) -> str:
-    """One hash of the urlsets (the indexes and the manifest hold the run's time; gzip
-    members hold none, so equal URLs give equal bytes)."""
-    total = hashlib.sha256()
-    for path in bench.urlsets(out):
-        total.update(path.name.encode())
-        total.update(path.read_bytes())
-    return total.hexdigest()
+Run = Callable[[str, Path], dict[str, Any]]
 
 
-Run = Callable[[str, Path], dict[str, float | str]]
-
-
-def measured(command: list[str], work: Path, env: dict[str, str]) -> bench.Measure:
+def measured(command: list[str], work: Path, env: dict[str, str]) -> measure.Measure:
     log = work / "run.log"
-    measure = bench.measured(command, work, log, env)
-    if measure.code:
-        raise Failed(f"{' '.join(command[:3])} ... failed:\n{bench.tail(log)}")
-    return measure
+    result = measure.measured(command, work, log, env)
+    if result.code:
+        raise Failed(f"{' '.join(command[:3])} ... failed:\n{measure.tail(log)}")
+    return result
 
 
 def settings_of(version: str, extra: list[str]) -> list[str]:
@@ -112,81 +106,82 @@ def settings_of(version: str, extra: list[str]) -> list[str]:
     return [option for setting in extra for option in ("-s", setting)] if version == "new" else []
 
 
-def build_runner(records: int, seed: int, envs: dict[str, dict[str, str]], extra: list[str]) -> Run:
-    info = feed.build(records, seed)
-
-    def run(version: str, work: Path) -> dict[str, float | str]:
-        command = bench.ours_command(Path(info.path), work) + settings_of(version, extra)
-        measure = measured(command, work, envs[version])
-        return {"wall s": measure.wall, "CPU s": measure.cpu, "output": digest(work / "sitemaps")}
+def build_runner(info: feed.FeedInfo, envs: dict[str, dict[str, str]], extra: list[str]) -> Run:
+    def run(version: str, work: Path) -> dict[str, Any]:
+        command = ours_command(Path(info.path), work) + settings_of(version, extra)
+        result = measured(command, work, envs[version])
+        out = work / "sitemaps"
+        result.urls, result.bytes = checks.count_locs(out)
+        if version == "new":  # the base may normalise differently: its count is its own
+            checks.require_count("the new build", result.urls, info.distinct_locs)
+        return {"wall s": result.wall, "CPU s": result.cpu, "output": checks.urlset_digest(out)}
 
     return run
 
 
-def crawl_runner(site: crawlsite.Site, envs: dict[str, dict[str, str]], extra: list[str]) -> Run:
-    def run(version: str, work: Path) -> dict[str, float | str]:
-        command = bench.crawl_command(site, work, cpu_stats="crawl") + settings_of(version, extra)
-        measure = measured(command, work, envs[version])
-        stats = bench.crawl_stats(work / "run.log")
+def crawl_runner(site: website.Site, envs: dict[str, dict[str, str]], extra: list[str]) -> Run:
+    def run(version: str, work: Path) -> dict[str, Any]:
+        command = benchmark_command(site, work, cpu_stats="crawl") + settings_of(version, extra)
+        result = measured(command, work, envs[version])
+        stats = website.crawl_stats((work / "run.log").read_text(errors="replace"))
         try:
             responses = float(stats["response_received_count"])
             return {
                 "responses/s": responses / float(stats["elapsed_time_seconds"]),
                 "crawl CPU ms a response": float(stats["bench/crawl_cpu"]) / responses * 1e3,
-                "CPU s": measure.cpu,
-                "output": digest(work / "sitemaps"),
+                "CPU s": result.cpu,
+                "output": checks.urlset_digest(work / "sitemaps"),
             }
         except KeyError as exc:
-            raise Failed(f"the crawl's stats lack {exc}:\n{bench.tail(work / 'run.log')}") from None
+            raise Failed(
+                f"the crawl's stats lack {exc}:\n{measure.tail(work / 'run.log')}"
+            ) from None
 
     return run
 
 
-def compare(run: Run, pairs: int, scratch: Path) -> list[dict[str, dict[str, float | str]]]:
-    results = []
-    for number in range(pairs + 1):  # the first pair warms the caches and is not counted
+def compare(run: Run, pairs: int, scratch: Path, results: list[dict[str, Any]]) -> None:
+    """``pairs`` counted pairs, after one that is not, appended to ``results``."""
+    for number in range(pairs + 1):
         order = ("new", "base") if number % 2 == 0 else ("base", "new")
-        pair = {}
+        pair: dict[str, Any] = {}
         for version in order:
             work = scratch / f"{number}-{version}"
             work.mkdir()
             pair[version] = run(version, work)
             shutil.rmtree(work, ignore_errors=True)
         if number:
-            results.append(pair)
+            results.append({**pair, "order": ",".join(order)})
             shown = ", ".join(
                 f"{key} {pair['new'][key]:.3f} / {pair['base'][key]:.3f}"
                 for key in pair["new"]
                 if key != "output"
             )
             print(f"  pair {number}: {shown} (new / base)", flush=True)
-    return results
 
 
-def report(
-    results: list[dict[str, dict[str, float | str]]], higher_is_better: set[str]
-) -> list[str]:
-    lines = []
+def summary(results: list[dict[str, Any]], higher_is_better: set[str]) -> dict[str, Any]:
+    """For each figure: the median of new/base over the pairs, every pair's ratio, how many
+    pairs the new side won, and each side's median; and how many pairs published the same
+    urlsets."""
+    figures: dict[str, Any] = {}
+    same = sum(pair["new"]["output"] == pair["base"]["output"] for pair in results)
     for key in results[0]["new"]:
         if key == "output":
-            same = sum(pair["new"]["output"] == pair["base"]["output"] for pair in results)
-            lines.append(f"- the two published the same files in {same} of {len(results)} pairs")
             continue
         ratios = [float(pair["new"][key]) / float(pair["base"][key]) for pair in results]
-        better = sum((r > 1) if key in higher_is_better else (r < 1) for r in ratios)
-        lines.append(
-            f"- {key}: new/base median **{statistics.median(ratios):.3f}** "
-            f"(new better in {better} of {len(ratios)} pairs; ratios {', '.join(f'{r:.3f}' for r in ratios)}); "
-            f"medians {statistics.median(float(p['new'][key]) for p in results):.3f} new, "
-            f"{statistics.median(float(p['base'][key]) for p in results):.3f} base"
-        )
-    return lines
+        figures[key] = {
+            "ratio": statistics.median(ratios),
+            "ratios": ratios,
+            "new_better": sum((r > 1) if key in higher_is_better else (r < 1) for r in ratios),
+            "higher_is_better": key in higher_is_better,
+            "new": statistics.median(float(p["new"][key]) for p in results),
+            "base": statistics.median(float(p["base"][key]) for p in results),
+        }
+    return {"figures": figures, "same_output": same, "pairs": len(results)}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("what", choices=("build", "crawl"))
     parser.add_argument("--base", required=True, help="the git revision to compare with")
     parser.add_argument("--pairs", type=int, default=8)
@@ -200,50 +195,69 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME=VALUE",
         help="a Scrapy setting for the new side's runs (repeatable)",
     )
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace, record: Record, work: Path) -> int:
+    """``parameters`` hold ``base`` and its ``base_commit``; ``measurements``: ``pairs``,
+    one ``{"new": figures, "base": figures, "order"}`` per counted pair (figures: ``wall s``
+    and ``CPU s``, or ``responses/s``, ``crawl CPU ms a response`` and ``CPU s``, and the
+    ``output`` digest). ``summary``: :func:`summary`."""
     if any("=" not in setting for setting in args.set):
-        parser.error("--set takes NAME=VALUE")
+        raise SystemExit("--set takes NAME=VALUE")
     if args.pairs < 1:
-        parser.error("--pairs must be at least 1")
-    scratch = Path(tempfile.mkdtemp(prefix="sitemapgen-ab-"))
+        raise SystemExit("--pairs must be at least 1")
     site = None
     try:
-        base = export_base(args.base, scratch / "base")
-        envs = {"new": environment(None), "base": environment(base)}
+        base = export_base(args.base, work / "base")
+        # The working tree first on the path too, not whatever the environment has
+        # installed (an editable install of another checkout would win otherwise).
+        envs = {"new": environment(REPO), "base": environment(base)}
         for version, expected in (("new", REPO / PACKAGE), ("base", base / PACKAGE)):
-            found = imported_from(envs[version], scratch)
+            found = imported_from(envs[version], work)
             if found.resolve() != expected.resolve():
                 raise Failed(f"the {version} run would import {found}, not {expected}")
-        revision = subprocess.run(
-            ["git", "rev-parse", "--short", args.base],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            check=True,
+        commit = subprocess.run(
+            ["git", "rev-parse", args.base], cwd=REPO, capture_output=True, text=True, check=True
         ).stdout.strip()
+        record["code"]["base"] = {"revision": args.base, "commit": commit, "short": commit[:7]}
+        record["parameters"] = {
+            "what": args.what,
+            "base": args.base,
+            "base_commit": commit,
+            "pairs": args.pairs,
+            "set": args.set,
+        }
         with_settings = f" with {', '.join(args.set)}" if args.set else ""
         print(
-            f"{args.what}: the working tree (new){with_settings} against {args.base} = {revision} "
-            f"(base), {args.pairs} pairs",
+            f"{args.what}: the working tree (new){with_settings} against {args.base} = "
+            f"{commit[:7]} (base), {args.pairs} pairs",
             flush=True,
         )
         if args.what == "build":
-            run = build_runner(args.records, args.seed, envs, args.set)
+            info = feed.build(args.records, args.seed)
+            record["parameters"].update(records=args.records, seed=args.seed)
+            runner = build_runner(info, envs, args.set)
             higher: set[str] = set()
         else:
-            site = crawlsite.Site(args.pages)
-            run = crawl_runner(site, envs, args.set)
+            site = website.Site(args.pages)
+            record["parameters"]["pages"] = args.pages
+            runner = crawl_runner(site, envs, args.set)
             higher = {"responses/s"}
-        results = compare(run, args.pairs, scratch)
-        print("\n".join(report(results, higher)))
-    except Failed as exc:
-        print(f"FAILED: {exc}", flush=True)
-        return 1
+        pairs: list[dict[str, Any]] = []
+        record["measurements"] = {"pairs": pairs}
+        compare(runner, args.pairs, work, pairs)
+        record["summary"] = summary(pairs, higher)
     finally:
         if site is not None:
             site.close()
-        shutil.rmtree(scratch, ignore_errors=True)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m benchmarks.ab ...``: ``python -m benchmarks ab ...``."""
+    from .__main__ import forward
+
+    return forward("ab", argv)
 
 
 if __name__ == "__main__":

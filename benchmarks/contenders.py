@@ -1,6 +1,6 @@
-"""The baselines that ``benchmarks.bench`` times against ``scrapy sitemapgen-build``, each
-run as its own child process (``python benchmarks/contenders.py NAME FEED OUT``) so its CPU
-time and peak RSS are its own.
+"""The baselines that ``python -m benchmarks build`` times against
+``scrapy sitemapgen-build``, each run as its own child process
+(``python benchmarks/contenders.py NAME FEED OUT``) so its CPU time and peak RSS are its own.
 
 - ``bare``: the least a correct tool must do, single-threaded. Read the feed, render each
   record with plain string formatting (all five XML entities escaped with ``str.replace``,

@@ -1,7 +1,10 @@
-"""The benchmark input: a deterministic (seeded) Scrapy JSON-lines feed of sitemap records,
-as ``scrapy sitemapgen-build --input`` reads it, cached under ``benchmarks/out/``.
+"""The benchmarks' generated inputs, all deterministic.
 
-    python -m benchmarks.feed --records 100000 --seed 1
+The feed (:func:`build`): a seeded Scrapy JSON-lines feed of sitemap records, as
+``scrapy sitemapgen-build --input`` reads it, cached under ``benchmarks/out/``, for the
+build, memory, ab and profile-build runs (and the ``bench`` shape of ``levels``):
+
+    python -m benchmarks feed --records 100000 --seed 1
 
 Three origins (one on a non-default port), about 6 % of URLs with non-ASCII path characters
 (percent-encoded, as Scrapy's ``response.url`` has them, and about one in ten of those raw
@@ -9,20 +12,26 @@ UTF-8), about 10 % with ``&`` in the query, 0-3 image URLs per record, some W3C
 ``lastmod``, ``changefreq`` and ``priority``, and about 1 % of records that repeat an
 earlier page (a re-crawl with a newer lastmod), so the URL count is not the record count.
 The feed is written as a Scrapy project with ``FEED_EXPORT_ENCODING = "utf-8"`` writes it.
+
+The store's pages (:func:`store_pages`), for redis-memory: the same three origins, locs of
+about 60 characters, a lastmod on every other page and an image on every third.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
-import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from scrapy_sitemapgen.sitemaps.facts import UrlFacts
 
 OUT = Path(__file__).with_name("out")
 #: Bump when the generator changes, so cached feeds of the old shape are not reused.
@@ -213,15 +222,13 @@ def build(count: int, seed: int, *, quiet: bool = False) -> FeedInfo:
     return info
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--records", type=int, default=100_000)
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args(argv)
-    info = build(args.records, args.seed)
-    print(json.dumps(asdict(info), indent=1))
-    return 0
+def store_pages(count: int) -> Iterator[UrlFacts]:
+    """``count`` pages as the store records them: ``UrlFacts`` on the three origins."""
+    from scrapy_sitemapgen.sitemaps.facts import UrlFacts
 
-
-if __name__ == "__main__":
-    sys.exit(main())
+    for i in range(count):
+        yield UrlFacts(
+            f"{ORIGINS[i % 3]}/catalogue/section-{i % 97}/product-{i:08d}.html",
+            "2024-05-06T07:08:09+00:00" if i % 2 else None,
+            images=(f"https://cdn.example.net/img/{i:08d}.jpg",) if i % 3 == 0 else (),
+        )

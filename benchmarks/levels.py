@@ -1,7 +1,7 @@
 """Compressed size and deflate time of a urlset at each backend and level, over URL shapes:
 what the default ``SITEMAPGEN_GZIP_LEVEL`` of each backend is chosen from.
 
-    python -m benchmarks.levels
+    python -m benchmarks levels --sizes 50000,5000,500
 
 Each shape is a deterministic (seeded) list of URLs, rendered by our writer into one
 uncompressed urlset (a full file of 50,000 URLs, and small files of 5,000 and 500), then
@@ -15,13 +15,10 @@ the default before.
 
 from __future__ import annotations
 
-import argparse
 import io
 import random
 import string
 import sys
-import time
-import zlib
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -30,11 +27,15 @@ from scrapy_sitemapgen.sitemaps.records import record_fields
 from scrapy_sitemapgen.sitemaps.urls import normalize_loc
 from scrapy_sitemapgen.sitemaps.writer import GZIP_BACKENDS, WriterOptions, write_origin
 
-from . import feed
+from . import feed, measure
 
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Callable, Iterator
+    from pathlib import Path
     from types import ModuleType
+
+    from .results import Record
 
 #: (label, backend, level), in the table's order. The first is what sizes are given against.
 SETTINGS = (
@@ -151,21 +152,19 @@ def render(entries: list[UrlFacts]) -> bytes:
 def deflate(backend: ModuleType, level: int, data: bytes, repeat: int) -> tuple[int, float]:
     """Gzip size of ``data`` and the least process time of ``repeat`` runs, fed in the
     writer's 64 KiB pieces."""
-    best = float("inf")
-    size = 0
-    for _ in range(repeat):
-        started = time.process_time()
+
+    def once() -> int:
         compressor = backend.compressobj(level, backend.DEFLATED, 31)
         size = sum(
             len(compressor.compress(data[i : i + 65536])) for i in range(0, len(data), 65536)
         )
-        size += len(compressor.flush())
-        best = min(best, time.process_time() - started)
-    return size, best
+        return size + len(compressor.flush())
+
+    runs = [measure.timed(once) for _ in range(repeat)]
+    return runs[0][0], min(timing.cpu for _, timing in runs)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--sizes", default="50000,5000,500", help="URLs per urlset, comma-separated"
     )
@@ -173,45 +172,60 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--repeat", type=int, default=3, help="deflate runs per cell; the least time counts"
     )
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace, record: Record, work: Path) -> int:
+    """``parameters``: ``settings`` (label, backend, level; the first is what sizes are
+    given against), ``time_base`` (the label times are given against, or null when that
+    backend is missing). ``measurements``: ``rows``, one per shape and size: ``shape``,
+    ``urls``, ``raw_bytes``, and ``cells`` (label to ``bytes`` and least ``seconds``).
+    ``summary``: ``largest`` (per label, the largest size over the first setting's, and
+    its shape)."""
     settings = [
         (label, GZIP_BACKENDS[name], level)
         for label, name, level in SETTINGS
         if name in GZIP_BACKENDS
     ]
     timed = TIME_BASE in {label for label, _, _ in settings}
-    print(f"Python {sys.version.split()[0]}, zlib {zlib.ZLIB_RUNTIME_VERSION}")
-    print()
-    print(f"Size against {settings[0][0]}" + (f"; time against {TIME_BASE}" if timed else "") + ":")
-    print()
-    print(
-        "| shape | URLs | bytes a URL | zlib 9 ratio | "
-        + " | ".join(label for label, _, _ in settings[1:])
-        + " |"
-    )
-    print("|---|---:|---:|---:|" + "---:|" * (len(settings) - 1))
-    for count in (int(n) for n in args.sizes.split(",")):
+    sizes = [int(n) for n in args.sizes.split(",")]
+    record["parameters"] = {
+        "sizes": sizes,
+        "seed": args.seed,
+        "repeat": args.repeat,
+        "settings": [
+            [label, name, level] for label, name, level in SETTINGS if name in GZIP_BACKENDS
+        ],
+        "time_base": TIME_BASE if timed else None,
+    }
+    rows: list[dict[str, Any]] = []
+    record["measurements"] = {"rows": rows}
+    for count in sizes:
         for shape, entries in _shapes(count, args.seed).items():
             data = render(entries)
-            results = {
-                label: deflate(backend, level, data, args.repeat)
-                for label, backend, level in settings
-            }
-            smallest = results[settings[0][0]][0]
-            base_time = results[TIME_BASE][1] if timed else 0.0
-            cells = [
-                f"{size / smallest - 1:+.1%}"
-                + (f", {seconds / base_time:.2f}×" if timed and base_time else "")
-                for size, seconds in (results[label] for label, _, _ in settings[1:])
-            ]
-            print(
-                f"| {shape} | {len(entries):,} | {len(data) / len(entries):.0f} | {smallest / len(data):.3f} | "
-                + " | ".join(cells)
-                + " |",
-                flush=True,
+            cells = {}
+            for label, backend, level in settings:
+                size, seconds = deflate(backend, level, data, args.repeat)
+                cells[label] = {"bytes": size, "seconds": seconds}
+            rows.append(
+                {"shape": shape, "urls": len(entries), "raw_bytes": len(data), "cells": cells}
             )
+            print(f"  {shape}, {len(entries):,} URLs", flush=True)
+    first = settings[0][0]
+    largest = {}
+    for label, _, _ in settings[1:]:
+        worst = max(
+            rows, key=lambda row: row["cells"][label]["bytes"] / row["cells"][first]["bytes"]
+        )
+        largest[label] = {
+            "over_first": worst["cells"][label]["bytes"] / worst["cells"][first]["bytes"] - 1,
+            "shape": worst["shape"],
+            "urls": worst["urls"],
+        }
+    record["summary"] = {"largest": largest}
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # python -m benchmarks.levels: the subcommand
+    from .__main__ import forward
+
+    sys.exit(forward("levels"))

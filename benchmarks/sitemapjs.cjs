@@ -1,6 +1,6 @@
 /*
- * The sitemap.js contender of `benchmarks.bench` (npm package `sitemap`, 9.x), run as its own
- * child process so its CPU time and peak RSS are its own:
+ * The sitemap.js contender of `python -m benchmarks build` (npm package `sitemap`, 9.x), run as
+ * its own child process so its CPU time and peak RSS are its own:
  *
  *     node benchmarks/sitemapjs.cjs FEED OUT PREFIX
  *

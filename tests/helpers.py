@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 from lxml import etree
 
 import scrapy_sitemapgen
-from benchmarks.killresume import noindex, page
+from benchmarks.website import noindex, page
 from scrapy_sitemapgen.sitemaps.urls import Origin
 from scrapy_sitemapgen.validate.checker import validate
 
@@ -600,7 +600,8 @@ BASE_SETTINGS: dict[str, Any] = {
 
 
 class GeneratedSite:
-    """benchmarks/killresume.py's site on a :class:`SiteServer`: /p/0 .. /p/N-1 (the
+    """The benchmark site's pages (benchmarks/website.py, without its canonicals) on a
+    :class:`SiteServer`: /p/0 .. /p/N-1 (the
     harness's pages: every 50th noindex, every even one with a Last-Modified), each
     answered after ``delay`` seconds. Has what the harness's ``run_trial`` reads of a site
     (``root``, ``expected()``)."""
@@ -611,7 +612,7 @@ class GeneratedSite:
         self.root = self.server.root
         for i in range(pages):
             self.server.routes[f"/p/{i}"] = Route(
-                body=page(i, pages),
+                body=page(i, pages, canonicals=False),
                 headers={"Last-Modified": "Wed, 21 Oct 2015 07:28:00 GMT"} if i % 2 == 0 else {},
                 delay=delay,
             )

@@ -1,10 +1,16 @@
-"""The benchmark tools' own arithmetic, on inputs written by hand."""
+"""The benchmark tools' own arithmetic, on inputs written by hand: py-spy's samples, the
+A/B settings, the result file, the summaries and the tables rendered from them."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import json
+from typing import TYPE_CHECKING, Any
 
-from benchmarks.spy_crawl import summarize
+from benchmarks import results, tables
+from benchmarks.build import build_summary
+from benchmarks.checks import url_set_errors
+from benchmarks.crawl import summary as crawl_summary
+from benchmarks.profiles import summarize
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -60,3 +66,130 @@ def test_ab_set_gives_the_new_side_its_settings() -> None:
         "LOG_LEVEL=DEBUG",
     ]
     assert settings_of("base", ["SITEMAPGEN_IMAGES=False"]) == []
+
+
+def _measure(wall: float, urls: int = 10, size: int = 1000) -> dict[str, Any]:
+    return {
+        "wall": wall,
+        "cpu": wall,
+        "rss": 20_000,
+        "tree_rss": 40_000,
+        "code": 0,
+        "urls": urls,
+        "bytes": size,
+    }
+
+
+def _build_record() -> dict[str, Any]:
+    """A build result as ``python -m benchmarks build`` writes it, figures by hand: ours
+    takes 8 and 9 s where the bare loop takes 10, xml-sitemap-writer 12 and 18."""
+    record = results.new("build", ["build", "--records", "10"], "python -m benchmarks build", True)
+    record["parameters"] = {
+        "records": 10,
+        "repeat": 2,
+        "feed": {
+            "records": 10,
+            "bytes": 900,
+            "seed": 1,
+            "distinct_locs": 9,
+            "non_ascii": 1,
+            "raw_non_ascii": 0,
+            "ampersand": 1,
+            "images": 5,
+            "with_lastmod": 6,
+            "repeats": 1,
+        },
+        "gzip_default": {"level": 5, "backend": "zlib-ng"},
+        "contenders": [
+            {"key": "ours", "label": "ours: `scrapy sitemapgen-build --input`"},
+            {"key": "bare", "label": "bare loop"},
+            {"key": "xsw", "label": "xml-sitemap-writer, level 6"},
+        ],
+    }
+    record["measurements"] = {
+        "rounds": [
+            {"ours": _measure(8.0, 9), "bare": _measure(10.0), "xsw": _measure(12.0)},
+            {"ours": _measure(9.0, 9), "bare": _measure(10.0), "xsw": _measure(18.0)},
+        ],
+        "plain_bytes": 5000,
+        "level9": _measure(9.5, 9, 950),
+        "recompress": {"raw": 4000, "written": 1000, "z6": 1000, "z9": 900, "t6": 0.1, "t9": 0.2},
+        "rss_floor": 9000,
+    }
+    record["summary"] = build_summary(record)
+    return record
+
+
+def test_build_summary_ratios_come_from_the_rounds() -> None:
+    summary = _build_record()["summary"]
+    assert summary["ours_vs_bare_rounds"] == [0.8, 0.9]
+    assert summary["contenders"]["ours"]["wall_vs_bare"] == 0.85  # median 8.5 s over 10 s
+    assert summary["throughput_vs"]["xsw"] == {"median": 15.0 / 8.5, "rounds": [1.5, 2.0]}
+    assert summary["gzip"]["default_over_smallest_9"] == 1000 / 900 - 1
+
+
+def test_result_file_round_trip_and_schema(tmp_path: Path) -> None:
+    record = _build_record()
+    results.finish(record)
+    assert record["status"] == "ok" and "_started" not in record
+    path = results.write(record, tmp_path)  # a folder: the default name inside it
+    assert path.parent == tmp_path
+    assert path.name.startswith("build-") and path.suffix == ".json"
+    loaded = results.load(path)
+    for key in ("command", "invocation", "date", "machine", "code", "parameters"):
+        assert loaded[key], key
+    assert loaded["invocation"] == "python -m benchmarks build --records 10"
+    assert {"cores", "python", "scrapy", "platform"} <= set(loaded["machine"])
+    assert len(loaded["code"]["commit"]) == 40
+    assert loaded["measurements"]["rounds"][1]["xsw"]["wall"] == 18.0
+    named = results.write(record, tmp_path / "mine.json")
+    assert named == tmp_path / "mine.json"
+    (tmp_path / "other.json").write_text(json.dumps({"schema": 0}))
+    try:
+        results.load(tmp_path / "other.json")
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("a file of another schema was loaded")
+
+
+def test_tables_render_the_ratios_with_command_and_machine_under_them() -> None:
+    record = _build_record()
+    results.finish(record)
+    text = tables.render([record, record])
+    assert "| ours: `scrapy sitemapgen-build --input` | **0.85×** | 8.50 s |" in text
+    assert "Ours against the bare loop within each round: 0.80×, 0.90× (median 0.85×)." in text
+    assert "| xml-sitemap-writer, level 6 | **1.76×** | 1.50× to 2.00× |" in text
+    assert "< 9 MiB" not in text and "| 20 MiB |" in text
+    footers = [line for line in text.splitlines() if line.startswith("<sub>Command:")]
+    assert footers and all("`python -m benchmarks build --records 10`" in f for f in footers)
+    assert all(f"Python {record['machine']['python']}" in f for f in footers)
+    assert text.count(tables.SMOKE) == len(footers)  # a smoke run, labelled under every table
+    assert "### Writing sitemaps, run by run" in text  # two builds: side by side too
+
+
+def test_crawl_summary_and_url_set_errors() -> None:
+    def crawl(responses: int, elapsed: float, crawl_cpu: float, extension_cpu: float) -> Any:
+        return {
+            "responses": responses,
+            "elapsed": elapsed,
+            "crawl_cpu": crawl_cpu,
+            "extension_cpu": extension_cpu,
+            "recorded": responses // 2,
+            "cpu": crawl_cpu + 1,
+            "rss": 50_000,
+        }
+
+    pairs = [
+        {"on": crawl(100, 2.0, 0.5, 0.05), "off": crawl(100, 1.0, 0.4, 0.0)},
+        {"on": crawl(100, 1.0, 0.5, 0.025), "off": crawl(100, 1.0, 0.5, 0.0)},
+    ]
+    summary = crawl_summary(pairs)
+    assert summary["responses_per_s_ratios"] == [0.5, 1.0]
+    assert summary["extension_cpu_per_response"] == 0.000375  # median of 0.5 and 0.25 ms
+    assert summary["crawl_cpu_per_response_ratios"] == [1.25, 1.0]
+    assert url_set_errors(["a", "b", "b", "x"], {"a", "b", "c"}) == {
+        "missing": 1,
+        "extra": 1,
+        "duplicates": 1,
+    }

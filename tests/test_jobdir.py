@@ -94,7 +94,7 @@ async def test_write_on_shutdown_writes_the_partial_set(site, crawl, tmp_path: P
 async def test_queue_file_a_kill_left_empty_is_removed(site, crawl, tmp_path: Path, caplog) -> None:
     """A SIGKILL right after Scrapy created a disk queue file leaves it empty (queuelib
     writes its header through a buffer). Scrapy then fails every push to that priority
-    (struct.error) and the resumed crawl ends at once; benchmarks/killresume.py met this.
+    (struct.error) and the resumed crawl ends at once; the kill harness (python -m benchmarks kill) met this.
     The file holds no request, so it is removed, counted and logged, and the crawl lists
     the whole site."""
     start = site.a.url("/")

@@ -1,23 +1,23 @@
-"""The short version of the kill-and-resume harness (benchmarks/killresume.py): a JOBDIR
-crawl killed with SIGKILL (and once paused with SIGINT first) at seeded random moments,
-then resumed, publishes exactly the site's indexable URL set, with nothing lost, nothing
-duplicated, no temporary file left."""
+"""The short version of the kill-and-resume harness (``python -m benchmarks kill``,
+benchmarks/kill.py): a JOBDIR crawl of the benchmark site killed with SIGKILL (and once
+paused with SIGINT first) at seeded random moments, then resumed, publishes exactly the
+site's listable URL set, with nothing lost, nothing duplicated, no temporary file left."""
 
 from __future__ import annotations
 
 import random
 from typing import TYPE_CHECKING
 
-from benchmarks.killresume import run_trial
-
-from .helpers import GeneratedSite
+from benchmarks.kill import run_trial
+from benchmarks.website import Site
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 
 def test_killed_crawls_resume_to_the_exact_url_set(tmp_path: Path) -> None:
-    site = GeneratedSite(pages=300, delay=0.003)
+    site = Site(pages=300, delay=0.003)
+    assert len(site.expected()) == 290  # 6 pages noindex, 4 canonical elsewhere
     rng = random.Random(7)
     try:
         trials = []

@@ -19,7 +19,7 @@ import pytest
 from scrapy import signals
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from benchmarks.killresume import SPIDER
+from benchmarks.website import SPIDER
 from scrapy_sitemapgen.sitemaps.facts import UrlFacts
 from scrapy_sitemapgen.sitemaps.urls import Origin
 from scrapy_sitemapgen.store.redis import RedisFactStore

@@ -2,8 +2,8 @@
 
 Scrapy's JOBDIR marks a request seen when it is scheduled, and a SIGKILL can lose its disk
 queue and whatever was in flight: those requests are never fetched again, and their pages
-would be missing from the sitemap for good (measured: 1,934 of 1,960 pages lost in one
-trial of benchmarks/killresume.py without this). So every request the scheduler accepts is
+would be missing from the sitemap for good (``python -m benchmarks kill`` shows it; the
+figures are in benchmarks/RECORD.md). So every request the scheduler accepts is
 written to the durable store, and forgotten once its answer is settled: a non-200 answer or
 a download error at once, a 200 page after the spider middleware has recorded it, in the
 same ordered write stream as the page's facts. When a crawl starts on a store whose
@@ -59,7 +59,7 @@ def remove_broken_queues(crawler: Crawler) -> list[tuple[Path, str]]:
 
     - ``"without its header"``: the 4-byte count written when the file is created is lost.
       Opening the file again fails (``struct.error``) on every push to that priority, so the
-      resumed crawl drops them all and ends at once (seen in benchmarks/killresume.py).
+      resumed crawl drops them all and ends at once (seen in ``python -m benchmarks kill``).
     - ``"a torn last record"``: the count is rewritten only at a clean close, such as a
       pause, and a crawl resumed from a pause appends to the file. queuelib writes a
       record's data, then its size; if the buffer reaches the disk between the two and a
@@ -91,7 +91,7 @@ def _broken(path: Path, pickled: bool) -> str | None:
     None. ``pickled``: the records are Scrapy's pickles (the default PickleLifoDiskQueue),
     each non-empty, from ``\\x80`` to the STOP opcode ``.``; a record cut at the wrong byte
     can still look well placed, and would fail in ``pickle.loads`` instead. Read through a
-    memory map: a queue of a million requests is checked in about a third of a second."""
+    memory map, so a large queue is checked without loading it."""
     size_size = LifoDiskQueue.SIZE_SIZE
     if path.stat().st_size < size_size:
         return "without its header"

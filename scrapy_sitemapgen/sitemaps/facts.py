@@ -132,7 +132,7 @@ class UrlFacts:
 
     Not frozen, though nothing changes one once made (``dataclasses.replace`` makes a new
     one): one is made per URL each time a store is read, and a frozen dataclass's
-    ``__init__`` took 1.7 µs against 0.46 µs, as much as the rest of reading a URL."""
+    ``__init__`` (a setattr per field) costs as much as the rest of reading a URL."""
 
     loc: str
     lastmod: str | None = None

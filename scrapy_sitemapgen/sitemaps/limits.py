@@ -42,8 +42,8 @@ DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 
 #: P1: characters XML 1.0 does not allow anywhere in a document (section 2.2, Char), as
 #: a regular-expression class; they never reach a file. The complement of Char within
-#: what a Python str can hold, listed positively: such a class is scanned about twice as
-#: fast as the negated ranges, and every rendered value is scanned.
+#: what a Python str can hold, listed positively: such a class is scanned faster than the
+#: negated ranges, and every rendered value is scanned (benchmarks/RECORD.md).
 XML_FORBIDDEN_CHARS: Final = "[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"
 #: The same set and the five characters P1 escapes: what makes a value need escaping.
 XML_SPECIAL_CHARS: Final = "[&<>\"'\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"
@@ -81,13 +81,12 @@ def _zlib_ng_installed() -> bool:
 
 
 #: The deflate implementation of gzipped files: zlib-ng (the optional extra ``fast``) when it
-#: is installed, which writes the same format about 1.4 times as fast at level 6, and a
-#: little smaller; else the standard zlib.
+#: is installed, which writes the same format faster at the same level, and a little
+#: smaller; else the standard zlib.
 DEFAULT_GZIP_BACKEND: Final = "zlib-ng" if _zlib_ng_installed() else "zlib"
-#: The default deflate level of each backend: zlib's usual size at the least CPU. Over the
-#: URL shapes of ``python -m benchmarks.levels``, zlib-ng's level 5 writes at most 7.7 %
-#: more than zlib's level 9 (zlib's own 6: up to 16 %), in 0.54 to 0.98 of the time of
-#: zlib-ng's level 6; on the benchmark's 1,000,000 URLs the whole build takes about 5 %
-#: less CPU. zlib's level 5 is already 10 % larger than its 9 on those urlsets: zlib keeps 6.
+#: The default deflate level of each backend: about zlib's usual level-6 size at the least
+#: CPU. On every URL shape ``python -m benchmarks levels`` renders, zlib-ng's level 5 stays
+#: within 10 % of zlib's level 9 in less time than its own level 6; zlib's level 5 misses
+#: that bound, so zlib keeps 6 (the figures: benchmarks/RECORD.md).
 DEFAULT_GZIP_LEVELS: Final[dict[str, int]] = {"zlib": 6, "zlib-ng": 5}
 DEFAULT_GZIP_LEVEL: Final = DEFAULT_GZIP_LEVELS[DEFAULT_GZIP_BACKEND]

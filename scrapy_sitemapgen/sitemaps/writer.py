@@ -179,10 +179,10 @@ class _SwitchInterval:
 
     The compression thread must take the GIL back each time deflate() fills its output
     buffer, and a thread waiting for the GIL gets it when the running one is made to give it
-    up: every 5 ms by default. Rendering (pure Python) kept it waiting so long that gzip
-    added 1.4 µs of wall time a URL to the rendering's 3.9; at 0.5 ms, 0.4 µs (one origin of
-    the benchmark feed, 150,000 URLs). Counted, so writers in several threads restore the
-    interval only when the last one ends."""
+    up: every 5 ms by default. Rendering (pure Python) holds the GIL for most of each
+    interval, so compression waited instead of overlapping it; a shorter interval while
+    writing lets them overlap (benchmarks/RECORD.md). Counted, so writers in several
+    threads restore the interval only when the last one ends."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds

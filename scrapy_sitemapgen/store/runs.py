@@ -47,8 +47,8 @@ __all__ = ["RunStore", "Runs", "merge_passes", "merged_rows"]
 # Rows per marshal block: one read or write call per block, not per row. A merge holds
 # one block of each run it reads, and reads at most _FAN_IN runs at once (more are first
 # merged in groups, an extra pass on disk): its memory is bounded whatever the feed's size.
-# At 32 runs (16,000 rows) a merge holds less than reading does (RUN_RECORDS); at 64, the
-# merge passes of a 5,000,000-record feed raised each worker's peak by 9 MiB.
+# At 32 runs (16,000 rows) a merge holds less than reading does (RUN_RECORDS); at 64 a merge
+# would hold more, and each worker's peak would grow with the feed.
 _BLOCK = 500
 _FAN_IN = 32
 
@@ -294,7 +294,7 @@ class RunStore(FactSource):
             count += 1
             if news_only and news is None:
                 continue
-            yield UrlFacts(  # by position: keywords took twice as long, once per URL
+            yield UrlFacts(  # by position: keyword arguments cost more, and this runs per URL
                 loc,
                 lastmod,
                 changefreq,

@@ -33,7 +33,7 @@ def main_script_hidden() -> Iterator[None]:
     """While worker processes are spawned, the main script's path is hidden from
     multiprocessing, which otherwise has each worker run that script again (as
     ``__mp_main__``) before its first task. The ``scrapy`` command is such a script: all
-    of Scrapy, 0.3 s of imports a worker that no task needs, since the workers only run
+    of Scrapy, imports in every worker that no task needs, since the workers only run
     this package's functions. (``python -m scrapy`` runs a package's ``__main__``, which
     multiprocessing already leaves alone.)"""
     main = sys.modules.get("__main__")
@@ -53,8 +53,7 @@ def _worker_started() -> None:
     reference cycles (tests/test_bulk.py checks it on hostile records): reference counting
     frees everything they let go of. The cyclic collector would find nothing, yet it walks
     what a task holds (up to RUN_RECORDS rows, a merge's blocks) each time enough objects
-    were allocated: 2 to 7 % of a task's process time, about 2.5 % of a whole build's
-    (README, "Performance"). The parent, which runs Scrapy and the user's code, keeps its
+    were allocated: a cost in every task for nothing found (benchmarks/RECORD.md). The parent, which runs Scrapy and the user's code, keeps its
     collector."""
     gc.disable()
 

@@ -1,0 +1,466 @@
+"""Where the time goes: three profilers.
+
+    python -m benchmarks profile-build --records 100000 --top 15
+    python -m benchmarks profile-crawl --pages 2000 --repeat 5
+    python -m benchmarks spy-crawl --pages 4000
+
+``profile-build``: ``scrapy sitemapgen-build --input`` run in this process under cProfile,
+one profiler per thread, merged into one report: the feed is recorded into the store in the
+main thread and the sitemaps are staged in a worker thread, which a plain
+``python -m cProfile`` does not see. The feed is the benchmark's (:mod:`benchmarks.feed`);
+the merged profile is also saved (``--out``, default ``benchmarks/out/build-n<N>.prof``) for
+``python -m pstats`` or snakeviz.
+
+``profile-crawl``: what the extension costs per crawled page without the noise of a crawl.
+On the pages of :mod:`benchmarks.website`, in this process, the least process time of
+``--repeat`` rounds of, side by side: the baseline, what a crawl does with each page anyway
+(Scrapy builds the ``HtmlResponse``, parses it and the benchmark spider reads its links and
+builds their requests), and ours, what the extension adds (``extract.page_facts`` on the
+parsed page, whose parse is shared with the spider, and the store's ``record``, flushes
+included). The baseline leaves out most of what a crawl spends per response (Twisted, the
+HTTP client, the engine, the scheduler, the middlewares), so ours over the baseline is far
+above the crawl's own slowdown; ours over the crawl's CPU per response (``crawl``) is the
+share that matters. These figures move little from run to run, so they tell whether a
+change made the extension cheaper; ``--profile`` adds a cProfile listing of ours.
+
+``spy-crawl``: where the extension's time goes inside a real crawl, by sampling it. The
+benchmark crawl (``crawl``'s, add-on on) under py-spy (installed under
+``benchmarks/out/pydeps`` on first use), and the samples taken inside the middleware's
+``_record`` summed by reader of the page (the walk of the tree, images, alternates,
+indexability, lastmod, videos, the store) and by call path. ``profile-crawl`` times the
+same code on warm pages outside a crawl, which is steadier but misses what the crawl around
+it does to the caches, so the two disagree; py-spy's sampling slows the crawl a little, so
+the share of samples is a guide, and ``crawl`` gives the figure.
+"""
+
+from __future__ import annotations
+
+import collections
+import cProfile
+import io
+import logging
+import os
+import pstats
+import resource
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from . import crawl, feed, measure, website
+from .checks import CheckFailed
+
+if TYPE_CHECKING:
+    import argparse
+
+    from scrapy.http import HtmlResponse
+
+    from scrapy_sitemapgen.settings import Config
+    from scrapy_sitemapgen.stats import Reporter
+
+    from .results import Record
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+# --- profile-build -------------------------------------------------------------------------
+
+
+def profile_build(
+    feed_path: Path, work: Path, settings: list[str], workers: int = 1
+) -> tuple[pstats.Stats, measure.Timing, int]:
+    """Run the build in this process; the merged stats, its timing and the exit code."""
+    profiles: list[cProfile.Profile] = []
+    run = threading.Thread.run
+
+    def profiled_run(thread: threading.Thread) -> None:
+        profile = cProfile.Profile()
+        profiles.append(profile)
+        profile.enable()
+        try:
+            run(thread)
+        finally:
+            profile.disable()
+
+    threading.Thread.run = profiled_run  # type: ignore[method-assign,assignment]
+    from scrapy.cmdline import execute
+
+    argv = ["scrapy", "sitemapgen-build", "--input", str(feed_path), "--workers", str(workers)]
+    for setting in settings:
+        argv += ["-s", setting]
+    os.chdir(work)  # no scrapy.cfg above: the settings are Scrapy's defaults plus ours
+    main = cProfile.Profile()
+
+    def build() -> int:
+        main.enable()
+        try:
+            execute(argv)
+        except SystemExit as exc:
+            return int(exc.code or 0)
+        finally:
+            main.disable()
+        return 0
+
+    code, timing = measure.timed(build)
+    stats = pstats.Stats(main)
+    for profile in profiles:
+        stats.add(profile)
+    return stats, timing, code
+
+
+def _short(path: str) -> str:
+    for prefix in sorted({*sys.path, str(REPO)}, key=len, reverse=True):
+        if prefix.startswith("/") and path.startswith(prefix.rstrip("/") + "/"):
+            return path[len(prefix.rstrip("/")) + 1 :]
+    return path
+
+
+def report(stats: pstats.Stats, key: str, top: int, *restrictions: str) -> str:
+    """The ``print_stats`` table, paths shortened to the package or the library."""
+    buffer = io.StringIO()
+    stats.stream = buffer  # type: ignore[attr-defined]
+    stats.sort_stats(key).print_stats(*restrictions, top)
+    lines = buffer.getvalue().splitlines()
+    start = next((n for n, line in enumerate(lines) if line.lstrip().startswith("ncalls")), 0)
+    text = "\n".join(lines[start:]).rstrip()
+    for prefix in sorted({*sys.path, str(REPO)}, key=len, reverse=True):
+        if prefix.startswith("/"):
+            text = text.replace(prefix.rstrip("/") + "/", "")
+    return text
+
+
+def top_rows(stats: pstats.Stats, key: str, top: int, within: str = "") -> list[dict[str, Any]]:
+    """The ``top`` functions by ``key`` (``cumulative`` or ``tottime``), those whose file
+    holds ``within`` when given: function, primitive and total calls, own and cumulative
+    seconds."""
+    index = {"cumulative": 3, "tottime": 2}[key]
+    table: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
+    rows = sorted(table.items(), key=lambda item: item[1][index], reverse=True)
+    found = []
+    for (path, line, name), (primitive, calls, own, cumulative, _callers) in rows:
+        if within and within not in path:
+            continue
+        found.append(
+            {
+                "function": f"{_short(path)}:{line}({name})",
+                "primitive_calls": primitive,
+                "calls": calls,
+                "tottime": round(own, 6),
+                "cumtime": round(cumulative, 6),
+            }
+        )
+        if len(found) == top:
+            break
+    return found
+
+
+def add_profile_build_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--top", type=int, default=15)
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="the build's --workers; the default 1 keeps the feed's reading in this process, profiled",
+    )
+    parser.add_argument("--out", type=Path, help="where to save the merged profile")
+
+
+def run_profile_build(args: argparse.Namespace, record: Record, work: Path) -> int:
+    """``measurements``: ``wall``, ``cpu`` (this process, all threads), ``max_rss`` (KiB),
+    ``code``, ``profile`` (the saved file), ``top`` (``cumulative``, ``package``,
+    ``tottime``: rows of :func:`top_rows`)."""
+    info = feed.build(args.records, args.seed)
+    record["parameters"] = {
+        "records": args.records,
+        "seed": args.seed,
+        "top": args.top,
+        "workers": args.workers,
+        "feed": {"path": info.path, "records": info.records, "distinct_locs": info.distinct_locs},
+    }
+    out = (args.out or feed.OUT / f"build-n{args.records}.prof").resolve()
+    settings = [
+        f"SITEMAPGEN_URI={work / 'sitemaps'}",
+        f"SITEMAPGEN_STATE={work / 'state.sqlite3'}",
+        "LOG_LEVEL=WARNING",
+    ]
+    here = Path.cwd()
+    try:
+        stats, timing, code = profile_build(Path(info.path), work, settings, args.workers)
+    finally:
+        os.chdir(here)
+    stats.dump_stats(str(out))
+    record["measurements"] = {
+        "wall": timing.wall,
+        "cpu": timing.cpu,
+        "max_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        "code": code,
+        "profile": str(out),
+        "top": {
+            "cumulative": top_rows(stats, "cumulative", args.top),
+            "package": top_rows(stats, "cumulative", args.top, "scrapy_sitemapgen/"),
+            "tottime": top_rows(stats, "tottime", args.top),
+        },
+    }
+    record["summary"] = {"wall": timing.wall, "records_per_s": info.records / timing.wall}
+    print(
+        f"sitemapgen-build --input ({info.records:,} records) under cProfile: "
+        f"{timing.wall:.1f} s wall, exit {code}"
+    )
+    print(f"profile saved to {out}\n")
+    print(f"top {args.top} by cumulative time, all threads:")
+    print(report(stats, "cumulative", args.top))
+    print(f"\ntop {args.top} by cumulative time, the package's functions:")
+    print(report(stats, "cumulative", args.top, "scrapy_sitemapgen/"))
+    print(f"\ntop {args.top} by own time, all threads:")
+    print(report(stats, "tottime", args.top))
+    # The worker threads of the asyncio executor are still parked, profiled: the harness
+    # leaves without waiting for them at interpreter exit, once the result is written.
+    args.exit_at_once = True
+    if code:
+        raise CheckFailed(f"the build exited with status {code}")
+    return 0
+
+
+# --- profile-crawl -------------------------------------------------------------------------
+
+ROOT = "http://127.0.0.1:8000"  # the pages' URL; nothing is served here
+HEADERS = {
+    "Content-Type": "text/html; charset=utf-8",
+    "Last-Modified": "Wed, 21 Oct 2015 07:28:00 GMT",
+}
+
+
+def baseline(bodies: list[bytes]) -> list[HtmlResponse]:
+    """The crawl's own work per page, as the benchmark spider does it."""
+    from scrapy import Request
+    from scrapy.http import HtmlResponse
+
+    responses = []
+    host = urlsplit(ROOT).hostname
+    for number, body in enumerate(bodies):
+        url = f"{ROOT}/p/{number}"
+        response = HtmlResponse(url, body=body, headers=HEADERS, request=Request(url))
+        for href in response.css("a::attr(href)").getall():
+            link = response.urljoin(href)
+            if urlsplit(link).hostname == host:
+                Request(link)
+        responses.append(response)
+    return responses
+
+
+def ours(responses: list[HtmlResponse], config: Config, reporter: Reporter, folder: Path) -> int:
+    """The extension's work on pages already parsed: facts, then the store."""
+    from scrapy_sitemapgen.crawl.extract import page_facts
+    from scrapy_sitemapgen.store.sqlite import SqliteFactStore
+
+    store = SqliteFactStore(folder / f"store-{os.getpid()}-{id(responses)}.sqlite3")
+    recorded = 0
+    try:
+        for response in responses:
+            facts = page_facts(response, config, reporter)
+            if facts is not None:
+                store.record(facts)
+                recorded += 1
+        store.flush()
+    finally:
+        store.close()
+    return recorded
+
+
+def add_profile_crawl_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--pages", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--profile", action="store_true", help="also a cProfile listing of ours")
+
+
+def run_profile_crawl(args: argparse.Namespace, record: Record, work: Path) -> int:
+    """``measurements``: ``rounds``, one ``{baseline, ours}`` of process seconds for all
+    the pages per round, and ``recorded``. ``summary``: the least of each per page, in
+    microseconds, and ours over the baseline."""
+    from scrapy.settings import Settings
+    from scrapy.statscollectors import MemoryStatsCollector
+
+    from scrapy_sitemapgen.settings import Config
+    from scrapy_sitemapgen.stats import Reporter
+
+    class _Crawler:
+        """What MemoryStatsCollector reads of a crawler."""
+
+        spider = None
+        settings = Settings()
+
+    record["parameters"] = {"pages": args.pages, "repeat": args.repeat}
+    settings = Settings()
+    settings.set("SITEMAPGEN_URI", "sitemaps")
+    config = Config.from_settings(settings)
+    reporter = Reporter(MemoryStatsCollector(_Crawler()), logging.getLogger("profile_crawl"))  # type: ignore[arg-type]
+    bodies = [website.page(number, args.pages) for number in range(args.pages)]
+    rounds: list[dict[str, float]] = []
+    record["measurements"] = {"rounds": rounds, "recorded": 0}
+    recorded = 0
+    for number in range(args.repeat):
+        responses, base = measure.timed(baseline, bodies)
+        folder = work / f"round-{number}"
+        folder.mkdir()
+        recorded, extension = measure.timed(ours, responses, config, reporter, folder)
+        rounds.append({"baseline": base.cpu, "ours": extension.cpu})
+    record["measurements"]["recorded"] = recorded
+    if args.profile:
+        responses = baseline(bodies)
+        profile = cProfile.Profile()
+        folder = work / "profiled"
+        folder.mkdir()
+        profile.runcall(ours, responses, config, reporter, folder)
+        pstats.Stats(profile).sort_stats("cumulative").print_stats(25)
+    per_page = {key: min(r[key] for r in rounds) / args.pages * 1e6 for key in ("baseline", "ours")}
+    record["summary"] = {
+        "baseline_us_per_page": per_page["baseline"],
+        "ours_us_per_page": per_page["ours"],
+        "ours_vs_baseline": per_page["ours"] / per_page["baseline"],
+    }
+    print(
+        f"{args.pages} pages ({recorded} recorded), process time per page, minimum of {args.repeat}:\n"
+        f"  baseline (response, parse, the spider's links): {per_page['baseline']:7.0f} us\n"
+        f"  ours (page facts on the shared parse, store):   {per_page['ours']:7.0f} us\n"
+        f"  ours / baseline: {per_page['ours'] / per_page['baseline']:.3f}"
+    )
+    return 0
+
+
+# --- spy-crawl -----------------------------------------------------------------------------
+
+#: The readers, by the first frame under ``page_facts`` or ``_record`` that names them;
+#: the walk of the tree is counted wherever it happens (the first reader that needs it).
+READERS = (
+    ("the walk of the tree", ("_Page.nodes",)),
+    ("images", ("_Page.images",)),
+    ("alternates", ("_Page.alternates",)),
+    ("indexability", ("_Page.exclusion",)),
+    ("lastmod", ("_Page.lastmod",)),
+    ("videos", ("_Page.videos",)),
+    ("the store", ("SitemapExporter.record", "SqliteFactStore.flush")),
+)
+_RECORD = "SitemapSpiderMiddleware._record ("
+
+
+def py_spy(notes: list[str]) -> Path:
+    """The py-spy executable: beside this interpreter, or installed under
+    ``benchmarks/out/pydeps`` with pip."""
+    beside = Path(sys.executable).with_name("py-spy")
+    if beside.exists():
+        return beside
+    installed = measure.PYDEPS / "bin" / "py-spy"
+    if not measure.benchmark_tool("py-spy", installed.exists, notes):
+        raise CheckFailed("py-spy is not available: " + notes[-1])
+    return installed
+
+
+def tally(raw: Path) -> dict[str, Any]:
+    """The samples of py-spy's raw output (``stack;stack count`` lines): ``total``,
+    ``inside`` the extension, and those by ``readers`` and by call ``paths``."""
+    total = inside = 0
+    readers: collections.Counter[str] = collections.Counter()
+    paths: collections.Counter[str] = collections.Counter()
+    for line in raw.read_text(errors="replace").splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not count.isdigit():
+            continue
+        samples = int(count)
+        total += samples
+        if _RECORD not in stack:
+            continue
+        inside += samples
+        below = [frame.split(" (")[0] for frame in stack.split(_RECORD, 1)[1].split(";")[1:]]
+        names = " > ".join(below)
+        reader = next(
+            (name for name, marks in READERS if any(mark in names for mark in marks)),
+            "the code between them",
+        )
+        readers[reader] += samples
+        paths[" > ".join(below[:3]) or "_record"] += samples
+    return {
+        "total": total,
+        "inside": inside,
+        "readers": dict(readers.most_common()),
+        "paths": dict(paths.most_common()),
+    }
+
+
+def summarize(raw: Path, top: int) -> str:
+    """The samples that fall inside the extension, by reader and by path, as text."""
+    counted = tally(raw)
+    inside, total = counted["inside"], counted["total"]
+    if not inside:
+        raise SystemExit("no sample inside the extension's middleware: was the add-on on?")
+    lines = [
+        f"{inside} of {total} samples inside the extension ({inside / total:.1%} of the process's,"
+        " start-up and the sitemaps' writing at close included)",
+        "",
+        "by reader:",
+    ]
+    lines += [
+        f"  {samples / inside:6.1%}  {reader}" for reader, samples in counted["readers"].items()
+    ]
+    lines += ["", f"by call path (the {top} largest):"]
+    lines += [
+        f"  {samples / inside:6.1%}  {path}"
+        for path, samples in list(counted["paths"].items())[:top]
+    ]
+    return "\n".join(lines)
+
+
+def add_spy_crawl_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--pages", type=int, default=4000, help="pages of the crawled site")
+    parser.add_argument("--rate", type=int, default=500, help="py-spy samples per second")
+    parser.add_argument("--top", type=int, default=25, help="call paths to list")
+
+
+def run_spy_crawl(args: argparse.Namespace, record: Record, work: Path) -> int:
+    """``measurements``: the crawl's ``responses``, ``crawl_cpu``, ``extension_cpu`` (from
+    its stats) and ``samples`` (:func:`tally`). ``summary``: ``extension_share`` (as the
+    spider counts it), ``samples_inside_share``, ``readers`` (shares of the samples
+    inside)."""
+    record["parameters"] = {"pages": args.pages, "rate": args.rate, "top": args.top}
+    spy = py_spy(record["notes"])
+    site = website.Site(args.pages)
+    try:
+        raw = work / "samples.txt"
+        command = [str(spy), "record", "--rate", str(args.rate), "--format", "raw"]
+        command += ["--output", str(raw), "--", *crawl.benchmark_command(site, work)]
+        log = work / "crawl.log"
+        with log.open("w") as output:
+            code = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=output).returncode
+        stats = website.crawl_stats(log.read_text(errors="replace"))
+        if code or stats.get("finish_reason") != "'finished'":
+            raise CheckFailed(f"the crawl failed:\n{measure.tail(log)}")
+        crawl_cpu, extension_cpu = (
+            float(stats["bench/crawl_cpu"]),
+            float(stats["bench/extension_cpu"]),
+        )
+        counted = tally(raw)
+        record["measurements"] = {
+            "responses": int(stats["response_received_count"]),
+            "crawl_cpu": crawl_cpu,
+            "extension_cpu": extension_cpu,
+            "samples": counted,
+        }
+        inside = counted["inside"] or 1
+        record["summary"] = {
+            "extension_share": extension_cpu / crawl_cpu,
+            "samples_inside_share": counted["inside"] / (counted["total"] or 1),
+            "readers": {name: n / inside for name, n in counted["readers"].items()},
+        }
+        print(
+            f"{stats['response_received_count']} responses; the extension's own time, as the spider "
+            f"counts it: {extension_cpu / crawl_cpu:.1%} of the crawl's process time\n"
+        )
+        print(summarize(raw, args.top))
+    finally:
+        site.close()
+        shutil.rmtree(work / "sitemaps", ignore_errors=True)
+    return 0
