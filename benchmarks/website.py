@@ -227,11 +227,12 @@ class SiteSpider(scrapy.Spider):
 
             return wrapper
 
-        assert self.crawler.engine is not None and exporter.store is not None
+        store = exporter.recorder.store
+        assert self.crawler.engine is not None and store is not None
         for middleware in self.crawler.engine.scraper.spidermw.middlewares:
             if isinstance(middleware, SitemapSpiderMiddleware):
                 middleware._record = timed(middleware._record, parse_first=True)  # type: ignore[method-assign]
-        exporter.store.flush = timed(exporter.store.flush)  # type: ignore[method-assign]
+        store.flush = timed(store.flush)  # type: ignore[method-assign]
 
     def closed(self, reason: str) -> None:
         if self.cpu_stats:

@@ -10,7 +10,7 @@ import pytest
 from scrapy.crawler import Crawler, CrawlerRunner
 from scrapy.utils.defer import maybe_deferred_to_future
 
-from .helpers import BASE_SETTINGS, Site, SiteServer, SiteSpider, build_site
+from .helpers import BASE_SETTINGS, RedisServer, Site, SiteServer, SiteSpider, build_site
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -42,3 +42,10 @@ def crawl(tmp_path: Path) -> CrawlFn:
         return crawler
 
     return run
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
+    server = RedisServer(tmp_path)
+    yield server
+    server.stop()

@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import gzip
 import io
+import shutil
+import socket
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -622,3 +625,50 @@ class GeneratedSite:
 
     def close(self) -> None:
         self.server.close()
+
+
+# --- a real Redis server --------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class RedisServer:
+    """A real redis-server on a free loopback port, its files in ``workdir``."""
+
+    def __init__(self, workdir: Path) -> None:
+        binary = shutil.which("redis-server")
+        assert binary, "redis-server is not installed: `make test` installs Debian's package"
+        self.port = _free_port()
+        self.process = subprocess.Popen(
+            [
+                binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(workdir),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", self.port)) == 0:
+                    break
+            time.sleep(0.05)
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 import tempfile
+import uuid
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -25,7 +26,11 @@ from scrapy_sitemapgen.sitemaps.merge import (
 )
 from scrapy_sitemapgen.sitemaps.urls import UrlPolicy, origin_of
 from scrapy_sitemapgen.store.feed import build_store
+from scrapy_sitemapgen.store.redis import RedisFactStore
 from scrapy_sitemapgen.store.sqlite import SqliteFactStore
+
+if TYPE_CHECKING:
+    from .helpers import RedisServer
 
 SITE = "https://www.example.com"
 LOCS = [f"{SITE}/a", f"{SITE}/b", f"{SITE}/c%C3%A9"]
@@ -162,6 +167,22 @@ def test_offline_build_merges_as_the_rule(recorded: list[tuple[UrlFacts, bool]])
         finally:
             store.close()
     assert tally.counts == {}
+    assert got == expected(recorded)
+
+
+@PROPERTY
+@given(st.lists(records(), min_size=1, max_size=12))
+def test_redis_store_merges_as_the_rule(
+    redis_server: RedisServer, recorded: list[tuple[UrlFacts, bool]]
+) -> None:
+    """The Lua merge, on a real Redis server; each example under keys of its own."""
+    store = RedisFactStore(redis_server.url, prefix=f"merge-{uuid.uuid4().hex}", batch_size=3)
+    try:
+        for facts, from_item in recorded:
+            store.record(facts, from_item=from_item)
+        got = list(store.entries(origin_of(LOCS[0])))
+    finally:
+        store.close()
     assert got == expected(recorded)
 
 

@@ -649,3 +649,30 @@ def test_property_any_record_gives_writable_facts(record: dict[str, Any]) -> Non
 
 
 from scrapy_sitemapgen.sitemaps import writer as facts_writer  # noqa: E402
+
+# --- one field list -----------------------------------------------------------------------
+
+
+def test_the_reader_reads_exactly_the_item_fields() -> None:
+    """items.ITEM_FIELDS is the one list: SitemapItem declares exactly it, and a record is
+    read field by field from exactly it (``loc`` by the reader, the rest by record_fields)."""
+    import dataclasses
+
+    from scrapy_sitemapgen.items import ITEM_FIELDS, SitemapItem
+    from scrapy_sitemapgen.sitemaps.records import RecordReader
+    from scrapy_sitemapgen.sitemaps.urls import UrlPolicy
+    from scrapy_sitemapgen.stats import Tally
+
+    assert tuple(f.name for f in dataclasses.fields(SitemapItem)) == ITEM_FIELDS
+    asked: list[str] = []
+    record = {"loc": "https://www.example.com/a"}
+
+    def get(name: str) -> object:
+        asked.append(name)
+        return record.get(name)
+
+    tally = Tally()
+    found = RecordReader(UrlPolicy(), tally).read(get, datetime.now(timezone.utc))
+    assert found is not None and found[0] == "https://www.example.com/a"
+    assert sorted(asked) == sorted(ITEM_FIELDS)
+    assert tally.counts == {}

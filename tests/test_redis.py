@@ -7,9 +7,7 @@ port for these tests."""
 from __future__ import annotations
 
 import logging
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,60 +22,10 @@ from scrapy_sitemapgen.sitemaps.facts import UrlFacts
 from scrapy_sitemapgen.sitemaps.urls import Origin
 from scrapy_sitemapgen.store.redis import RedisFactStore
 
-from .helpers import BASE_SETTINGS, GeneratedSite, SiteSpider, files, read_urls
+from .helpers import BASE_SETTINGS, GeneratedSite, RedisServer, SiteSpider, files, read_urls
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from pathlib import Path
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-class RedisServer:
-    def __init__(self, workdir: Path) -> None:
-        binary = shutil.which("redis-server")
-        assert binary, "redis-server is not installed: `make test` installs Debian's package"
-        self.port = _free_port()
-        self.process = subprocess.Popen(
-            [
-                binary,
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(workdir),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", self.port)) == 0:
-                    break
-            time.sleep(0.05)
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(timeout=10)
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path)
-    yield server
-    server.stop()
 
 
 SITE = Origin("https", "www.example.com", 443)
