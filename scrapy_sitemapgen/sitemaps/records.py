@@ -109,16 +109,30 @@ def record_fields(
     )
 
 
+class _Issues:
+    """The reader's ``issue`` callback about the record being read. Apart from the reader,
+    so that the reader can keep it bound once without referring to itself: a build's
+    workers run without the cyclic garbage collector, which would alone free a cycle."""
+
+    __slots__ = ("loc", "reporter")
+
+    def __init__(self, reporter: SkipReporter) -> None:
+        self.reporter = reporter
+        self.loc = ""
+
+    def issue(self, reason: str, value: object) -> None:
+        self.reporter.skip(ITEM_PREFIX + reason, self.loc, value)
+
+
 class RecordReader:
     """Reads records one at a time: the ``loc`` through the URL policy (a refused or
     excluded URL counted, the record then skipped), then every other field
     (:func:`record_fields`), a refused field counted as ``item_<reason>`` and left out.
 
-    One reader serves many records (a build reads a million). It holds no reference to
-    itself (no bound method kept as an attribute): a build's workers run without the
-    cyclic garbage collector, so a cycle per reader would never be freed."""
+    One reader serves many records (a build reads a million): what it needs per record is
+    bound once."""
 
-    __slots__ = ("_as_mapping", "_loc", "_locate", "_refuse", "_reporter")
+    __slots__ = ("_as_mapping", "_issue", "_issues", "_locate", "_refuse", "_reporter")
 
     def __init__(
         self,
@@ -131,10 +145,8 @@ class RecordReader:
         # Most crawls and builds have no patterns: no refusal to look up per record.
         self._refuse = policy.refusal if policy.allow or policy.deny else None
         self._as_mapping = as_mapping
-        self._loc = ""
-
-    def _report_issue(self, reason: str, value: object) -> None:
-        self._reporter.skip(ITEM_PREFIX + reason, self._loc, value)
+        self._issues = _Issues(reporter)
+        self._issue = self._issues.issue
 
     def read(self, get: Callable[[str], Any], now: datetime) -> tuple[str, Fields] | None:
         """``(loc, fields)`` of the record ``get`` reads, or None: no ``loc``, or a URL the
@@ -152,8 +164,8 @@ class RecordReader:
             if refusal is not None:
                 self._reporter.exclude(refusal, loc)
                 return None
-        self._loc = loc
-        return loc, record_fields(get, self._report_issue, now, self._as_mapping)
+        self._issues.loc = loc
+        return loc, record_fields(get, self._issue, now, self._as_mapping)
 
     def facts(self, get: Callable[[str], Any], now: datetime) -> UrlFacts | None:
         """:meth:`read` as :class:`UrlFacts`."""
