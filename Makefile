@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test venv clean redis-server bench release-check
+.PHONY: demo test venv clean redis-server bench release-check docs
 
 venv: $(STAMP)
 
@@ -36,6 +36,7 @@ test: $(STAMP) redis-server
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(MAKE) --no-print-directory release-check
+	$(MAKE) --no-print-directory docs
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The release: the sdist and the wheel build without a warning (bar "byte-compiling is
@@ -56,6 +57,10 @@ release-check: $(STAMP)
 	  -q -p no:cacheprovider --collect-only > collected.txt || (tail -20 collected.txt; exit 1)
 	@tail -1 $(CHECK)/scrapy_sitemapgen-*/collected.txt
 
+# The documentation (docs/, Sphinx): built with warnings as errors.
+docs: $(STAMP)
+	$(BIN)/sphinx-build -q -W --keep-going -b html docs docs/_build/html
+
 # Benchmarks (README "Performance"): the build, memory and crawl benchmarks of
 # `python -m benchmarks`, their JSON results and their tables (RESULTS.md) in one folder
 # (BENCH_RESULTS, default benchmarks/results/make-bench-<UTC time>). xml-sitemap-writer (under
@@ -73,4 +78,4 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks tables $$out --output $$out/RESULTS.md
 
 clean:
-	rm -rf $(VENV) sitemaps build dist *.egg-info .pytest_cache
+	rm -rf $(VENV) sitemaps build dist *.egg-info .pytest_cache docs/_build

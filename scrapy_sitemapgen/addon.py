@@ -1,4 +1,5 @@
-"""Addon: one line in ``ADDONS`` turns on the middleware, the pipeline and the exporter."""
+"""Addon: one line in ``ADDONS`` turns on the middleware, the pipeline, the exporter and the
+resume middleware."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ __all__ = ["Addon"]
 
 
 class Addon:
-    """Adds the three components at their default orders, never overriding an order the
+    """Adds the four components at their default orders, never overriding an order the
     user already set. With ``SITEMAPGEN_ENABLED = False`` it adds nothing at all."""
 
     #: After the built-in spider middlewares, so the recorded response is the one the

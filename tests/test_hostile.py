@@ -3,7 +3,7 @@ broken HTML, stray charsets, bad JSON-LD, garbage headers), one page or link per
 
 Each case has its outcome written by hand: the exact ``<url>`` entry, or a logged and
 counted skip/exclusion, and never a crash or a schema-invalid file (STYLE rule 7). The
-expected values come from the README ("What gets listed"), ``urls.normalize_loc``'s
+expected values come from the docs (docs/listing.rst), ``urls.normalize_loc``'s
 contract, RFC 3986 (upper-case hex, dot segments, no ``[ ] < > "`` raw in a path), the
 WHATWG URL standard and the HTML standard (tabs and newlines removed from URLs, leading and
 trailing spaces stripped, the query of a URL encoded in its document's encoding, the path in
@@ -354,7 +354,7 @@ def expected(server: SiteServer) -> Expected:
             # /caf%C3%A9, /café and /caf%c3%a9 (each fetched) are one entry: UTF-8 path,
             # hex digits upper-cased (RFC 3986 6.2.2.1).
             u("/caf%C3%A9"): entry(),
-            u("/bad%25zz"): entry(),  # a stray % becomes %25 (README, RFC 3986 2.1)
+            u("/bad%25zz"): entry(),  # a stray % becomes %25 (docs, RFC 3986 2.1)
             u("/pct%25"): entry(),
             u("/frag"): entry(),  # the fragment is dropped: /frag#top and /frag are one
             u("/padded"): entry(),  # leading/trailing space and tab stripped (WHATWG)

@@ -485,7 +485,7 @@ def test_item_media_survive_close_and_reopen(path: Path) -> None:
 def test_newest_page_record_replaces_page_media(
     store: SqliteFactStore, flush_between: bool
 ) -> None:
-    # README: a page's images, videos and alternates come from its newest response.
+    # docs/items.rst: a page's images, videos and alternates come from its newest response.
     old_images = (f"{CDN}/old-1.jpg", f"{CDN}/old-2.jpg")
     store.record(UrlFacts(LOC, images=old_images, videos=(FULL_VIDEO,), alternates=ALTERNATES))
     if flush_between:
@@ -502,7 +502,7 @@ def test_newest_page_record_without_media_clears_page_media(
     store: SqliteFactStore, flush_between: bool
 ) -> None:
     # The page was fetched again and no longer shows the image, the video or the alternates:
-    # its newest response says it has none, so none are listed (README merge rules).
+    # its newest response says it has none, so none are listed (the merge rules, sitemaps/merge.py).
     store.record(
         UrlFacts(LOC, images=(f"{CDN}/gone.jpg",), videos=(FULL_VIDEO,), alternates=ALTERNATES)
     )
