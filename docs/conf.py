@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 project = "scrapy-sitemapgen"
 author = "scrapy-sitemapgen maintainers"
-copyright = "scrapy-sitemapgen maintainers"  # noqa: A001  # Sphinx's own name
+copyright = "scrapy-sitemapgen maintainers"  # Sphinx's own name
 
 _INIT = (ROOT / "scrapy_sitemapgen" / "__init__.py").read_text(encoding="utf-8")
 _VERSION = re.search(r'^__version__\s*=\s*["\']([^"\']+)["\']', _INIT, re.MULTILINE)
