@@ -21,6 +21,7 @@ URLS_STORED = f"{PREFIX}/urls/stored"
 ORIGINS = f"{PREFIX}/origins"
 URLS_WRITTEN = f"{PREFIX}/urls/written"
 FILES_WRITTEN = f"{PREFIX}/files/written"
+FILES_UNCHANGED = f"{PREFIX}/files/unchanged"
 OUTPUT_FAILED = f"{PREFIX}/output/failed"
 OUTPUT_POSTPONED = f"{PREFIX}/output/postponed"
 RESUME_REISSUED = f"{PREFIX}/resume/reissued"
@@ -53,6 +54,10 @@ def urls_written_for(origin_name: str) -> str:
 
 def files_written_for(origin_name: str) -> str:
     return f"{FILES_WRITTEN}/{origin_name}"
+
+
+def files_unchanged_for(origin_name: str) -> str:
+    return f"{FILES_UNCHANGED}/{origin_name}"
 
 
 class Reporter:

@@ -55,7 +55,12 @@ async def test_unchanged_files_keep_lastmod_and_are_not_rewritten(
     # Same site, same facts: every file keeps its bytes, its index lastmod (P10) and its
     # inode (no rename happened, nothing was delivered again).
     with caplog.at_level(logging.INFO):
-        await crawl({"SITEMAPGEN_MAX_URLS": 4}, start_url=site.a.url("/"))
+        again = await crawl({"SITEMAPGEN_MAX_URLS": 4}, start_url=site.a.url("/"))
+    # Nothing was written: every sitemap file (urlsets and the index) was kept.
+    sitemap_files = sum(1 for name in first if name.startswith("sitemap"))
+    assert sitemap_files >= 3
+    assert again.stats.get_value(f"sitemapgen/files/written/{a}") == 0
+    assert again.stats.get_value(f"sitemapgen/files/unchanged/{a}") == sitemap_files
     for name, (inode, data) in first.items():
         assert (out / a / name).stat().st_ino == inode, name
         assert (out / a / name).read_bytes() == data, name

@@ -16,19 +16,28 @@ __all__ = ["report"]
 
 logger = logging.getLogger(__name__)
 
+_SITEMAP_KINDS = frozenset({"urlset", "news", "text", "index"})
+
 
 def report(sets: list[OriginSet], delivered: set[Origin], reporter: Reporter) -> None:
     stats = reporter.stats
     stats.set_value(keys.ORIGINS, len(sets))
     stats.set_value(keys.URLS_WRITTEN, sum(s.output.url_count for s in sets))
-    stats.set_value(keys.FILES_WRITTEN, sum(len(s.output.files) for s in sets))
+    written = unchanged = 0
     for origin_set in sets:
         output = origin_set.output
         name = origin_set.origin.name
         stats.set_value(
             keys.urls_written_for(name), output.url_count or sum(f.entries for f in output.texts)
         )
-        stats.set_value(keys.files_written_for(name), len(output.files))
+        # Sitemap files (urlsets, news, text, indexes) whose bytes changed, so they were
+        # written and delivered, and those an incremental run kept as they were (P10).
+        sitemaps = [r for r in origin_set.records if r.kind in _SITEMAP_KINDS]
+        changed_files = sum(1 for r in sitemaps if r.changed)
+        stats.set_value(keys.files_written_for(name), changed_files)
+        stats.set_value(keys.files_unchanged_for(name), len(sitemaps) - changed_files)
+        written += changed_files
+        unchanged += len(sitemaps) - changed_files
         changed = origin_set.changed
         logger.info(
             "Sitemap: %(root)s: %(urls)d URLs (%(added)+d, -%(removed)d since the previous run) "
@@ -48,5 +57,7 @@ def report(sets: list[OriginSet], delivered: set[Origin], reporter: Reporter) ->
                 "robots": origin_set.robots_lines.strip().replace("\n", " | "),
             },
         )
+    stats.set_value(keys.FILES_WRITTEN, written)
+    stats.set_value(keys.FILES_UNCHANGED, unchanged)
     if not sets:
         logger.info("Sitemap: no page was recorded, so no sitemap was written")
