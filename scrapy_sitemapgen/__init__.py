@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .addon import Addon
     from .crawl.exporter import SitemapExporter
+    from .crawl.feed import SitemapItemExporter
     from .crawl.middleware import SitemapSpiderMiddleware
     from .crawl.pipeline import SitemapItemPipeline
     from .crawl.resume import SitemapResumeMiddleware
@@ -21,6 +22,7 @@ __all__ = [
     "Addon",
     "SitemapExporter",
     "SitemapItem",
+    "SitemapItemExporter",
     "SitemapItemPipeline",
     "SitemapResumeMiddleware",
     "SitemapSpiderMiddleware",
@@ -31,6 +33,7 @@ _HOMES = {
     "Addon": "addon",
     "SitemapExporter": "crawl.exporter",
     "SitemapItem": "items",
+    "SitemapItemExporter": "crawl.feed",
     "SitemapItemPipeline": "crawl.pipeline",
     "SitemapResumeMiddleware": "crawl.resume",
     "SitemapSpiderMiddleware": "crawl.middleware",

@@ -6,12 +6,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from scrapy.exceptions import NotConfigured
+from scrapy.settings import SETTINGS_PRIORITIES
 
 from .crawl.exporter import SitemapExporter
+from .crawl.feed import SitemapItemExporter
 from .crawl.middleware import SitemapSpiderMiddleware
 from .crawl.pipeline import SitemapItemPipeline
 from .crawl.resume import SitemapResumeMiddleware
-from .settings import is_enabled
+from .crawl.startup import refuse_start
+from .settings import SITEMAP_FEED_FORMAT, is_enabled
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -21,7 +24,8 @@ __all__ = ["Addon"]
 
 class Addon:
     """Adds the four components at their default orders, never overriding an order the
-    user already set. With ``SITEMAPGEN_ENABLED = False`` it adds nothing at all."""
+    user already set, and the ``sitemap`` feed format (unless the user named a class for
+    it). With ``SITEMAPGEN_ENABLED = False`` it adds nothing at all."""
 
     #: After the built-in spider middlewares, so the recorded response is the one the
     #: spider gets; the checks that matter (status, type) are ours anyway.
@@ -33,7 +37,11 @@ class Addon:
     resume_order = 950
 
     def update_settings(self, settings: BaseSettings) -> None:
-        if not is_enabled(settings):
+        try:
+            enabled = is_enabled(settings)
+        except ValueError as exc:
+            refuse_start(str(exc))
+        if not enabled:
             raise NotConfigured
         settings.setdefault_in_component_priority_dict(
             "SPIDER_MIDDLEWARES", SitemapSpiderMiddleware, self.middleware_order
@@ -47,3 +55,17 @@ class Addon:
         settings.setdefault_in_component_priority_dict(
             "DOWNLOADER_MIDDLEWARES", SitemapResumeMiddleware, self.resume_order
         )
+        self._add_feed_format(settings)
+
+    @staticmethod
+    def _add_feed_format(settings: BaseSettings) -> None:
+        """``FEEDS`` format ``sitemap``, at the add-on's priority (or the setting's own, when
+        higher, as ``setdefault_in_component_priority_dict`` keeps it). ``-O …:sitemap`` on
+        the command line is checked before add-ons load: there the project's own
+        ``FEED_EXPORTERS`` must name it too (README, Commands)."""
+        exporters = settings.getdict("FEED_EXPORTERS")
+        if SITEMAP_FEED_FORMAT in exporters:
+            return
+        exporters[SITEMAP_FEED_FORMAT] = SitemapItemExporter
+        priority = max(settings.getpriority("FEED_EXPORTERS") or 0, SETTINGS_PRIORITIES["addon"])
+        settings.set("FEED_EXPORTERS", exporters, priority)

@@ -6,8 +6,10 @@ what is allowed, instead of failing when the spider closes, after hours of crawl
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,7 +41,12 @@ if TYPE_CHECKING:
 
     from .store.base import FactStore
 
-__all__ = ["DEFAULTS", "Config", "is_enabled"]
+__all__ = ["DEFAULTS", "SITEMAP_FEED_FORMAT", "Config", "is_enabled"]
+
+#: Every setting of the package starts with this; any other name so spelled is a mistake.
+PREFIX = "SITEMAPGEN_"
+#: The FEEDS format the add-on adds (FEED_EXPORTERS): ``scrapy crawl … -O sitemap.xml:sitemap``.
+SITEMAP_FEED_FORMAT = "sitemap"
 
 #: Defaults, also what the README's settings table lists.
 DEFAULTS: dict[str, Any] = {
@@ -349,6 +356,47 @@ def _formats(settings: BaseSettings) -> frozenset[str]:
     return frozenset(formats)
 
 
+def _unknown_names(settings: BaseSettings) -> list[str]:
+    """A warning for each ``SITEMAPGEN_*`` name that is no setting of ours (a typo is
+    otherwise ignored without a word), with the closest known name when one is close."""
+    known = {name.removeprefix(PREFIX): name for name in DEFAULTS}
+    warnings = []
+    for name in sorted(n for n in settings if isinstance(n, str) and n.startswith(PREFIX)):
+        if name in DEFAULTS:
+            continue
+        # Compared without the prefix, which every name shares and would make any match.
+        close = difflib.get_close_matches(name.removeprefix(PREFIX), known, n=1)
+        warnings.append(
+            f"{name} is not a scrapy-sitemapgen setting; did you mean {known[close[0]]}?"
+            if close
+            else f"{name} is not a scrapy-sitemapgen setting, so it has no effect "
+            f"(the README lists the settings)."
+        )
+    return warnings
+
+
+def _feeds(settings: BaseSettings, uri: str) -> tuple[tuple[str, ...], list[str]]:
+    """(the FEEDS URIs of the ``sitemap`` format, warnings): a feed named like a sitemap
+    in Scrapy's ``xml`` format holds ``<items>``, what ``-O sitemap.xml`` gives."""
+    sitemap_feeds = []
+    warnings = []
+    for key, options in settings.getdict("FEEDS").items():
+        feed = str(key.absolute()) if isinstance(key, Path) else str(key)  # as FeedExporter
+        options = options if isinstance(options, Mapping) else {}
+        # The format FeedExporter takes: the one given, else the URI's extension.
+        feed_format = options.get("format", Path(feed).suffix.removeprefix("."))
+        if feed_format == SITEMAP_FEED_FORMAT:
+            sitemap_feeds.append(feed)
+        elif feed_format == "xml" and "sitemap" in feed.rsplit("/", 1)[-1].lower():
+            warnings.append(
+                f"the feed {feed} is written in Scrapy's xml format, which holds the scraped "
+                f"items (<items><item>...), not a sitemap; for a sitemap in that file use "
+                f"-O {feed}:{SITEMAP_FEED_FORMAT} (FEEDS format {SITEMAP_FEED_FORMAT!r}), "
+                f"or take the sitemaps from SITEMAPGEN_URI={uri!r}."
+            )
+    return tuple(sitemap_feeds), warnings
+
+
 def _check_base_url(template: str) -> str:
     if not template:
         return template
@@ -412,6 +460,12 @@ class Config:
     lastmod_sources: tuple[str, ...]
     changefreq_rules: tuple[Rule, ...]
     priority_rules: tuple[Rule, ...]
+    #: The FEEDS URIs (as given) whose format is ``sitemap``: the exporter also writes the
+    #: crawl's one-origin sitemap there, once Scrapy's FeedExporter has stored the feed.
+    sitemap_feeds: tuple[str, ...]
+    #: What looks wrong in the settings without stopping the crawl (an unknown
+    #: ``SITEMAPGEN_*`` name, a sitemap-named feed of items); logged once at start.
+    warnings: tuple[str, ...]
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Config:
@@ -456,6 +510,7 @@ class Config:
             raise ValueError(f"SITEMAPGEN_BASE_URL={base_url!r} is invalid: it must be a string.")
         jobdir = settings.get("JOBDIR")
         store, store_backend = _store(settings)
+        sitemap_feeds, feed_warnings = _feeds(settings, uri)
         return cls(
             enabled=enabled,
             uri=uri,
@@ -527,4 +582,6 @@ class Config:
             priority_rules=_rules(
                 settings, "SITEMAPGEN_PRIORITY", parse_priority, "a number from 0.0 to 1.0 (P6)"
             ),
+            sitemap_feeds=sitemap_feeds,
+            warnings=(*_unknown_names(settings), *feed_warnings),
         )

@@ -10,7 +10,15 @@ import pytest
 from scrapy.crawler import Crawler, CrawlerRunner
 from scrapy.utils.defer import maybe_deferred_to_future
 
-from .helpers import BASE_SETTINGS, RedisServer, Site, SiteServer, SiteSpider, build_site
+from .helpers import (
+    BASE_SETTINGS,
+    RedisServer,
+    Site,
+    SiteServer,
+    SiteSpider,
+    build_site,
+    build_small_site,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -24,6 +32,14 @@ def site() -> Iterator[Site]:
     yield build_site(a, b)
     a.close()
     b.close()
+
+
+@pytest.fixture(scope="session")
+def small_site() -> Iterator[SiteServer]:
+    """One origin, three pages (/, /a, /b): what a single sitemap file can hold."""
+    server = build_small_site(SiteServer())
+    yield server
+    server.close()
 
 
 @pytest.fixture

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -566,6 +568,18 @@ def build_site(a: SiteServer, b: SiteServer) -> Site:
     return Site(a, b)
 
 
+def build_small_site(server: SiteServer) -> SiteServer:
+    """One origin of three pages, /, /a and /b, all listed (conftest's ``small_site``)."""
+    server.routes.update(
+        {
+            "/": Route(body=html(body=_links("/a", "/b"))),
+            "/a": Route(body=html(body=_links("/"))),
+            "/b": Route(body=html(body="<p>b</p>")),
+        }
+    )
+    return server
+
+
 class SiteSpider(scrapy.Spider):
     """Follows every link on the start URL's host (any port). Links with ``private`` in them
     are requested with ``dont_sitemap``; /page2 yields a sitemap item, every page a plain one."""
@@ -672,3 +686,62 @@ class RedisServer:
         if self.process.poll() is None:
             self.process.terminate()
             self.process.wait(timeout=10)
+
+
+# --- `scrapy crawl` in a subprocess, on a tiny project ----------------------------------------
+
+#: The spider of :func:`write_project`: follows every link of its start URL's pages.
+PROJECT_SPIDER = """
+import scrapy
+
+
+class SiteSpider(scrapy.Spider):
+    name = "site"
+
+    async def start(self):
+        yield scrapy.Request(self.start_url)
+
+    def parse(self, response):
+        yield from response.follow_all(css="a")
+"""
+
+
+def write_project(folder: Path, settings_text: str = "") -> Path:
+    """A Scrapy project in ``folder`` (``scrapy.cfg``, ``proj/settings.py`` with the add-on
+    on plus ``settings_text``, spider ``site``), for :func:`run_scrapy`."""
+    (folder / "proj" / "spiders").mkdir(parents=True)
+    (folder / "scrapy.cfg").write_text("[settings]\ndefault = proj.settings\n")
+    (folder / "proj" / "__init__.py").write_text("")
+    (folder / "proj" / "spiders" / "__init__.py").write_text("")
+    (folder / "proj" / "spiders" / "site.py").write_text(PROJECT_SPIDER)
+    (folder / "proj" / "settings.py").write_text(
+        'BOT_NAME = "proj"\n'
+        'SPIDER_MODULES = ["proj.spiders"]\n'
+        'ADDONS = {"scrapy_sitemapgen.Addon": 500}\n'
+        "TELNETCONSOLE_ENABLED = False\n"
+        "RETRY_ENABLED = False\n"
+        'LOG_LEVEL = "INFO"\n' + settings_text
+    )
+    return folder
+
+
+def run_scrapy(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m scrapy ARGS`` in ``project``, this checkout's package importable."""
+    checkout = str(Path(scrapy_sitemapgen.__file__).parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([checkout, str(project)])}
+    env.pop("SCRAPY_SETTINGS_MODULE", None)  # the project's scrapy.cfg decides
+    return subprocess.run(
+        [sys.executable, "-m", "scrapy", *args],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def log_messages(stderr: str, level: str) -> list[str]:
+    """The messages of the log lines at ``level`` (``"ERROR"``), without time and logger."""
+    marker = f" {level}: "
+    return [line.split(marker, 1)[1] for line in stderr.splitlines() if marker in line]

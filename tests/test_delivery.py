@@ -278,6 +278,24 @@ async def test_ftp_delivery_to_a_real_server(site, crawl, tmp_path: Path, ftp_se
     assert crawler.stats.get_value("sitemapgen/delivery/stored/FTPFeedStorage") == 8
 
 
+@deferred_f_from_coro_f
+async def test_sitemap_feed_on_ftp_is_written_after_the_feed_is_stored(
+    small_site, crawl, ftp_server
+) -> None:
+    """FeedExporter uploads the sitemap feed's own (empty) file when it closes the feed,
+    concurrently with the exporter's close: the sitemap goes up after it, not under it."""
+    base, home = ftp_server
+    crawler = await crawl(
+        {"FEEDS": {f"{base}/feeds/sitemap.xml": {"format": "sitemap"}}},
+        start_url=small_site.url("/"),
+    )
+    root = ElementTree.fromstring(assert_valid((home / "feeds" / "sitemap.xml").read_bytes()))
+    assert root.tag == f"{NS}urlset"
+    assert [e.text for e in root.iter(f"{NS}loc")] == [small_site.url(p) for p in ("/", "/a", "/b")]
+    assert crawler.stats.get_value("feedexport/success_count/FTPFeedStorage") == 1
+    assert crawler.stats.get_value("sitemapgen/delivery/stored/FTPFeedStorage") == 1
+
+
 @pytest.fixture
 def s3_server() -> Iterator[tuple[str, Any]]:
     """A real S3-compatible server (moto's) on a random loopback port, and a client."""

@@ -12,10 +12,12 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import run_in_thread
 
 from .. import stats as keys
+from ..publish.delivery import DestinationError, check_destination
 from ..publish.publisher import publish
-from ..settings import Config
 from ..stats import Reporter
+from .feed import SitemapFeeds
 from .recorder import Recorder
+from .startup import checked_config, refuse_start
 
 if TYPE_CHECKING:
     from scrapy import Spider
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from ..publish.staging import OriginSet
+    from ..settings import Config
     from ..store.base import Coordination, FactSource
 
 __all__ = ["SitemapExporter"]
@@ -49,12 +52,23 @@ class SitemapExporter:
         self._source: FactSource | None = None
         #: What the last write staged and delivered, per origin (for tests and tools).
         self.sets: list[OriginSet] = []
+        #: The feeds of the ``sitemap`` format (``-O sitemap.xml:sitemap``).
+        self.feeds = SitemapFeeds(crawler, config.sitemap_feeds)
+        self._feeds_active = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        config = Config.from_settings(crawler.settings)
+        """Check the settings and the output, so that a mistake stops the crawl before its
+        first request (``crawl.startup``), and warn once of what looks wrong in them."""
+        config = checked_config(crawler.settings)
         if not config.enabled:
             raise NotConfigured
+        for warning in config.warnings:
+            logger.warning("Sitemap: %(warning)s", {"warning": warning})
+        try:
+            check_destination(config, crawler)
+        except DestinationError as exc:
+            refuse_start(str(exc))
         exporter = cls(crawler, config)
         crawler.signals.connect(exporter.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(exporter.spider_closed, signal=signals.spider_closed)
@@ -67,7 +81,7 @@ class SitemapExporter:
         exporter = crawler.get_extension(cls)
         if exporter is not None:
             return exporter
-        if not Config.from_settings(crawler.settings).enabled:
+        if not checked_config(crawler.settings).enabled:
             raise NotConfigured
         raise NotConfigured(
             f"{component} needs the scrapy_sitemapgen.SitemapExporter extension: add it to "
@@ -76,6 +90,7 @@ class SitemapExporter:
 
     def spider_opened(self) -> None:
         self.recorder.open()
+        self._feeds_active = self.feeds.active
 
     def publish_from(self, source: FactSource) -> None:
         """Publish ``source`` instead of the recorder's store at close (it then takes
@@ -133,7 +148,8 @@ class SitemapExporter:
                 if not self._writes_shared(coordination):
                     return
             try:
-                self.sets = await publish(source, self.config, self.reporter, self.crawler)
+                feeds = self.feeds if self._feeds_active else None
+                self.sets = await publish(source, self.config, self.reporter, self.crawler, feeds)
             finally:
                 # Counted after writing: a build's run store learns its count as it merges.
                 self.stats.set_value(keys.URLS_STORED, await run_in_thread(len, source))

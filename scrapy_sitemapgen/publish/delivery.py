@@ -11,8 +11,11 @@ uploaded only when every one of its sitemaps was. Unchanged files are not delive
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import glob
+import gzip
+import importlib.util
 import logging
 import os
 import shutil
@@ -20,24 +23,123 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from scrapy.exceptions import NotConfigured
+from scrapy.utils.asyncio import run_in_thread
 from scrapy.utils.defer import ensure_awaitable
 from scrapy.utils.misc import build_from_crawler, load_object
 from w3lib.url import file_uri_to_path
 
 from .. import stats as keys
-from ..sitemaps.naming import is_owned_name
+from ..sitemaps.naming import INDEX_NAME, is_owned_name
+from ..sitemaps.urls import Origin, origin_folder
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from ..settings import Config
-    from ..sitemaps.urls import Origin
+    from ..sitemaps.writer import WrittenFile
     from ..stats import Reporter
     from .staging import OriginSet
 
-__all__ = ["local_folder", "publish_local", "publish_remote", "staging_for"]
+__all__ = [
+    "DestinationError",
+    "check_destination",
+    "local_folder",
+    "publish_feeds",
+    "publish_local",
+    "publish_remote",
+    "staging_for",
+]
 
 logger = logging.getLogger(__name__)
+
+#: The origin whose folder a remote SITEMAPGEN_URI's storage is built for at start-up.
+_PROBE_ORIGIN = Origin("https", "www.example.com", 443)
+#: (module, distribution) a storage of Scrapy's imports only when it uploads (GCS), so
+#: only an upload at close would find it missing.
+_LIBRARIES = {"gs": ("google.cloud.storage", "google-cloud-storage")}
+
+
+class DestinationError(ValueError):
+    """SITEMAPGEN_URI cannot take the files; found before the crawl's first request."""
+
+
+def check_destination(config: Config, crawler: Crawler) -> None:
+    """Raise :class:`DestinationError` when the output could not take the files, so that a
+    crawl of hours does not end in "writing failed". A local folder must be creatable and
+    writable (tried, and what the try made removed); a remote URI's feed storage must be
+    buildable, as FeedExporter builds it, which checks what the storage needs (boto3 for
+    S3, a host for FTP), and must have its libraries."""
+    if config.local:
+        assert config.output_dir is not None
+        problem = _folder_problem(config.output_dir)
+    else:
+        problem = _storage_problem(crawler, config.uri)
+    if problem:
+        raise DestinationError(f"SITEMAPGEN_URI={config.uri!r} cannot be written: {problem}.")
+
+
+def _folder_problem(output_dir: Path) -> str | None:
+    """What stops files from being written under ``output_dir`` (placeholders: under
+    the part before the first), or None. Creates the folder and a file, removes both."""
+    text = str(output_dir)
+    if "%(" in text:
+        head = text[: text.index("%(")]
+        output_dir = Path(head) if head.endswith(("/", os.sep)) else Path(head).parent
+    folder = Path(os.path.abspath(output_dir))
+    missing = []  # what this check creates, the deepest first
+    existing = folder
+    while not os.path.lexists(existing) and existing != existing.parent:
+        missing.append(existing)
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is a file, not a folder"
+    try:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            return f"the folder {folder} cannot be created ({exc.strerror or exc})"
+        try:
+            handle, probe = tempfile.mkstemp(prefix=".sitemapgen-probe-", dir=folder)
+        except OSError as exc:
+            return f"no file can be created in the folder {folder} ({exc.strerror or exc})"
+        os.close(handle)
+        os.unlink(probe)
+        return None
+    finally:
+        for created in missing:
+            with contextlib.suppress(OSError):
+                created.rmdir()
+
+
+def _importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ImportError:  # a parent package is missing
+        return False
+
+
+def _storage_problem(crawler: Crawler, uri: str) -> str | None:
+    """What stops the feed storage of ``uri`` from being built, or None. Nothing is
+    opened or stored: the storage is built for one origin's index, and dropped."""
+    probe = f"{origin_folder(uri, _PROBE_ORIGIN).rstrip('/')}/{INDEX_NAME}"
+    library = _LIBRARIES.get(uri.split(":", 1)[0] if "://" in uri else "")
+    if library is not None and not _importable(library[0]):
+        return f"its feed storage needs the {library[1]} library, which is not installed"
+    try:
+        cls = _storage_class(crawler, probe)
+    except Exception as exc:  # FEED_STORAGES names a class that cannot be loaded
+        return f"its feed storage cannot be loaded ({type(exc).__name__}: {exc})"
+    name = getattr(cls, "__name__", str(cls))
+    try:
+        build_from_crawler(cls, crawler, probe, feed_options={"overwrite": True})
+    except NotConfigured as exc:
+        return f"{name} is disabled ({exc or 'NotConfigured'})"
+    except AssertionError:  # S3 and GCS assert that the URI has a host: the bucket
+        return f"{name} needs a host in the URI (the bucket or server)"
+    except Exception as exc:
+        return f"{name} refused it ({type(exc).__name__}: {exc})"
+    return None
 
 
 def local_folder(folder: str) -> Path:
@@ -157,3 +259,77 @@ async def publish_remote(
         if not failed:
             delivered.append(origin_set.origin)
     return delivered
+
+
+def _beside(uri: str, name: str) -> str:
+    """The URI of the file ``name`` in the folder of the file ``uri``."""
+    return f"{uri.rsplit('/', 1)[0]}/{name}" if "/" in uri else name
+
+
+def _feed_bytes(staging: Path, main: WrittenFile, uri: str, config: Config) -> Path:
+    """The file to store as the feed ``uri``: ``main`` uncompressed, gzipped again when the
+    feed's name ends with ``.gz``."""
+    data = (staging / main.name).read_bytes()
+    if main.name.endswith(".gz"):
+        data = gzip.decompress(data)
+    if uri.endswith(".gz"):
+        data = gzip.compress(data, compresslevel=config.gzip_level, mtime=0)
+    handle, name = tempfile.mkstemp(prefix=".feed-", dir=staging)
+    with os.fdopen(handle, "wb") as target:
+        target.write(data)
+    return Path(name)
+
+
+async def publish_feeds(
+    sets: list[OriginSet], uris: list[str], config: Config, crawler: Crawler, reporter: Reporter
+) -> None:
+    """Write the crawl's sitemap into each feed of the ``sitemap`` format (``-O
+    sitemap.xml:sitemap``), through its feed storage, after FeedExporter stored it: the
+    origin's urlset, or its index, with the files it lists beside it, when the limits
+    split the set. A sitemap file holds one origin's URLs, so with several origins the
+    feeds are left as FeedExporter stored them (empty), and the error says why."""
+    if not uris:
+        return
+    if len(sets) != 1 or not sets[0].output.sitemaps:
+        logger.error(
+            "Sitemap: nothing was written to the sitemap feed %(feeds)s: a sitemap file holds "
+            "the URLs of one origin, and this crawl has %(count)d origins with a sitemap; "
+            "use SITEMAPGEN_URI (a folder, now %(out)r), which gets one set per origin",
+            {
+                "feeds": ", ".join(uris),
+                "count": sum(1 for s in sets if s.output.sitemaps),
+                "out": config.uri,
+            },
+        )
+        return
+    origin_set = sets[0]
+    output = origin_set.output
+    single = len(output.sitemaps) == 1 and not output.news and len(output.indexes) == 1
+    main = output.sitemaps[0] if single else output.indexes[0]
+    beside = [] if single else [*output.sitemaps, *output.news, *output.indexes[1:]]
+    for uri in uris:
+        try:
+            source = await run_in_thread(_feed_bytes, origin_set.staging, main, uri, config)
+        except Exception:  # this feed only: the other feeds and the output still go out
+            logger.error("Sitemap: error preparing the feed %(uri)s", {"uri": uri}, exc_info=True)
+            continue
+        stored = await _upload(crawler, uri, source, reporter)
+        for written in beside:
+            stored &= await _upload(
+                crawler, _beside(uri, written.name), origin_set.staging / written.name, reporter
+            )
+        if stored:
+            logger.info(
+                "Sitemap: the feed %(uri)s holds the sitemap of %(origin)s, %(urls)d URLs: "
+                "%(what)s",
+                {
+                    "uri": uri,
+                    "origin": origin_set.origin.root,
+                    "urls": output.url_count,
+                    "what": (
+                        "its urlset"
+                        if single
+                        else f"its index, with the {len(beside)} files it lists beside it"
+                    ),
+                },
+            )

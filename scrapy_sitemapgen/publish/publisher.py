@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import shutil
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from scrapy.utils.asyncio import run_in_thread
 
 from ..sitemaps.manifest import PublishState
 from ..sitemaps.urls import origin_folder
-from .delivery import publish_local, publish_remote, staging_for
+from .delivery import publish_feeds, publish_local, publish_remote, staging_for
 from .report import report
 from .staging import stage_origins
 
@@ -26,7 +26,15 @@ if TYPE_CHECKING:
     from ..store.base import FactSource
     from .staging import OriginSet
 
-__all__ = ["publish"]
+__all__ = ["FeedTargets", "publish"]
+
+
+class FeedTargets(Protocol):
+    """The feeds of the ``sitemap`` format a publish also writes (``crawl.feed``)."""
+
+    async def closed(self) -> list[str]:
+        """The feed URIs, once Scrapy's FeedExporter has stored every feed."""
+        ...
 
 
 def _stage(
@@ -41,15 +49,23 @@ def _stage(
 
 
 async def publish(
-    store: FactSource, config: Config, reporter: Reporter, crawler: Crawler | None
+    store: FactSource,
+    config: Config,
+    reporter: Reporter,
+    crawler: Crawler | None,
+    feeds: FeedTargets | None = None,
 ) -> list[OriginSet]:
     """Stage every origin's set from ``store``, deliver it, remember what was published,
     and log and count the result. Staging runs in a thread: a million URLs take seconds.
-    ``crawler`` builds the feed storages of a remote output (None: local output only)."""
+    ``crawler`` builds the feed storages of a remote output (None: local output only).
+    ``feeds`` also get the one-origin sitemap, from the staged files (a local delivery
+    moves them away), before the output does."""
     staged: list[Path] = []
     state = await run_in_thread(PublishState, config.state_path)
     try:
         sets = await run_in_thread(_stage, store, config, reporter, state, staged)
+        if feeds is not None and crawler is not None:
+            await publish_feeds(sets, await feeds.closed(), config, crawler, reporter)
         if config.local:
             await run_in_thread(publish_local, sets)
             delivered = {s.origin for s in sets}
