@@ -210,3 +210,18 @@ async def test_redis_going_away_is_logged_and_counted(
     assert stats["sitemapgen/store/lost"] >= 1
     assert stats["sitemapgen/output/failed"] == 1  # nothing to read the set from
     assert any("Redis store" in str(r.exc_info[1]) for r in caplog.records if r.exc_info)
+
+
+def test_a_later_crawl_on_the_same_prefix_gets_a_writer_again(redis_server: RedisServer) -> None:
+    """SITEMAPGEN_SHARED_WRITE = "last": each crawl's last worker writes, the second crawl on
+    the prefix too (the first's writer's lock does not outlive it)."""
+    for crawl in range(2):
+        first, second = (RedisFactStore(redis_server.url, prefix="again") for _ in range(2))
+        try:
+            first.worker_started()
+            second.worker_started()
+            assert first.worker_finished() is False, crawl  # the other is still running
+            assert second.worker_finished() is True, crawl  # the last one writes
+        finally:
+            first.close()
+            second.close()

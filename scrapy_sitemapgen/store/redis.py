@@ -153,7 +153,11 @@ class RedisFactStore(FactStore):
         return self
 
     def worker_started(self) -> None:
-        self._client.incr(self._key("workers"))
+        """Count a worker in. The first worker of a crawl releases the writer's lock an
+        earlier crawl on the same prefix won, or that crawl's sitemaps would be the last
+        ever written for a day (the lock's expiry)."""
+        if int(self._client.incr(self._key("workers"))) == 1:
+            self._client.delete(self._key("writer"))
 
     def worker_finished(self) -> bool:
         """True for the last worker to finish that also wins the writer's lock."""
