@@ -49,6 +49,9 @@ class SitemapExporter:
         self._source: FactSource | None = None
         #: What the last write staged and delivered, per origin (for tests and tools).
         self.sets: list[OriginSet] = []
+        #: Why nothing was recorded, when the caller knows (a build's feed held no usable
+        #: record): said by the close report when there is nothing to publish.
+        self.empty_reason: str | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -133,7 +136,9 @@ class SitemapExporter:
                 if not self._writes_shared(coordination):
                     return
             try:
-                self.sets = await publish(source, self.config, self.reporter, self.crawler)
+                self.sets = await publish(
+                    source, self.config, self.reporter, self.crawler, self.empty_reason
+                )
             finally:
                 # Counted after writing: a build's run store learns its count as it merges.
                 self.stats.set_value(keys.URLS_STORED, await run_in_thread(len, source))

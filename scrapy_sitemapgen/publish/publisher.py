@@ -41,11 +41,16 @@ def _stage(
 
 
 async def publish(
-    store: FactSource, config: Config, reporter: Reporter, crawler: Crawler | None
+    store: FactSource,
+    config: Config,
+    reporter: Reporter,
+    crawler: Crawler | None,
+    empty_reason: str | None = None,
 ) -> list[OriginSet]:
     """Stage every origin's set from ``store``, deliver it, remember what was published,
     and log and count the result. Staging runs in a thread: a million URLs take seconds.
-    ``crawler`` builds the feed storages of a remote output (None: local output only)."""
+    ``crawler`` builds the feed storages of a remote output (None: local output only);
+    ``empty_reason`` is logged if there was nothing to publish."""
     staged: list[Path] = []
     state = await run_in_thread(PublishState, config.state_path)
     try:
@@ -60,7 +65,7 @@ async def publish(
         for origin_set in sets:
             if origin_set.origin in delivered:
                 state.commit(config.uri, origin_set.origin.name, origin_set.records)
-        report(sets, delivered, reporter)
+        report(sets, delivered, reporter, empty_reason)
         return sets
     finally:
         state.close()
