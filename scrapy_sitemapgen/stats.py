@@ -39,6 +39,10 @@ def skipped(reason: str) -> str:
     return f"{PREFIX}/skipped/{reason}"
 
 
+#: Records of a build's ``--input`` feed without a ``loc`` field (or with an empty one).
+ITEMS_NO_LOC = skipped("item_no_loc")
+
+
 def delivery_failed(storage: str) -> str:
     """A file a feed storage could not store (FeedExporter counts feedexport/failed_count)."""
     return f"{PREFIX}/delivery/failed/{storage}"
@@ -95,13 +99,32 @@ class Reporter:
 @dataclass
 class Tally:
     """What a build read: counts by (kind, reason), with the first case of each for the
-    log (a million bad dates show as one warning and a count, as in a crawl)."""
+    log (a million bad dates show as one warning and a count, as in a crawl); and the
+    records that could not be read at all: lines that are no JSON object, records without
+    ``loc`` (where the first is, and which field that looks like a URL they have instead),
+    records whose ``loc`` was refused or excluded."""
 
     records: int = 0
     bad_lines: int = 0
     first_bad_offset: int = -1
+    no_loc: int = 0
+    first_no_loc_offset: int = -1
+    #: The line of the first record without loc, once known (the parent counts it).
+    first_no_loc_line: int = 0
+    #: Name -> how many records without loc have that field that looks like a URL.
+    no_loc_fields: dict[str, int] = field(default_factory=dict)
+    refused: int = 0
     counts: dict[tuple[str, str], int] = field(default_factory=dict)
     first: dict[tuple[str, str], tuple[str, object]] = field(default_factory=dict)
+
+    def add_no_loc(self, offset: int, url_field: str | None) -> None:
+        """A record without ``loc`` at byte ``offset`` of the feed; ``url_field`` names its
+        field that looks like the page's URL, if any."""
+        self.no_loc += 1
+        if self.first_no_loc_offset < 0:
+            self.first_no_loc_offset = offset
+        if url_field is not None:
+            self.no_loc_fields[url_field] = self.no_loc_fields.get(url_field, 0) + 1
 
     def add(self, kind: str, reason: str, url: str, detail: object = None) -> None:
         key = (kind, reason)
@@ -135,6 +158,14 @@ class Tally:
         self.bad_lines += other.bad_lines
         if self.first_bad_offset < 0 or 0 <= other.first_bad_offset < self.first_bad_offset:
             self.first_bad_offset = other.first_bad_offset
+        self.no_loc += other.no_loc
+        if self.first_no_loc_offset < 0 or (
+            0 <= other.first_no_loc_offset < self.first_no_loc_offset
+        ):
+            self.first_no_loc_offset = other.first_no_loc_offset
+        for name, count in other.no_loc_fields.items():
+            self.no_loc_fields[name] = self.no_loc_fields.get(name, 0) + count
+        self.refused += other.refused
         for key, count in other.counts.items():
             if key not in self.counts:
                 self.first[key] = other.first[key]

@@ -6,7 +6,11 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
+import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
+
+from scrapy_sitemapgen.sitemaps.records import url_field
+from scrapy_sitemapgen.store.feed import line_at
 
 from .helpers import files, read_urls
 
@@ -181,3 +185,132 @@ def test_an_offline_build_imports_no_server_nor_download_handler(tmp_path: Path)
         'DOWNLOAD_HANDLERS={"https": "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler"}',
     )
     assert "scrapy.core.downloader.handlers.http11" in asked
+
+
+# --- feed records without loc ---------------------------------------------------------------
+
+#: The roads a feed takes: read in bulk (in this process, or by worker processes), or
+#: recorded one by one into a store through the item pipeline.
+ROADS = {
+    "bulk, one process": ["--workers", "1"],
+    "bulk, two workers": ["--workers", "2"],
+    "into a store": ["--store", "{tmp}/store.sqlite3"],
+}
+GOOD = '{"loc": "https://a.example/%d"}\n'
+#: What a `scrapy crawl -O items.jsonl` of a spider that yields `url` writes.
+URL_ITEMS = "".join(f'{{"url": "https://a.example/p{n}", "title": "T"}}\n' for n in range(12))
+JQ_URL = "name the page's URL loc, or map it (jq '.loc = .url')"
+NEEDS_LOC = "each record needs loc, the page's absolute URL"
+REFUSED = (
+    "the loc of 1 record(s) was refused or excluded (see sitemapgen/skipped/item_* and "
+    "sitemapgen/excluded/* in the stats)"
+)
+
+#: feed text -> (records without loc, the WARNING about them or None, the close report's
+#: reason when no record was usable or None).
+NO_LOC_CASES: dict[str, tuple[str, int, str | None, str | None]] = {
+    "url items only": (
+        URL_ITEMS,
+        12,
+        f"12 record(s) have no loc field (the first at line 1); they have 'url': {JQ_URL}",
+        "{feed}: 12 record(s) have no loc field",
+    ),
+    "good records, then link fields": (
+        "".join(GOOD % n for n in range(40))
+        + '{"link": "https://a.example/x"}\n'
+        + "".join(GOOD % n for n in range(40, 43))
+        + '{"link": "https://a.example/y", "page": 2}\n',
+        2,
+        "2 record(s) have no loc field (the first at line 41); they have 'link': name the "
+        "page's URL loc, or map it (jq '.loc = .link')",
+        None,
+    ),
+    "an empty loc and no URL field": (
+        GOOD % 1 + '{"loc": ""}\n\n{"title": "T", "page": 3, "href": "/relative"}\n',
+        2,
+        f"2 record(s) have no loc field (the first at line 2); {NEEDS_LOC}",
+        None,
+    ),
+    "one of two has URL in capitals": (
+        '{"title": "T"}\n{"URL": "HTTPS://A.EXAMPLE/"}\n' + GOOD % 1,
+        2,
+        "2 record(s) have no loc field (the first at line 1); 1 of them has 'URL': name the "
+        "page's URL loc, or map it (jq '.loc = .URL')",
+        None,
+    ),
+    "no loc, a refused loc, a line that is no object": (
+        '[1]\n{"uri": "https://a.example/"}\n{"loc": "ftp://a.example/x"}\n',
+        1,
+        "1 record(s) have no loc field (the first at line 2); they have 'uri': name the "
+        "page's URL loc, or map it (jq '.loc = .uri')",
+        f"{{feed}}: 1 record(s) have no loc field, {REFUSED}, 1 line(s) are not JSON objects",
+    ),
+    "only refused locs": ('{"loc": "ftp://a.example/x"}\n', 0, None, f"{{feed}}: {REFUSED}"),
+    "only lines that are no objects": (
+        '"a"\nnot json\n',
+        0,
+        None,
+        "{feed}: 2 line(s) are not JSON objects",
+    ),
+    "an empty feed": ("\n", 0, None, "{feed} holds no record"),
+}
+
+
+def logged(stderr: str, level: str) -> list[str]:
+    """The messages this package logged at ``level``."""
+    marker = f"] {level}: "
+    return [
+        line.split(marker, 1)[1]
+        for line in stderr.splitlines()
+        if "[scrapy_sitemapgen." in line and marker in line
+    ]
+
+
+@pytest.mark.parametrize("road", sorted(ROADS))
+@pytest.mark.parametrize("case", sorted(NO_LOC_CASES))
+def test_records_without_loc_are_counted_and_explained(
+    tmp_path: Path, road: str, case: str
+) -> None:
+    text, count, warning, reason = NO_LOC_CASES[case]
+    (tmp_path / "feed.jsonl").write_text(text)
+    args = [arg.format(tmp=tmp_path) for arg in ROADS[road]]
+    result = build(tmp_path, "--input", "feed.jsonl", "-s", "SITEMAPGEN_URI=out", *args)
+    warnings = [m for m in logged(result.stderr, "WARNING") if "have no loc field" in m]
+    assert warnings == ([f"Sitemap: feed.jsonl: {warning}"] if warning else []), result.stderr
+    stat = f"'sitemapgen/skipped/item_no_loc': {count},"
+    assert (stat in result.stderr) == bool(count), result.stderr[-3000:]
+    nothing = "Sitemap: no page was recorded, so no sitemap was written"
+    final = [m for m in logged(result.stderr, "INFO") if m.startswith(nothing)]
+    if reason is None:
+        assert (result.returncode, final) == (0, []), result.stderr[-3000:]
+    else:
+        expected = f"{nothing}: {reason.format(feed='feed.jsonl')}"
+        assert (result.returncode, final) == (1, [expected]), result.stderr[-3000:]
+
+
+@pytest.mark.parametrize(
+    ("record", "field"),
+    [
+        ({"url": "https://a.example/"}, "url"),
+        ({"title": "T", "link": "http://a.example/"}, "link"),
+        ({"href": "https://a.example/", "url": "https://b.example/"}, "url"),  # url first
+        ({"Page": "HTTP://A.EXAMPLE/"}, "Page"),
+        ({"uri": "https://a.example/"}, "uri"),
+        ({"page": 3}, None),
+        ({"href": "/relative"}, None),
+        ({"url": None, "link": ["https://a.example/"]}, None),
+        ({"source_url": "https://a.example/"}, None),
+        ({}, None),
+    ],
+)
+def test_url_field(record: dict[str, object], field: str | None) -> None:
+    assert url_field(record) == field
+
+
+@pytest.mark.parametrize(
+    ("offset", "line"), [(0, 1), (1, 1), (2, 2), (3, 2), (4, 3), (5, 4), (99, 4)]
+)
+def test_line_at(tmp_path: Path, offset: int, line: int) -> None:
+    path = tmp_path / "feed.jsonl"
+    path.write_bytes(b"a\nb\n\nc")
+    assert line_at(path, offset) == line

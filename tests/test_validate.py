@@ -12,6 +12,7 @@ import gzip
 import itertools
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -22,7 +23,13 @@ import pytest
 
 from scrapy_sitemapgen.sitemaps.facts import Alternate, News, UrlFacts, Video
 from scrapy_sitemapgen.sitemaps.writer import WriterOptions, write_origin
-from scrapy_sitemapgen.validate.checker import SCHEMA_DIR, Violation, validate
+from scrapy_sitemapgen.validate.checker import (
+    SCHEMA_DIR,
+    CheckIncomplete,
+    InputError,
+    Violation,
+    validate,
+)
 
 from .helpers import XSD_DIR, Route, SiteServer
 
@@ -417,7 +424,10 @@ def test_in_process_api(tmp_path: Path) -> None:
     assert validate([str(tmp_path / "site" / "sitemap.xml")]) == []
     problems = validate([str(BROKEN / "p5-changefreq.xml")])
     assert [(v.line, v.rule) for v in problems] == [(9, "P5")]
-    assert str(problems[0]).startswith(f"{BROKEN / 'p5-changefreq.xml'}:9: P5: <changefreq>: ")
+    assert str(problems[0]) == (
+        f"{BROKEN / 'p5-changefreq.xml'}:9: P5: <url> #2: <changefreq> 'often' is not valid: "
+        "the protocol expects one of always, hourly, daily, weekly, monthly, yearly, never"
+    )
     assert problems[0] == Violation(str(BROKEN / "p5-changefreq.xml"), 9, "P5", problems[0].message)
 
 
@@ -477,9 +487,18 @@ def _endless() -> Iterator[bytes]:
     yield from itertools.repeat(b"-" * 65536)
 
 
+def _trickle() -> Iterator[bytes]:
+    """An XML comment that never ends, sent a byte every 0.1 s."""
+    yield URLSET_HEAD.encode() + b"<!--"
+    while True:
+        time.sleep(0.1)
+        yield b"-"
+
+
 @pytest.fixture
 def hostile_server() -> Iterator[SiteServer]:
-    """A redirect to FTP, an answer after 10 s, an endless body; what was requested."""
+    """A redirect to FTP, an answer after 10 s, an endless body, a body that trickles in;
+    what was requested."""
     with SiteServer() as server:
         server.routes.update(
             {
@@ -488,6 +507,7 @@ def hostile_server() -> Iterator[SiteServer]:
                 ),
                 "/slow": Route(content_type=None, delay=10),
                 "/endless.xml": Route(content_type="application/xml", stream=_endless),
+                "/trickle.xml": Route(content_type="application/xml", stream=_trickle),
             }
         )
         yield server
@@ -524,10 +544,12 @@ def test_http_redirect_to_another_scheme_is_refused(tmp_path: Path, hostile: str
 
 
 def test_http_timeout(tmp_path: Path, hostile: str) -> None:
-    result = run(tmp_path, "--timeout", "0.5", f"{hostile}slow")
-    assert result.found() == [(0, "P15")]
-    assert "timed out" in result.stdout
-    assert result.seconds < 8  # the server answers after 10 s
+    """No answer in time says nothing about the sitemap: an input error, not P15."""
+    start = time.monotonic()
+    result = command(tmp_path, "--timeout", "0.5", f"{hostile}slow")
+    assert result.returncode == 2
+    assert result.stderr == f"{hostile}slow: cannot be fetched: no answer within 0.5 s (timeout)\n"
+    assert time.monotonic() - start < 8  # the server answers after 10 s
 
 
 def test_http_endless_body_stops_at_the_size_cap(tmp_path: Path, hostile: str) -> None:
@@ -574,3 +596,513 @@ def test_listed_outside_a_project(tmp_path: Path) -> None:
     )
     assert "no active project" in result.stdout
     assert "sitemapgen-validate" in result.stdout
+
+
+# --- schema errors in the protocol's words -------------------------------------------------
+
+URL_EXPECTS = "the protocol expects <loc> first, then optional <lastmod>, <changefreq>, <priority>"
+INDEX_EXPECTS = "the protocol expects <loc> first, then an optional <lastmod>"
+URL_HOLDS = (
+    "a <url> holds <loc>, <lastmod>, <changefreq> and <priority>; anything else goes in an "
+    "extension's namespace, declared on the root"
+)
+SITEMAP_HOLDS = "a <sitemap> holds <loc> and an optional <lastmod>, nothing else"
+W3C = (
+    "the protocol expects a W3C Datetime: YYYY-MM-DD, or a date and time with a time zone, "
+    "e.g. 2024-01-02T03:04:05+00:00"
+)
+LOC_RULE = (
+    "the protocol expects an absolute http(s) URL, percent-encoded, of at most 2,047 characters"
+)
+FREQ_RULE = "the protocol expects one of always, hourly, daily, weekly, monthly, yearly, never"
+LOC3 = "<loc>https://example.com/s/3</loc>"
+IMAGE = "<image:image><image:loc>https://example.com/s/3.jpg</image:loc></image:image>"
+
+#: The third <url> of a urlset (from line 5 on) -> the one violation it gives: (line, rule,
+#: message). Two good <url>s come first, on lines 3 and 4.
+URL_CASES: dict[str, tuple[str, int, str, str]] = {
+    "lastmod before loc": (
+        f"<url><lastmod>2024-01-02</lastmod>{LOC3}</url>",
+        5,
+        "P2",
+        f"<url> #3: <lastmod> before <loc>: {URL_EXPECTS}",
+    ),
+    "priority before changefreq, each on its line": (
+        f"<url>\n  {LOC3}\n  <priority>0.5</priority>\n  <changefreq>daily</changefreq>\n</url>",
+        8,
+        "P2",
+        f"<url> #3: <priority> before <changefreq>: {URL_EXPECTS}",
+    ),
+    "changefreq before lastmod": (
+        f"<url>{LOC3}<changefreq>daily</changefreq><lastmod>2024-01-02</lastmod></url>",
+        5,
+        "P2",
+        f"<url> #3: <changefreq> before <lastmod>: {URL_EXPECTS}",
+    ),
+    "two locs": (
+        f"<url>{LOC3}{LOC3}</url>",
+        5,
+        "P2",
+        "<url> #3: a second <loc>: a <url> holds exactly one <loc>",
+    ),
+    "two lastmods": (
+        f"<url>{LOC3}<lastmod>2024-01-02</lastmod><lastmod>2024-01-03</lastmod></url>",
+        5,
+        "P2",
+        "<url> #3: a second <lastmod>: a <url> holds at most one <lastmod>",
+    ),
+    "an unknown element in the sitemap namespace": (
+        f"<url>{LOC3}<title>T</title></url>",
+        5,
+        "P2",
+        f"<url> #3: <title> is no sitemap element: {URL_HOLDS}",
+    ),
+    "an element in no namespace": (
+        f'<url>{LOC3}<title xmlns="">T</title></url>',
+        5,
+        "P14",
+        f"<url> #3: <title> is in no namespace: {URL_HOLDS}",
+    ),
+    "no loc": (
+        "<url>\n  <lastmod>2024-01-02</lastmod>\n</url>",
+        6,
+        "P2",
+        f"<url> #3: no <loc>: {URL_EXPECTS}",
+    ),
+    "nothing inside": ("<url></url>", 5, "P2", f"<url> #3: no <loc>: {URL_EXPECTS}"),
+    "only an extension": (f"<url>{IMAGE}</url>", 5, "P2", f"<url> #3: no <loc>: {URL_EXPECTS}"),
+    "an extension before loc": (
+        f"<url>{IMAGE}{LOC3}</url>",
+        5,
+        "P2",
+        f"<url> #3: <image:image> before <loc>: {URL_EXPECTS}",
+    ),
+    "an extension before lastmod": (
+        f"<url>{LOC3}{IMAGE}<lastmod>2024-01-02</lastmod></url>",
+        5,
+        "P2",
+        "<url> #3: <image:image> before <lastmod>: the protocol expects extension elements "
+        "after <loc>, <lastmod>, <changefreq> and <priority>",
+    ),
+    "changefreq not a word of the protocol": (
+        f"<url>{LOC3}<changefreq>often</changefreq></url>",
+        5,
+        "P5",
+        f"<url> #3: <changefreq> 'often' is not valid: {FREQ_RULE}",
+    ),
+    "changefreq capitalised": (
+        f"<url>{LOC3}<changefreq>Daily</changefreq></url>",
+        5,
+        "P5",
+        f"<url> #3: <changefreq> 'Daily' is not valid: {FREQ_RULE}",
+    ),
+    "priority above 1": (
+        f"<url>{LOC3}<priority>1.5</priority></url>",
+        5,
+        "P6",
+        "<url> #3: <priority> '1.5' is not valid: the protocol expects a number from 0.0 to 1.0",
+    ),
+    "priority not a number": (
+        f"<url>{LOC3}<priority>high</priority></url>",
+        5,
+        "P6",
+        "<url> #3: <priority> 'high' is not valid: the protocol expects a number from 0.0 to 1.0",
+    ),
+    "lastmod not a date": (
+        f"<url>{LOC3}<lastmod>yesterday</lastmod></url>",
+        5,
+        "P4",
+        f"<url> #3: <lastmod> 'yesterday' is not valid: {W3C}",
+    ),
+    "lastmod without a time zone": (
+        f"<url>{LOC3}<lastmod>2024-01-02T03:04:05</lastmod></url>",
+        5,
+        "P4",
+        f"<url> #3: <lastmod> '2024-01-02T03:04:05' has a time but no time zone: {W3C}",
+    ),
+    "lastmod on a day that does not exist": (
+        f"<url>{LOC3}<lastmod>2024-02-30</lastmod></url>",
+        5,
+        "P4",
+        f"<url> #3: <lastmod> '2024-02-30' is not valid: {W3C}",
+    ),
+    "lastmod empty": (
+        f"<url>{LOC3}<lastmod></lastmod></url>",
+        5,
+        "P4",
+        f"<url> #3: <lastmod> is empty: {W3C}",
+    ),
+    "lastmod holding an element": (
+        f"<url>{LOC3}<lastmod><b>2024-01-02</b></lastmod></url>",
+        5,
+        "P4",
+        f"<url> #3: <lastmod> holds an element, <b>: {W3C}",
+    ),
+    "loc relative": (
+        "<url><loc>/s/3</loc></url>",
+        5,
+        "P3",
+        f"<url> #3: <loc> '/s/3' is not valid (not an absolute http(s) URL): {LOC_RULE}",
+    ),
+    "loc with a space": (
+        "<url><loc>https://example.com/s 3</loc></url>",
+        5,
+        "P3",
+        "<url> #3: <loc> 'https://example.com/s 3' is not valid (character ' ' must be "
+        f"percent-encoded): {LOC_RULE}",
+    ),
+    "text inside the url": (
+        f"<url>{LOC3}stray</url>",
+        5,
+        "P2",
+        "<url> #3: text 'stray' directly inside <url>",
+    ),
+    "an attribute on the url": (
+        f'<url id="3">{LOC3}</url>',
+        5,
+        "P2",
+        "<url> #3: unexpected attribute id on <url>",
+    ),
+    "an extension's own order": (
+        f"<url>{LOC3}<image:image><image:title>T</image:title></image:image></url>",
+        5,
+        "G7",
+        "<url> #3: <image:title>: not expected here; expected <image:loc>",
+    ),
+    "an extension nobody declared": (
+        f"<url>{LOC3}<x:rating>5</x:rating></url>",
+        5,
+        "P14",
+        "<url> #3: <{urn:example:x}rating> is no element of an extension the validator knows "
+        "(image, video, news, xhtml:link)",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(URL_CASES))
+def test_urlset_schema_errors_in_the_protocols_words(tmp_path: Path, case: str) -> None:
+    entry, line, rule, message = URL_CASES[case]
+    path = tmp_path / "sitemap.xml"
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+        'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1" xmlns:x="urn:example:x">\n'
+        "<url><loc>https://example.com/s/1</loc></url>\n"
+        "<url><loc>https://example.com/s/2</loc><lastmod>2024-01-02</lastmod></url>\n"
+        f"{entry}\n</urlset>\n",
+        encoding="utf-8",
+    )
+    assert validate([str(path)]) == [Violation(str(path), line, rule, message)]
+
+
+#: The third <sitemap> of an index (line 5) -> its one violation, as in URL_CASES.
+INDEX_CASES: dict[str, tuple[str, int, str, str]] = {
+    "lastmod before loc": (
+        "<sitemap><lastmod>2024-01-02</lastmod><loc>https://example.com/s3.xml</loc></sitemap>",
+        5,
+        "P8",
+        f"<sitemap> #3: <lastmod> before <loc>: {INDEX_EXPECTS}",
+    ),
+    "two lastmods": (
+        "<sitemap><loc>https://example.com/s3.xml</loc><lastmod>2024-01-02</lastmod>"
+        "<lastmod>2024-01-03</lastmod></sitemap>",
+        5,
+        "P8",
+        "<sitemap> #3: a second <lastmod>: a <sitemap> holds at most one <lastmod>",
+    ),
+    "an element of a urlset": (
+        "<sitemap><loc>https://example.com/s3.xml</loc><changefreq>daily</changefreq></sitemap>",
+        5,
+        "P8",
+        f"<sitemap> #3: <changefreq> is no sitemap element: {SITEMAP_HOLDS}",
+    ),
+    "an extension element": (
+        f"<sitemap><loc>https://example.com/s3.xml</loc>{IMAGE}</sitemap>",
+        5,
+        "P8",
+        f"<sitemap> #3: <image:image> in a <sitemap>: {SITEMAP_HOLDS}",
+    ),
+    "no loc": (
+        "<sitemap><lastmod>2024-01-02</lastmod></sitemap>",
+        5,
+        "P8",
+        f"<sitemap> #3: no <loc>: {INDEX_EXPECTS}",
+    ),
+    "nothing inside": ("<sitemap/>", 5, "P8", f"<sitemap> #3: no <loc>: {INDEX_EXPECTS}"),
+    "lastmod not a date": (
+        "<sitemap><loc>https://example.com/s3.xml</loc><lastmod>soon</lastmod></sitemap>",
+        5,
+        "P4",
+        f"<sitemap> #3: <lastmod> 'soon' is not valid: {W3C}",
+    ),
+    "loc relative": (
+        "<sitemap><loc>s3.xml</loc></sitemap>",
+        5,
+        "P3",
+        f"<sitemap> #3: <loc> 's3.xml' is not valid (not an absolute http(s) URL): {LOC_RULE}",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INDEX_CASES))
+def test_index_schema_errors_in_the_protocols_words(tmp_path: Path, case: str) -> None:
+    entry, line, rule, message = INDEX_CASES[case]
+    for n in (1, 2, 3):  # the sitemaps the index lists, beside it
+        (tmp_path / f"s{n}.xml").write_text(
+            f"{URLSET_HEAD}<url><loc>https://example.com/page/{n}</loc></url>\n</urlset>\n"
+        )
+    path = tmp_path / "sitemap.xml"
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+        'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">\n'
+        "<sitemap><loc>https://example.com/s1.xml</loc></sitemap>\n"
+        "<sitemap><loc>https://example.com/s2.xml</loc><lastmod>2024-01-02</lastmod></sitemap>\n"
+        f"{entry}\n</sitemapindex>\n",
+        encoding="utf-8",
+    )
+    assert validate([str(path)]) == [Violation(str(path), line, rule, message)]
+
+
+def test_an_index_read_before_an_index_lists_it(tmp_path: Path) -> None:
+    """An index checked first as a source of its own is still an index when another index
+    lists it (P8), whatever the order of the sources."""
+    folder = BROKEN / "p8-index-of-indexes"
+    result = run(tmp_path, folder / "inner-index.xml", folder / "sitemap.xml")
+    assert [(m["source"], int(m["line"]), m["rule"]) for m in result.lines if m] == [
+        (str(folder / "inner-index.xml"), 3, "P8"),  # it lists a sitemap that is not there
+        (str(folder / "sitemap.xml"), 3, "P8"),
+    ]
+    assert result.messages()[1] == (
+        f"{folder / 'inner-index.xml'} is a sitemap index: an index lists sitemaps, not other "
+        "indexes; not followed"
+    )
+
+
+# --- a .gz that is no gzip ------------------------------------------------------------------
+
+#: (file name, its bytes, the first bytes as the message shows them)
+NOT_GZIP = {
+    "plain XML": (
+        "sitemap-1.xml.gz",
+        (URLSET_HEAD + "<url><loc>https://example.com/</loc></url></urlset>\n").encode(),
+        "3c 3f 78 6d 6c 20 76 65, '<?xml ve'",
+    ),
+    "an HTML error page": (
+        "sitemap-1.xml.gz",
+        b"<!DOCTYPE html>\n<html><body>Not here</body></html>\n",
+        "3c 21 44 4f 43 54 59 50, '<!DOCTYP'",
+    ),
+    "bzip2": ("sitemap.xml.gz", b"BZh91AY&SY\x00\x01\x02", "42 5a 68 39 31 41 59 26, 'BZh91AY&'"),
+    "binary": ("urls.txt.gz", bytes(range(16)), "00 01 02 03 04 05 06 07, '........'"),
+}
+
+
+def _not_gzip(first: str) -> str:
+    return (
+        f"not gzip (the first bytes are {first}; gzip data starts with 1f 8b): a .gz file "
+        "must be gzip-compressed; not checked further"
+    )
+
+
+@pytest.mark.parametrize("case", sorted(NOT_GZIP))
+def test_a_gz_that_is_not_gzip(tmp_path: Path, http_site: tuple[str, Path], case: str) -> None:
+    name, data, first = NOT_GZIP[case]
+    root, folder = http_site
+    (tmp_path / name).write_bytes(data)
+    (folder / name).write_bytes(data)
+    for source in (tmp_path / name, f"{root}{name}"):
+        result = run(tmp_path, source)
+        assert [(m["source"], int(m["line"]), m["rule"]) for m in result.lines if m] == [
+            (str(source), 0, "P1")
+        ]
+        assert result.messages() == [_not_gzip(first)]
+        assert result.status == 1
+
+
+def test_a_listed_gz_that_is_not_gzip(tmp_path: Path) -> None:
+    write_set(tmp_path / "site", "https://example.com/")
+    part = tmp_path / "site" / "sitemap-2.xml.gz"
+    part.write_bytes(gzip.decompress(part.read_bytes()))
+    result = run(tmp_path, "site/sitemap.xml")
+    assert [(m["source"], int(m["line"])) for m in result.lines if m] == [
+        ("site/sitemap-2.xml.gz", 0)
+    ]
+    assert result.messages() == [_not_gzip("3c 3f 78 6d 6c 20 76 65, '<?xml ve'")]
+
+
+# --- a folder as the source ------------------------------------------------------------------
+
+
+def test_a_folder_checks_every_sitemap_in_its_tree(tmp_path: Path) -> None:
+    out = tmp_path / "sitemaps"
+    write_set(out / "https_example.com_443", "https://example.com/")
+    write_set(out / "https_example.org_443", "https://example.org/", gzipped=False)
+    (out / "https_example.org_443" / "manifest.json").write_text("{}")
+    (out / "https_example.org_443" / "notes.xml").write_text("not a sitemap, not read")
+    (out / "README.txt").write_text("not a sitemap either")
+    result = run(tmp_path, "sitemaps")
+    assert (result.status, result.found()) == (0, []), result.stdout
+    # Each set: robots.txt, the index, 3 urlsets and a news sitemap.
+    assert (result.files, result.urls) == (12, 2 * (7 + 3))
+    # A sitemap no index lists is checked all the same.
+    (out / "https_example.org_443" / "sitemap-9.xml").write_text(
+        f"{URLSET_HEAD}<url><loc>https://example.org/nine</loc>"
+        "<changefreq>often</changefreq></url>\n</urlset>\n"
+    )
+    again = run(tmp_path, "sitemaps/")
+    assert [(m["source"], int(m["line"]), m["rule"]) for m in again.lines if m] == [
+        ("sitemaps/https_example.org_443/sitemap-9.xml", 3, "P5")
+    ]
+    assert again.messages() == [f"<url> #1: <changefreq> 'often' is not valid: {FREQ_RULE}"]
+    assert again.files == 13
+
+
+def test_a_folder_is_read_robots_txt_first(tmp_path: Path) -> None:
+    """The robots.txt of a folder is read before its sitemaps, so that they get the site it
+    grants them (P13), as when the robots.txt is the source."""
+    write_set(tmp_path / "site", "https://example.com/", base_url="https://example.com/sitemaps/")
+    assert run(tmp_path, "--base-url", "https://example.com/", "site").found() == []
+
+
+def test_a_folder_with_nothing_to_check(tmp_path: Path) -> None:
+    (tmp_path / "empty" / "deeper").mkdir(parents=True)
+    (tmp_path / "empty" / "deeper" / "index.html").write_text("<p>hi</p>")
+    result = command(tmp_path, "empty")
+    assert result.returncode == 2
+    assert result.stderr == (
+        "empty: nothing to check: no robots.txt and no sitemap*.xml, .xml.gz, .txt or .txt.gz "
+        "file in this folder or below\n"
+    )
+    assert result.stdout == "0 files, 0 URLs, 0 violations, 1 input errors\n"
+
+
+def test_a_folder_needs_a_folder_base_url(tmp_path: Path) -> None:
+    write_set(tmp_path / "site", "https://example.com/")
+    result = command(tmp_path, "--base-url", "https://example.com/sitemap.xml", "site")
+    assert result.returncode == 2
+    assert "error: with a folder, --base-url must be a folder URL ending in /" in result.stderr
+
+
+# --- input errors: exit status 2, one line on stderr ---------------------------------------
+
+
+@pytest.fixture(scope="module")
+def refused_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on: bound, then closed."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+#: args -> (the stderr line, the summary), with {tmp}, {port}, {root} (the http_site) and
+#: {hostile} filled in.
+INPUT_ERRORS: dict[str, tuple[list[str], str, str]] = {
+    "a missing local file": (
+        ["{tmp}/none.xml"],
+        "{tmp}/none.xml: cannot be read: no such file",
+        "0 files, 0 URLs, 0 violations, 1 input errors",
+    ),
+    "a missing file:// URI": (
+        ["file://{tmp}/none.xml"],
+        "file://{tmp}/none.xml: cannot be read: no such file",
+        "0 files, 0 URLs, 0 violations, 1 input errors",
+    ),
+    "a socket, no regular file": (
+        ["{tmp}/sitemap.sock"],
+        "{tmp}/sitemap.sock: cannot be read: not a regular file",
+        "0 files, 0 URLs, 0 violations, 1 input errors",
+    ),
+    "a refused connection": (
+        ["http://127.0.0.1:{port}/sitemap.xml"],
+        "http://127.0.0.1:{port}/sitemap.xml: cannot be fetched: connection refused",
+        "0 files, 0 URLs, 0 violations, 1 input errors",
+    ),
+    "a refused connection for a sitemap robots.txt lists": (
+        ["{root}robots.txt"],
+        "http://127.0.0.1:{port}/sitemap.xml: cannot be fetched: connection refused (listed "
+        "at {root}robots.txt:2)",
+        "1 files, 0 URLs, 0 violations, 1 input errors",
+    ),
+    "no answer in time": (
+        ["--timeout", "0.5", "{hostile}slow"],
+        "{hostile}slow: cannot be fetched: no answer within 0.5 s (timeout)",
+        "0 files, 0 URLs, 0 violations, 1 input errors",
+    ),
+    "a body that trickles in": (
+        ["--timeout", "0.5", "{hostile}trickle.xml"],
+        "{hostile}trickle.xml: cannot be fetched: the download took more than 0.5 s (timeout)",
+        "1 files, 0 URLs, 0 violations, 1 input errors",
+    ),
+    "a violation elsewhere, and a missing file": (
+        [str(BROKEN / "p5-changefreq.xml"), "{tmp}/none.xml"],
+        "{tmp}/none.xml: cannot be read: no such file",
+        "1 files, 2 URLs, 1 violations, 1 input errors",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INPUT_ERRORS))
+def test_input_errors_exit_2_with_one_line(
+    tmp_path: Path,
+    http_site: tuple[str, Path],
+    hostile: str,
+    refused_port: int,
+    case: str,
+) -> None:
+    root, folder = http_site
+    (folder / "robots.txt").write_text(
+        f"User-agent: *\nSitemap: http://127.0.0.1:{refused_port}/sitemap.xml\n"
+    )
+    unix = socket.socket(socket.AF_UNIX)
+    unix.bind(str(tmp_path / "sitemap.sock"))
+    args, line, summary = INPUT_ERRORS[case]
+    names = {"tmp": tmp_path, "port": refused_port, "root": root, "hostile": hostile}
+    try:
+        result = command(tmp_path, *(arg.format(**names) for arg in args))
+    finally:
+        unix.close()
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr == line.format(**names) + "\n"
+    *violations, last = result.stdout.splitlines()
+    assert all(LINE_RE.match(v) for v in violations)
+    assert last == summary
+
+
+def test_an_unknown_host_is_an_input_error(tmp_path: Path) -> None:
+    result = command(tmp_path, "http://nohost.invalid/sitemap.xml")
+    assert result.returncode == 2
+    # The cause in brackets is the resolver's own words (glibc: "Name or service not known").
+    assert re.fullmatch(
+        r"http://nohost\.invalid/sitemap\.xml: cannot be fetched: unknown host \([^)]+\)\n",
+        result.stderr,
+    ), result.stderr
+    assert result.stdout == "0 files, 0 URLs, 0 violations, 1 input errors\n"
+
+
+def test_an_http_error_status_stays_a_violation(
+    tmp_path: Path, http_site: tuple[str, Path]
+) -> None:
+    """The server answered: the sitemap it announces is not there (P15), exit status 1."""
+    root, _ = http_site
+    result = run(tmp_path, f"{root}nothing.xml")
+    assert result.status == 1
+    assert result.messages() == ["cannot be read: HTTP 404 Not Found"]
+
+
+def test_validate_raises_when_the_check_is_incomplete(tmp_path: Path) -> None:
+    missing = str(tmp_path / "none.xml")
+    with pytest.raises(CheckIncomplete) as info:
+        validate([str(BROKEN / "p6-priority.xml"), missing])
+    assert info.value.errors == [InputError(missing, "cannot be read: no such file")]
+    assert [(v.line, v.rule) for v in info.value.violations] == [(9, "P6")]
+    assert str(info.value) == f"{missing}: cannot be read: no such file"
+
+
+def test_help_documents_the_exit_statuses(tmp_path: Path) -> None:
+    result = command(tmp_path, "-h")
+    text = " ".join(result.stdout.split())
+    assert (
+        "Exit status: 0 all valid; 1 rule violations; 2 a usage error, or an input that could "
+        "not be checked." in text
+    )

@@ -20,7 +20,8 @@ from ..addon import Addon
 from ..crawl.exporter import SitemapExporter
 from ..crawl.pipeline import SitemapItemPipeline
 from ..settings import Config, is_enabled
-from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS
+from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS, URL_FIELDS, url_field
+from ..stats import Tally
 from ..store.feed import build_store
 
 if TYPE_CHECKING:
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
     from ..sitemaps.urls import UrlPolicy
-    from ..stats import Tally
     from ..store.runs import RunStore
 
 __all__ = ["BuildCommand"]
@@ -95,14 +95,19 @@ class _NothingToCrawl(scrapy.Spider):
                 {"path": path, "count": tally.bad_lines, "offset": tally.first_bad_offset},
             )
             stats.set_value(keys.skipped("bad_record"), tally.bad_lines)
+        self._explain_unusable(path, tally, exporter)
 
     def _ingest(self, path: Path) -> None:
         pipeline = self.crawler.get_item_pipeline(SitemapItemPipeline)
         assert pipeline is not None
-        bad = 0
+        stats = self.crawler.stats
+        tally = Tally()
+        passed = offset = 0
+        recorded_before = stats.get_value(keys.ITEMS_RECORDED, 0)
         parse = JSON_PARSERS[DEFAULT_JSON_PARSER]  # the offline build's reader of lines
         with path.open("rb") as lines:
             for number, line in enumerate(lines, 1):
+                seq, offset = offset, offset + len(line)
                 if not line.strip():
                     continue
                 try:
@@ -110,13 +115,62 @@ class _NothingToCrawl(scrapy.Spider):
                 except ValueError:  # UnicodeDecodeError included
                     record = None
                 if type(record) is not dict:
-                    bad += 1
-                    if bad == 1:
+                    tally.bad_lines += 1
+                    if tally.bad_lines == 1:
                         logger.warning("Sitemap: %s:%d is not a JSON object; skipped", path, number)
                     continue
+                if not record.get("loc"):  # what the pipeline's reader reads as no loc
+                    tally.add_no_loc(seq, url_field(record))
+                    if tally.no_loc == 1:
+                        tally.first_no_loc_line = number
+                    continue
+                passed += 1
                 pipeline.process_item(record)
-        if bad:
-            self.crawler.stats.set_value(keys.skipped("bad_record"), bad)
+        if tally.bad_lines:
+            stats.set_value(keys.skipped("bad_record"), tally.bad_lines)
+        tally.records = stats.get_value(keys.ITEMS_RECORDED, 0) - recorded_before
+        tally.refused = passed - tally.records
+        self._explain_unusable(path, tally, self.crawler.get_extension(SitemapExporter))
+
+    def _explain_unusable(self, path: Path, tally: Tally, exporter: SitemapExporter | None) -> None:
+        """Warn once about the feed's records without loc (the usual cause: a feed of
+        ``url`` fields); if no record at all was usable, have the close report say why."""
+        if tally.no_loc:
+            hint = "each record needs loc, the page's absolute URL"
+            if tally.no_loc_fields:
+                name, count = min(
+                    tally.no_loc_fields.items(),
+                    key=lambda item: (-item[1], URL_FIELDS.index(item[0].lower()), item[0]),
+                )
+                if count == tally.no_loc:
+                    who = "they have"
+                else:
+                    who = f"{count:,} of them {'has' if count == 1 else 'have'}"
+                hint = f"{who} {name!r}: name the page's URL loc, or map it (jq '.loc = .{name}')"
+            logger.warning(
+                "Sitemap: %(path)s: %(count)d record(s) have no loc field (the first at line "
+                "%(line)d); %(hint)s",
+                {
+                    "path": path,
+                    "count": tally.no_loc,
+                    "line": tally.first_no_loc_line,
+                    "hint": hint,
+                },
+            )
+            self.crawler.stats.set_value(keys.ITEMS_NO_LOC, tally.no_loc)
+        if tally.records or exporter is None:
+            return
+        why = []
+        if tally.no_loc:
+            why.append(f"{tally.no_loc:,} record(s) have no loc field")
+        if tally.refused:
+            why.append(
+                f"the loc of {tally.refused:,} record(s) was refused or excluded (see "
+                "sitemapgen/skipped/item_* and sitemapgen/excluded/* in the stats)"
+            )
+        if tally.bad_lines:
+            why.append(f"{tally.bad_lines:,} line(s) are not JSON objects")
+        exporter.empty_reason = f"{path}: {', '.join(why)}" if why else f"{path} holds no record"
 
 
 _SERVERS = (

@@ -17,12 +17,15 @@ from ..validate import DEFAULT_MAX_FILES, DEFAULT_TIMEOUT, SourceError, Validato
 if TYPE_CHECKING:
     import argparse
 
+    from ..validate import InputError
+
 __all__ = ["ValidateCommand"]
 
 
 class ValidateCommand(ScrapyCommand):
-    """Prints one ``path:line: RULE: message`` line per violation, then a summary; exit
-    status 1 when anything is wrong, 0 when not, 2 on a usage error."""
+    """Prints one ``path:line: RULE: message`` line per violation, then a summary, and one
+    ``source: cause`` line on stderr per input that could not be checked; exit status 0
+    when all is valid, 1 on a violation, 2 on a usage or input error."""
 
     requires_project = False
     requires_crawler_process = False
@@ -38,8 +41,14 @@ class ValidateCommand(ScrapyCommand):
         return (
             "Check each PATH_OR_URL (a local file, a file:// URI or an http(s) URL of a urlset, "
             "a sitemap index, a robots.txt or a text sitemap, gzipped or not) and every sitemap "
-            "it lists. Prints one 'path:line: RULE: message' line per violation, then "
-            "'N files, M URLs, K violations'. Exit status: 0 valid, 1 violations, 2 usage error."
+            "it lists. A local folder stands for its robots.txt and sitemap*.xml, .xml.gz, "
+            ".txt and .txt.gz files, in every folder below it. Prints one "
+            "'path:line: RULE: message' line per violation, then 'N files, M URLs, K "
+            "violations'. An input that cannot be checked at all (a missing or unreadable "
+            "local source, a refused connection, an unknown host, a timeout) gets one "
+            "'source: cause' line on stderr instead; an HTTP error status is a violation. "
+            "Exit status: 0 all valid; 1 rule violations; 2 a usage error, or an input "
+            "that could not be checked."
         )
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
@@ -94,36 +103,53 @@ class ValidateCommand(ScrapyCommand):
                 raise UsageError(f"--base-url must be an absolute http(s) URL, not {base_url!r}")
             if not base_url.endswith("/") and len(args) > 1:
                 raise UsageError("with several files, --base-url must be a folder URL ending in /")
+            if not base_url.endswith("/") and any(_is_folder(arg) for arg in args):
+                raise UsageError("with a folder, --base-url must be a folder URL ending in /")
         validator = Validator(
             base_url=base_url,
             max_bytes=opts.max_bytes,
             max_files=opts.max_files,
             timeout=opts.timeout,
         )
-        violations = 0
+        errors = validator.input_errors
+        violations = reported = 0
         try:
             for violation in validator.check(args):
+                reported = _report(errors, reported)
                 print(violation, flush=True)
                 violations += 1
-            print(f"{validator.files} files, {validator.urls} URLs, {violations} violations")
+            _report(errors, reported)
+            summary = f"{validator.files} files, {validator.urls} URLs, {violations} violations"
+            if errors:
+                summary += f", {len(errors)} input errors"
+            print(summary)
         except BrokenPipeError:  # piped into head: stop quietly, as other tools do
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             violations += 1
-        self.exitcode = 1 if violations else 0
+        self.exitcode = 2 if errors else 1 if violations else 0
 
 
 def _check_source(arg: str) -> None:
     """Refuse what cannot be a source before reading anything (exit status 2). What the
-    validator itself refuses keeps its words (:func:`..validate.source_path`)."""
+    validator itself refuses keeps its words (:func:`..validate.source_path`); a local
+    source that is missing is the validator's input error, reported with the others."""
     if arg.startswith("-"):
         raise UsageError(f"unknown option {arg}")
     try:
         path = source_path(arg)
     except SourceError as exc:
         raise UsageError(str(exc)) from None
-    if path is None:  # an http(s) URL
-        if not urlsplit(arg).hostname:
-            raise UsageError(f"{arg}: no host in the URL")
-        return
-    if not path.is_file():
-        raise UsageError(f"{arg}: no such file")
+    if path is None and not urlsplit(arg).hostname:  # an http(s) URL
+        raise UsageError(f"{arg}: no host in the URL")
+
+
+def _is_folder(arg: str) -> bool:
+    path = source_path(arg)
+    return path is not None and path.is_dir()
+
+
+def _report(errors: list[InputError], reported: int) -> int:
+    """Print the input errors not printed yet on stderr, one line each; how many are."""
+    for error in errors[reported:]:
+        print(error, file=sys.stderr, flush=True)
+    return len(errors)

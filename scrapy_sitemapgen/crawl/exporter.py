@@ -55,6 +55,9 @@ class SitemapExporter:
         #: The feeds of the ``sitemap`` format (``-O sitemap.xml:sitemap``).
         self.feeds = SitemapFeeds(crawler, config.sitemap_feeds)
         self._feeds_active = False
+        #: Why nothing was recorded, when the caller knows (a build's feed held no usable
+        #: record): said by the close report when there is nothing to publish.
+        self.empty_reason: str | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -149,7 +152,14 @@ class SitemapExporter:
                     return
             try:
                 feeds = self.feeds if self._feeds_active else None
-                self.sets = await publish(source, self.config, self.reporter, self.crawler, feeds)
+                self.sets = await publish(
+                    source,
+                    self.config,
+                    self.reporter,
+                    self.crawler,
+                    feeds,
+                    empty_reason=self.empty_reason,
+                )
             finally:
                 # Counted after writing: a build's run store learns its count as it merges.
                 self.stats.set_value(keys.URLS_STORED, await run_in_thread(len, source))

@@ -54,12 +54,15 @@ async def publish(
     reporter: Reporter,
     crawler: Crawler | None,
     feeds: FeedTargets | None = None,
+    *,
+    empty_reason: str | None = None,
 ) -> list[OriginSet]:
     """Stage every origin's set from ``store``, deliver it, remember what was published,
     and log and count the result. Staging runs in a thread: a million URLs take seconds.
     ``crawler`` builds the feed storages of a remote output (None: local output only).
     ``feeds`` also get the one-origin sitemap, from the staged files (a local delivery
-    moves them away), before the output does."""
+    moves them away), before the output does. ``empty_reason`` is logged if there was
+    nothing to publish."""
     staged: list[Path] = []
     state = await run_in_thread(PublishState, config.state_path)
     try:
@@ -76,7 +79,7 @@ async def publish(
         for origin_set in sets:
             if origin_set.origin in delivered:
                 state.commit(config.uri, origin_set.origin.name, origin_set.records)
-        report(sets, delivered, reporter)
+        report(sets, delivered, reporter, empty_reason)
         return sets
     finally:
         state.close()

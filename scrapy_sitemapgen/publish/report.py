@@ -19,7 +19,14 @@ logger = logging.getLogger(__name__)
 _SITEMAP_KINDS = frozenset({"urlset", "news", "text", "index"})
 
 
-def report(sets: list[OriginSet], delivered: set[Origin], reporter: Reporter) -> None:
+def report(
+    sets: list[OriginSet],
+    delivered: set[Origin],
+    reporter: Reporter,
+    empty_reason: str | None = None,
+) -> None:
+    """Count and log what was published; ``empty_reason`` says why nothing was recorded,
+    when the caller knows (a build whose feed held no usable record)."""
     stats = reporter.stats
     stats.set_value(keys.ORIGINS, len(sets))
     stats.set_value(keys.URLS_WRITTEN, sum(s.output.url_count for s in sets))
@@ -60,4 +67,7 @@ def report(sets: list[OriginSet], delivered: set[Origin], reporter: Reporter) ->
     stats.set_value(keys.FILES_WRITTEN, written)
     stats.set_value(keys.FILES_UNCHANGED, unchanged)
     if not sets:
-        logger.info("Sitemap: no page was recorded, so no sitemap was written")
+        logger.info(
+            "Sitemap: no page was recorded, so no sitemap was written%(why)s",
+            {"why": f": {empty_reason}" if empty_reason else ""},
+        )

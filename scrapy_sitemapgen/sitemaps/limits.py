@@ -27,10 +27,9 @@ MIN_BYTES_PER_SITEMAP: Final = 4_096
 #: P3: a ``<loc>`` must be *less than* 2,048 characters.
 MAX_LOC_LENGTH: Final = 2_047
 
-#: P5: the only values ``<changefreq>`` may take.
-CHANGEFREQ_VALUES: Final = frozenset(
-    {"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"}
-)
+#: P5: the only values ``<changefreq>`` may take, in the protocol's order (for messages).
+CHANGEFREQ_WORDS: Final = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
+CHANGEFREQ_VALUES: Final = frozenset(CHANGEFREQ_WORDS)
 #: P6: the range of ``<priority>``.
 PRIORITY_MIN: Final = 0.0
 PRIORITY_MAX: Final = 1.0

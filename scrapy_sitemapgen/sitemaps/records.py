@@ -35,14 +35,20 @@ __all__ = [
     "DEFAULT_JSON_PARSER",
     "ITEM_PREFIX",
     "JSON_PARSERS",
+    "URL_FIELDS",
     "RecordReader",
     "SkipReporter",
     "record_facts",
     "record_fields",
+    "url_field",
 ]
 
 #: What a refused field or URL of a record is counted as: ``item_<reason>``.
 ITEM_PREFIX = "item_"
+
+#: The names a feed not written for sitemaps gives a page's URL (``scrapy crawl -O
+#: items.jsonl`` with ``url``), in the order they are preferred.
+URL_FIELDS = ("url", "link", "href", "page", "uri")
 
 
 class SkipReporter(Protocol):
@@ -149,8 +155,9 @@ class RecordReader:
         self._issue = self._issues.issue
 
     def read(self, get: Callable[[str], Any], now: datetime) -> tuple[str, Fields] | None:
-        """``(loc, fields)`` of the record ``get`` reads, or None: no ``loc``, or a URL the
-        policy refuses or excludes (counted)."""
+        """``(loc, fields)`` of the record ``get`` reads, or None: no ``loc`` (a missing or
+        empty one: not counted, as most items of a crawl are no sitemap records; a feed's
+        reader counts them), or a URL the policy refuses or excludes (counted)."""
         raw_loc = get("loc")
         if not raw_loc:
             return None
@@ -174,6 +181,25 @@ class RecordReader:
             return None
         loc, (lastmod, changefreq, priority, images, videos, news) = found
         return UrlFacts(loc, lastmod, changefreq, priority, images=images, videos=videos, news=news)
+
+
+def url_field(record: Mapping[str, object]) -> str | None:
+    """The name of a field of ``record`` (one without ``loc``) that looks like the page's
+    URL: one of :data:`URL_FIELDS`, in any case, holding an http(s) URL; None if none."""
+    found: tuple[int, str] | None = None
+    for name, value in record.items():
+        rank = _URL_FIELD_RANKS.get(name.lower()) if isinstance(name, str) else None
+        if (
+            rank is not None
+            and isinstance(value, str)
+            and value[:8].lower().startswith(("http://", "https://"))
+            and (found is None or rank < found[0])
+        ):
+            found = (rank, name)
+    return found[1] if found is not None else None
+
+
+_URL_FIELD_RANKS = {name: rank for rank, name in enumerate(URL_FIELDS)}
 
 
 def _scalar(raw: object, parse: Callable[[object], str], issue: OnIssue) -> str | None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..sitemaps.merge import unique_videos, video_fields
-from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS, RecordReader
+from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS, RecordReader, url_field
 from ..sitemaps.urls import origin_of
 from ..stats import Tally
 from .runs import _FAN_IN, OriginKey, Runs, RunStore, _OriginRuns, _Runs, merge_passes
@@ -39,7 +39,14 @@ if TYPE_CHECKING:
     from ..sitemaps.facts import Video
     from ..sitemaps.urls import UrlPolicy
 
-__all__ = ["RUN_RECORDS", "build_store", "feed_ranges", "read_range", "remove_stale_folders"]
+__all__ = [
+    "RUN_RECORDS",
+    "build_store",
+    "feed_ranges",
+    "line_at",
+    "read_range",
+    "remove_stale_folders",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +78,16 @@ def feed_ranges(path: Path, parts: int) -> list[tuple[int, int]]:
             bounds.append(max(file.tell(), bounds[-1]))
     bounds.append(size)
     return [(start, end) for start, end in itertools.pairwise(bounds) if end > start]
+
+
+def line_at(path: Path, offset: int) -> int:
+    """The 1-based number of the line of ``path`` that byte ``offset`` is on."""
+    line = 1
+    with path.open("rb") as file:
+        while offset > 0 and (chunk := file.read(min(offset, 1 << 20))):
+            line += chunk.count(b"\n")
+            offset -= len(chunk)
+    return line
 
 
 def _video_rows(videos: tuple[Video, ...]) -> tuple[tuple[Any, ...], ...] | None:
@@ -120,6 +137,10 @@ def read_range(
                 continue
             found = read(record.get, now)
             if found is None:
+                if not record.get("loc"):  # what the reader reads as no loc
+                    tally.add_no_loc(seq, url_field(record))
+                else:  # counted by the reader as skipped or excluded
+                    tally.refused += 1
                 continue
             loc, (lastmod, changefreq, priority, images, videos, news) = found
             row = (
@@ -240,6 +261,8 @@ def build_store(
                 counts = rows.setdefault(key, [0, 0])
                 counts[0] += runs.rows[key][0]
                 counts[1] += runs.rows[key][1]
+        if tally.first_no_loc_offset >= 0:  # a worker knows its offset, not its line
+            tally.first_no_loc_line = line_at(feed, tally.first_no_loc_offset)
         passes = {
             key: pool.submit(merge_passes, paths, str(folder / f"merged-{n}"))
             for n, (key, paths) in enumerate(files.items())

@@ -4,7 +4,9 @@ reported with its rule id (``shared/spec/PROTOCOL.md``).
 Pure: no Scrapy imports, so the ``sitemapgen-validate`` command, the tests and any other
 tool share one checker. A source is a local path, a ``file://`` URI or an http(s) URL of a
 urlset, a sitemap index (its sitemaps are followed), a robots.txt (its ``Sitemap:`` lines
-are followed) or a plain-text sitemap (P11).
+are followed) or a plain-text sitemap (P11); or a local folder, whose robots.txt and
+``sitemap*`` files are checked, in every folder below it. What could not be read at all (a
+network error, a missing source) is an :class:`InputError`, not a violation.
 
 Built for hostile input: entities are never expanded and no DTD is loaded (a DOCTYPE that
 declares entities is a violation), the parser reads nothing from the network, files are
@@ -22,12 +24,22 @@ from __future__ import annotations
 
 from ._schema import SCHEMA_DIR
 from ._scope import SourceError, source_path
-from .checker import DEFAULT_MAX_FILES, DEFAULT_TIMEOUT, Validator, Violation, validate
+from .checker import (
+    DEFAULT_MAX_FILES,
+    DEFAULT_TIMEOUT,
+    CheckIncomplete,
+    InputError,
+    Validator,
+    Violation,
+    validate,
+)
 
 __all__ = [
     "DEFAULT_MAX_FILES",
     "DEFAULT_TIMEOUT",
     "SCHEMA_DIR",
+    "CheckIncomplete",
+    "InputError",
     "SourceError",
     "Validator",
     "Violation",

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import http.client
+import socket
+import ssl
+import stat
 import time
 import zlib
 from gzip import GzipFile
@@ -28,7 +31,15 @@ class _Readable(Protocol):
 
 
 class _Unreadable(Exception):
-    """A file that cannot be read (missing, HTTP error, timeout); ``str`` says why."""
+    """A file that cannot be read; ``str`` says why. ``kind`` tells whose fault that is:
+    ``"status"`` the server answered with an error (an HTTP status, a refused redirect),
+    ``"missing"`` no local file of that name, ``"failed"`` the reading itself failed (a
+    network error, a timeout, a file that is no regular file or may not be read), so
+    nothing can be said about the file."""
+
+    def __init__(self, why: str, kind: str) -> None:
+        super().__init__(why)
+        self.kind = kind
 
 
 class _BadGzip(Exception):
@@ -49,20 +60,29 @@ class _Source:
     and stops past ``limit`` raw bytes: gzip data that long cannot hold a file within the
     limit (deflate adds a few bytes per 64 KiB), whatever tricks it plays (empty members)."""
 
-    def __init__(self, stream: IO[bytes], deadline: float | None, what: str, limit: int) -> None:
+    def __init__(self, stream: IO[bytes], timeout: float | None, what: str, limit: int) -> None:
         self._stream = stream
-        self._deadline = deadline
+        # Over HTTP, one read returns what one receive brings (read1), so the deadline is
+        # checked between receives: a server that trickles a byte at a time stays within
+        # the time limit (read would wait for the whole chunk, one byte per socket timeout).
+        self._read = stream.read if timeout is None else getattr(stream, "read1", stream.read)
+        self._timeout = timeout
+        self._deadline = None if timeout is None else time.monotonic() + timeout
         self._what = what
         self._limit = limit
         self._size = 0
 
     def read(self, size: int = -1, /) -> bytes:
         if self._deadline is not None and time.monotonic() > self._deadline:
-            raise _Unreadable(f"{self._what} took too long (timeout)")
+            raise _Unreadable(
+                f"the {self._what} took more than {self._timeout:g} s (timeout)", "failed"
+            )
         try:
-            data = self._stream.read(size if size > 0 else _CHUNK)
+            data = self._read(size if size > 0 else _CHUNK)
         except (OSError, http.client.HTTPException) as exc:
-            raise _Unreadable(f"{self._what} failed: {exc}") from None
+            raise _Unreadable(
+                f"the {self._what} failed: {_cause(exc, self._timeout)}", "failed"
+            ) from None
         self._size += len(data)
         if self._size > self._limit:
             raise _TooLarge(0)
@@ -158,11 +178,43 @@ class _HttpOnlyRedirects(HTTPRedirectHandler):
 
 
 def _open_file(path: str, raw_limit: int) -> _Source:
-    """A local file as a :class:`_Source` of at most ``raw_limit`` raw bytes."""
+    """A local file as a :class:`_Source` of at most ``raw_limit`` raw bytes. Only a
+    regular file is opened: a FIFO would block, a device never end."""
     try:
+        mode = Path(path).stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise _Unreadable("a folder, not a file", "missing")
+        if not stat.S_ISREG(mode):
+            raise _Unreadable("not a regular file", "failed")
         return _Source(Path(path).open("rb"), None, "reading", raw_limit)
+    except (FileNotFoundError, NotADirectoryError):
+        raise _Unreadable("no such file", "missing") from None
+    except PermissionError:
+        raise _Unreadable("permission denied", "failed") from None
     except OSError as exc:
-        raise _Unreadable(exc.strerror or str(exc)) from None
+        raise _Unreadable(exc.strerror or str(exc), "failed") from None
+
+
+def _cause(exc: BaseException, timeout: float | None) -> str:
+    """Why a fetch failed without an HTTP answer, in words (urllib wraps most causes in a
+    URLError whose ``reason`` is the socket's exception)."""
+    reason: object = exc.reason if isinstance(exc, URLError) else exc
+    if isinstance(reason, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(reason, ConnectionResetError):
+        return "connection reset by the server"
+    if isinstance(reason, socket.gaierror):
+        return f"unknown host ({reason.strerror or reason})"
+    if isinstance(reason, TimeoutError):
+        within = f" within {timeout:g} s" if timeout is not None else ""
+        return f"no answer{within} (timeout)"
+    if isinstance(reason, ssl.SSLError):
+        return f"TLS failed: {getattr(reason, 'verify_message', None) or reason.reason or reason}"
+    if isinstance(reason, http.client.RemoteDisconnected):
+        return "the server closed the connection without an answer"
+    if isinstance(reason, OSError) and reason.strerror:
+        return reason.strerror
+    return str(reason) or type(reason).__name__
 
 
 def _http_opener() -> OpenerDirector:
@@ -181,10 +233,10 @@ def _open_url(opener: OpenerDirector, url: str, timeout: float, raw_limit: int) 
         response = opener.open(request, timeout=timeout)
     except HTTPError as exc:
         exc.close()
-        raise _Unreadable(f"HTTP {exc.code} {exc.reason}") from None
+        raise _Unreadable(f"HTTP {exc.code} {exc.reason}", "status") from None
     except (URLError, OSError, http.client.HTTPException, ValueError) as exc:
-        raise _Unreadable(str(getattr(exc, "reason", exc))) from None
-    return _Source(response, time.monotonic() + timeout, "download", raw_limit)
+        raise _Unreadable(_cause(exc, timeout), "failed") from None
+    return _Source(response, timeout, "download", raw_limit)
 
 
 def _lines(body: _Body) -> Iterator[tuple[int, bytes]]:

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import NamedTuple
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 from urllib.request import url2pathname
 
-from ..sitemaps.limits import DEFAULT_PORTS, MAX_LOC_LENGTH, URL_SCHEMES
+from ..sitemaps.limits import DEFAULT_PORTS, URL_SCHEMES
 
 __all__ = ["SourceError", "source_path"]
 
-# The schemas' tLoc pattern (printable ASCII but space, " < >), for locs outside XML.
-_LOC_RE = re.compile(r"https?://[!#-;=?-~]+")
-_BAD_ESCAPE_RE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _P12_REASON = "a sitemap lists URLs of its own origin, under its own folder"
 
 
@@ -37,20 +35,6 @@ def source_path(source: str) -> Path | None:
     if len(scheme) > 1:  # a one-letter "scheme" is a Windows drive
         raise SourceError(f"{source}: only http, https and file URLs or local paths are read")
     return Path(source)
-
-
-def _loc_problem(value: str) -> str | None:
-    """Why ``value`` is no valid ``<loc>`` (P3), for text sources; None when it is one."""
-    if not re.match(r"https?://", value):
-        return "not an absolute http(s) URL"
-    if len(value) > MAX_LOC_LENGTH:
-        return f"{len(value):,} characters, at most {MAX_LOC_LENGTH:,}"
-    if not _LOC_RE.fullmatch(value):
-        bad = next(c for c in value if not ("!" <= c <= "~") or c in '"<>')
-        return f"character {bad!r} must be percent-encoded"
-    if _BAD_ESCAPE_RE.search(value):
-        return "'%' not followed by two hex digits"
-    return None
 
 
 class _Place(NamedTuple):
@@ -168,6 +152,53 @@ def _target(source: str, base_url: str | None) -> _Target:
     if base_url is not None:
         url = base_url + path.name if base_url.endswith("/") else base_url
     return _Target(str(path), source, url)
+
+
+# The files of a folder source that are checked: what a published set holds (naming.py
+# writes sitemap.xml, sitemap-1.xml.gz, sitemap-news-1.xml.gz, sitemap-1.txt.gz).
+_ROBOTS = "robots.txt"
+_SITEMAP_NAME_RE = re.compile(r"sitemap[^/]*\.(?:xml|txt)(?:\.gz)?", re.IGNORECASE)
+_DIGITS_RE = re.compile(r"(\d+)")
+
+
+def _checked_first(name: str) -> tuple[object, ...]:
+    """The order of a folder's files: robots.txt (it names the index, P13), then names
+    without a number (an index: sitemap.xml), then the numbered parts in number order."""
+    parts = _DIGITS_RE.split(name)
+    return (
+        name != _ROBOTS,
+        len(parts) > 1,
+        [int(part) if part.isdigit() else part for part in parts],
+    )
+
+
+def _folder_targets(
+    folder: Path, source: str, base_url: str | None
+) -> tuple[list[_Target], list[tuple[str, str]]]:
+    """The sitemap-like files under ``folder`` (every robots.txt and ``sitemap*.xml``,
+    ``.xml.gz``, ``.txt``, ``.txt.gz``, in every folder of the tree, symbolic links to
+    folders not followed), in checking order; and (folder, why) for each folder that could
+    not be listed. With ``base_url`` (a folder URL ending in ``/``) ``folder`` is published
+    there, and a file ``a/b.xml`` under it at ``base_url + "a/b.xml"``."""
+    targets: list[_Target] = []
+    unreadable: list[tuple[str, str]] = []
+
+    def failed(exc: OSError) -> None:
+        unreadable.append((str(exc.filename or folder), exc.strerror or str(exc)))
+
+    for top, folders, names in os.walk(folder, onerror=failed):
+        folders.sort()
+        here = Path(top)
+        for name in sorted(names, key=_checked_first):
+            if name != _ROBOTS and not _SITEMAP_NAME_RE.fullmatch(name):
+                continue
+            path = here / name
+            url = None
+            if base_url is not None:
+                url = base_url + quote(PurePosixPath(*path.relative_to(folder).parts).as_posix())
+            display = os.path.join(source, os.path.relpath(path, folder))
+            targets.append(_Target(str(path), display, url))
+    return targets, unreadable
 
 
 def _prefixes(target: _Target, index: bool = False) -> tuple[tuple[_Place, str], ...]:

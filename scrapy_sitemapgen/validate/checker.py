@@ -33,8 +33,19 @@ from ._io import (
     _TooLarge,
     _Unreadable,
 )
-from ._schema import SCHEMA_DIR, _qname, _schema_problems
-from ._scope import _P12_REASON, _Listing, _loc_problem, _Place, _prefixes, _Scope, _Target, _target
+from ._schema import SCHEMA_DIR, _loc_problem, _qname, _schema_problems
+from ._scope import (
+    _P12_REASON,
+    SourceError,
+    _folder_targets,
+    _Listing,
+    _Place,
+    _prefixes,
+    _Scope,
+    _Target,
+    _target,
+    source_path,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Generator, Iterable, Iterator
@@ -45,6 +56,8 @@ __all__ = [
     "DEFAULT_MAX_FILES",
     "DEFAULT_TIMEOUT",
     "SCHEMA_DIR",
+    "CheckIncomplete",
+    "InputError",
     "Validator",
     "Violation",
     "validate",
@@ -84,6 +97,29 @@ class Violation(NamedTuple):
         return f"{self.source}:{self.line}: {self.rule}: {self.message}"
 
 
+class InputError(NamedTuple):
+    """A source (or a file it lists) that could not be checked at all, through no fault the
+    rules can name: a network error (refused connection, unknown host, timeout), a local
+    source that is missing, a file that may not be read. Not a violation: nothing is known
+    about the file."""
+
+    source: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.message}"
+
+
+class CheckIncomplete(Exception):
+    """Raised by :func:`validate` when some input could not be checked: ``errors`` says
+    which and why, ``violations`` holds what the rest of the check found."""
+
+    def __init__(self, errors: list[InputError], violations: list[Violation]) -> None:
+        super().__init__("; ".join(map(str, errors)))
+        self.errors = errors
+        self.violations = violations
+
+
 def validate(
     sources: Iterable[str],
     *,
@@ -94,12 +130,17 @@ def validate(
 ) -> list[Violation]:
     """Every violation in ``sources`` and the files they list, [] when all is valid.
 
-    The in-process form of ``scrapy sitemapgen-validate``; see :class:`Validator`.
+    The in-process form of ``scrapy sitemapgen-validate``; see :class:`Validator`. Raises
+    :class:`CheckIncomplete` when an input could not be checked (the command's exit
+    status 2), so that an unreachable sitemap never passes for a valid one.
     """
     validator = Validator(
         base_url=base_url, max_bytes=max_bytes, max_files=max_files, timeout=timeout
     )
-    return list(validator.check(sources))
+    violations = list(validator.check(sources))
+    if validator.input_errors:
+        raise CheckIncomplete(validator.input_errors, violations)
+    return violations
 
 
 # --- the checker --------------------------------------------------------------------------
@@ -151,6 +192,10 @@ class Validator:
         self.files = 0
         #: ``<url>`` entries (and text sitemap lines) read.
         self.urls = 0
+        #: The inputs that could not be checked, in reading order: when there are any,
+        #: the check is incomplete (the command exits with 2).
+        self.input_errors: list[InputError] = []
+        self._indexes: set[str] = set()  # locations read that were sitemap indexes
         self._opener: OpenerDirector | None = None
         self._opened: set[str] = set()
         self._limit_reported = False
@@ -163,14 +208,41 @@ class Validator:
     def check(self, sources: Iterable[str]) -> Iterator[Violation]:
         """Violations of each source and of every file it lists, in reading order.
 
-        Raises ValueError for a source that is no local path, ``file://`` URI or http(s)
-        URL. A source that cannot be read is a P15 violation (a sitemap is announced by
-        its URL), a listed sitemap that cannot be read a P8 one (P15 from a robots.txt).
+        A source is a file, a folder (its robots.txt and ``sitemap*`` files, in every
+        folder of its tree) or a URL. Raises :class:`SourceError` (a ValueError) for a
+        source that is no local path, ``file://`` URI or http(s) URL.
+
+        An HTTP error status is a violation: P15 for a source (a sitemap is announced by
+        its URL), P8 for a sitemap an index lists (P15 for one a robots.txt lists), as is
+        a listed local file that is missing. What says nothing about the files (a
+        network error, a timeout, a missing local source, a file that may not be read) is
+        an :class:`InputError` in :attr:`input_errors` instead.
         """
         for source in sources:
-            for violation in self._follow(_target(source, self.base_url)):
-                # One line each, whatever libxml2 or the file put in the message.
-                yield violation._replace(message=_one_line(violation.message))
+            for target in self._targets(source):
+                for violation in self._follow(target):
+                    # One line each, whatever libxml2 or the file put in the message.
+                    yield violation._replace(message=_one_line(violation.message))
+
+    def _targets(self, source: str) -> list[_Target]:
+        path = source_path(source)
+        if path is None or not path.is_dir():
+            return [_target(source, self.base_url)]
+        if self.base_url is not None and not self.base_url.endswith("/"):
+            raise SourceError(f"{source}: for a folder, base_url must be a folder URL ending in /")
+        targets, unreadable = _folder_targets(path, source, self.base_url)
+        for folder, why in unreadable:
+            self._input_error(folder, f"cannot be read: {why}")
+        if not targets and not unreadable:
+            self._input_error(
+                source,
+                "nothing to check: no robots.txt and no sitemap*.xml, .xml.gz, .txt or .txt.gz "
+                "file in this folder or below",
+            )
+        return targets
+
+    def _input_error(self, source: str, message: str) -> None:
+        self.input_errors.append(InputError(source, _one_line(message)))
 
     # -- targets and reading --
 
@@ -201,7 +273,7 @@ class Validator:
         try:
             source = self._open(target)
         except _Unreadable as exc:
-            yield self._missing(target, str(exc))
+            yield from self._unreadable(target, exc)
             return
         self.files += 1
         listed: list[_Target] = []
@@ -209,13 +281,25 @@ class Validator:
             body = _Body(source, self.max_bytes)
             yield from self._check_body(target, body, listed)
         except _Unreadable as exc:
-            yield self._missing(target, str(exc))
+            yield from self._unreadable(target, exc)
         except _BadGzip as exc:
             yield Violation(target.display, 0, "P1", f"not a valid gzip file: {exc}")
         finally:
             source.close()
         for child in listed:
             yield from self._follow(child)
+
+    def _unreadable(self, target: _Target, exc: _Unreadable) -> Iterator[Violation]:
+        """A violation when the file is missing where it was announced or listed (an HTTP
+        error status, a listed local file that is not there); else an input error."""
+        if exc.kind == "status" or (exc.kind == "missing" and target.listed is not None):
+            yield self._missing(target, str(exc))
+            return
+        verb = "cannot be read" if target.local else "cannot be fetched"
+        where = ""
+        if target.listed is not None:
+            where = f" (listed at {target.listed.source}:{target.listed.line})"
+        self._input_error(target.display, f"{verb}: {exc}{where}")
 
     def _missing(self, target: _Target, why: str) -> Violation:
         if target.listed is None:
@@ -243,6 +327,8 @@ class Validator:
         markup = head.removeprefix(_UTF8_BOM).lstrip().startswith(b"<")
         if not head:
             yield Violation(target.display, 0, "P1", "the file is empty")
+        elif name.endswith(".gz") and not body.gzipped:
+            yield Violation(target.display, 0, "P1", _not_gzip(head))
         elif head.startswith(_OTHER_BOMS):
             yield Violation(
                 target.display, 1, "P1", "the file is UTF-16 or UTF-32; a sitemap is UTF-8"
@@ -362,15 +448,11 @@ class Validator:
             )
             return None
         is_index = name == "sitemapindex"
+        if is_index:
+            self._indexes.add(target.location)
         if is_index and target.listed is not None and target.in_index:
             source, line, _, _ = target.listed
-            yield Violation(
-                source,
-                line,
-                "P8",
-                f"{display} is a sitemap index: an index lists sitemaps, not other indexes; "
-                "not followed",
-            )
+            yield _index_of_indexes(source, line, display)
             return None
         for attribute in root.attrib:
             if etree.QName(attribute).namespace != _XSI_NS:
@@ -411,7 +493,8 @@ class Validator:
         state.entries += 1
         if state.entries == limit + 1:
             state.first_over = line
-        for error_line, error_rule, message in _schema_problems(element, state.is_index):
+        problems = _schema_problems(element, state.is_index, state.entries)
+        for error_line, error_rule, message in problems:
             yield Violation(display, error_line, error_rule, message)
         loc_element = element.find(_LOC)
         loc = (loc_element.text or "").strip() if loc_element is not None else ""
@@ -500,6 +583,8 @@ class Validator:
         )
         if isinstance(target, Violation):
             yield target
+        elif target.location in self._indexes:  # read before, as a source of its own
+            yield _index_of_indexes(display, line, target.display)
         else:
             listed.append(target)
 
@@ -684,6 +769,25 @@ def _free_previous(state: _FileState, element: Any) -> Iterator[Violation]:
     while (previous := element.getprevious()) is not None:
         yield from _stray_text(state, previous.tail, previous.sourceline, element.sourceline)
         parent.remove(previous)
+
+
+def _index_of_indexes(source: str, line: int, index: str) -> Violation:
+    return Violation(
+        source,
+        line,
+        "P8",
+        f"{index} is a sitemap index: an index lists sitemaps, not other indexes; not followed",
+    )
+
+
+def _not_gzip(head: bytes) -> str:
+    """P1 for a ``.gz`` file that holds no gzip data (a plain file, an HTML error page)."""
+    first = head[:8]
+    text = "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in first)
+    return (
+        f"not gzip (the first bytes are {first.hex(' ')}, {text!r}; gzip data starts with "
+        "1f 8b): a .gz file must be gzip-compressed; not checked further"
+    )
 
 
 def _one_line(text: str) -> str:
