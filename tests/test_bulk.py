@@ -726,3 +726,20 @@ def test_workers_run_without_the_cyclic_collector_and_the_parent_keeps_it(tmp_pa
         assert gc.isenabled()
     finally:
         store.close()
+
+
+def test_a_run_store_is_true_without_merging_its_runs(tmp_path: Path) -> None:
+    """``if store`` / ``store or other`` must not merge every run to count the URLs (it
+    did, once, before every build's write): the truth of a source is not its size."""
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text(
+        "".join(json.dumps({"loc": f"https://a.example/{n}"}) + "\n" for n in range(20))
+    )
+    store, _ = build_store(feed, UrlPolicy(), NOW, workers=1, temp_dir=str(tmp_path))
+    try:
+        for path in tmp_path.glob("sitemapgen-build-*/run-*"):
+            path.unlink()  # a merge would now fail
+        assert store
+        assert (store or None) is store
+    finally:
+        store.close()

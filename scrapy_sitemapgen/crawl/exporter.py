@@ -126,7 +126,7 @@ class SitemapExporter:
         store = recorder.store
         if store is None:
             return
-        source: FactSource = self._source or store
+        source: FactSource = store if self._source is None else self._source
         try:
             recorder.stop(finished=reason == "finished")
             if reason in _INTERRUPTED and not self.config.write_on_shutdown:

@@ -68,6 +68,12 @@ class FactSource(Protocol):
         """Distinct URLs recorded."""
         ...
 
+    def __bool__(self) -> bool:
+        """A source is true, however many URLs it holds: without this, ``if source`` or
+        ``source or other`` would call :meth:`__len__`, which a run store answers by
+        merging all its runs."""
+        return True
+
     def close(self) -> None:
         """Release the source."""
         ...
