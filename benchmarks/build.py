@@ -601,7 +601,7 @@ def build_summary(record: Record) -> dict[str, Any]:
 
 def phases(log: Path, started: float, ended: float) -> dict[str, float] | None:
     """Start-up (to "Spider opened"), ingestion (to "Closing spider"), writing and publishing
-    (to the exporter's first per-origin "Sitemap: ..." line), the rest (stats, exit)."""
+    (to the close report's first per-origin "Sitemap: ..." line), the rest (stats, exit)."""
     marks: dict[str, float] = {}
     for line in log.read_text(errors="replace").splitlines():
         match = _LOG_LINE.match(line)
@@ -614,7 +614,7 @@ def phases(log: Path, started: float, ended: float) -> dict[str, float] | None:
         elif message.startswith("Closing spider ("):
             marks.setdefault("closing", when)
         elif (
-            match[2] == "scrapy_sitemapgen.crawl.exporter"
+            match[2].startswith("scrapy_sitemapgen.")  # the close report's logger
             and message.startswith("Sitemap: ")
             and " URLs (" in message
         ):

@@ -193,3 +193,16 @@ def test_crawl_summary_and_url_set_errors() -> None:
         "extra": 1,
         "duplicates": 1,
     }
+
+
+def test_memory_run_reads_the_phases_from_a_real_build_log(tmp_path: Path) -> None:
+    """The phases come from the log lines of a real ``sitemapgen-build`` (the spider's
+    opening, its closing, the close report's per-origin line): a renamed logger or message
+    would leave them unknown."""
+    from benchmarks.build import memory_run
+
+    result = memory_run(1000, 1, tmp_path)
+    phases = result["phases"]
+    assert phases is not None, result
+    assert set(phases) == {"startup", "ingest", "write", "rest"}
+    assert all(value >= 0 for value in phases.values()), phases
