@@ -12,7 +12,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy_sitemapgen.sitemaps.records import url_field
 from scrapy_sitemapgen.store.feed import line_at
 
-from .helpers import files, read_urls
+from .helpers import files, read_urls, run_scrapy, write_project
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -314,3 +314,23 @@ def test_line_at(tmp_path: Path, offset: int, line: int) -> None:
     path = tmp_path / "feed.jsonl"
     path.write_bytes(b"a\nb\n\nc")
     assert line_at(path, offset) == line
+
+
+def test_inside_a_project_with_the_add_on_it_is_loaded_once(tmp_path: Path) -> None:
+    """The project names the add-on by its path; the command adds it only when no key of
+    ADDONS names it already (it was enabled twice, a class and its path)."""
+    project = write_project(tmp_path / "project")
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text('{"loc": "https://www.example.com/a"}\n')
+    result = run_scrapy(
+        project,
+        "sitemapgen-build",
+        "--input",
+        str(feed),
+        "-s",
+        f"SITEMAPGEN_URI={tmp_path / 'out'}",
+    )
+    assert result.returncode == 0, result.stderr
+    enabled = result.stderr.split("Enabled addons:\n", 1)[1].splitlines()[0]
+    assert enabled.count("scrapy_sitemapgen.addon.Addon object") == 1, enabled
+    assert (tmp_path / "out" / "https_www.example.com_443" / "sitemap.xml").is_file()

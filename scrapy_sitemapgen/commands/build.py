@@ -14,6 +14,7 @@ import scrapy
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 from scrapy.utils.asyncio import run_in_thread
+from scrapy.utils.misc import load_object
 
 from .. import stats as keys
 from ..addon import Addon
@@ -173,6 +174,16 @@ class _NothingToCrawl(scrapy.Spider):
         exporter.empty_reason = f"{path}: {', '.join(why)}" if why else f"{path} holds no record"
 
 
+def _names_addon(key: object) -> bool:
+    """Whether an ``ADDONS`` key (a class or its import path) is this package's add-on."""
+    if isinstance(key, str):
+        try:
+            key = load_object(key)
+        except (ImportError, ValueError, NameError, AttributeError):
+            return False
+    return key is Addon
+
+
 _SERVERS = (
     "scrapy.extensions.telnet.TelnetConsole",
     "scrapy.extensions.remote_control.RemoteControl",
@@ -284,7 +295,9 @@ class BuildCommand(ScrapyCommand):
         # Nothing to lose to a crash here (the source is still there): big transactions.
         settings.set("SITEMAPGEN_COMMIT_WRITES", 100_000, priority="command")
         settings.set("SITEMAPGEN_COMMIT_SECONDS", 3600, priority="command")
-        settings.set("ADDONS", {**settings.getdict("ADDONS"), Addon: 500}, priority="cmdline")
+        addons = settings.getdict("ADDONS")
+        if not any(_names_addon(key) for key in addons):  # a project's own: not twice
+            settings.set("ADDONS", {**addons, Addon: 500}, priority="cmdline")
         # Nothing is crawled: no telnet console or remote-control server to listen on a
         # port, nor any download handler, and none of them imported (aiohttp above all, for
         # remote control; the HTTP handler builds a TLS context), unless the
