@@ -741,6 +741,11 @@ def run_scrapy(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def crawl_site(project: Path, site: SiteServer, *args: str) -> subprocess.CompletedProcess[str]:
+    """``scrapy crawl site`` in ``project`` from ``site``'s root, with ``args`` after."""
+    return run_scrapy(project, "crawl", "site", "-a", f"start_url={site.url('/')}", *args)
+
+
 def log_messages(stderr: str, level: str) -> list[str]:
     """The messages of the log lines at ``level`` (``"ERROR"``), without time and logger."""
     marker = f" {level}: "

@@ -20,7 +20,14 @@ from scrapy.utils.sitemap import Sitemap
 
 from scrapy_sitemapgen import Addon, SitemapItemExporter
 
-from .helpers import NS, assert_valid, log_messages, read_bytes, run_scrapy, write_project
+from .helpers import (
+    NS,
+    assert_valid,
+    crawl_site,
+    log_messages,
+    read_bytes,
+    write_project,
+)
 
 if TYPE_CHECKING:
     from .helpers import Site, SiteServer
@@ -60,12 +67,9 @@ def test_dash_O_sitemap_writes_the_urlset(small_site: SiteServer, tmp_path: Path
     project = write_project(
         tmp_path / "project", CLI_FORMAT + f"SITEMAPGEN_URI = {str(tmp_path / 'out')!r}\n"
     )
-    result = run_scrapy(
+    result = crawl_site(
         project,
-        "crawl",
-        "site",
-        "-a",
-        f"start_url={small_site.url('/')}",
+        small_site,
         "-O",
         "sitemap.xml:sitemap",
     )
@@ -83,12 +87,9 @@ def test_dash_O_sitemap_needs_the_format_in_the_project(
     """Why the README asks for CLI_FORMAT: Scrapy refuses the -O format before it loads
     add-ons, so the add-on's FEED_EXPORTERS entry comes too late for the command line."""
     project = write_project(tmp_path / "project")
-    result = run_scrapy(
+    result = crawl_site(
         project,
-        "crawl",
-        "site",
-        "-a",
-        f"start_url={small_site.url('/')}",
+        small_site,
         "-O",
         "sitemap.xml:sitemap",
     )

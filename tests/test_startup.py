@@ -14,7 +14,7 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_sitemapgen import SitemapExporter
 
-from .helpers import log_messages, run_scrapy, write_project
+from .helpers import crawl_site, log_messages, write_project
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -54,12 +54,9 @@ def test_bad_setting_exits_1_with_one_line_and_no_request(
 ) -> None:
     project = write_project(tmp_path / "project")
     before = len(small_site.requested)
-    result = run_scrapy(
+    result = crawl_site(
         project,
-        "crawl",
-        "site",
-        "-a",
-        f"start_url={small_site.url('/')}",
+        small_site,
         "-s",
         "SITEMAPGEN_MAX_URLS=0",
     )
@@ -79,12 +76,9 @@ def test_unwritable_output_exits_1_before_the_first_request(
     blocker.write_text("a file where the output folder's parent should be")
     uri = str(blocker / "sitemaps")
     before = len(small_site.requested)
-    result = run_scrapy(
+    result = crawl_site(
         project,
-        "crawl",
-        "site",
-        "-a",
-        f"start_url={small_site.url('/')}",
+        small_site,
         "-s",
         f"SITEMAPGEN_URI={uri}",
     )
