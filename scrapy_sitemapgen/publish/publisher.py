@@ -11,7 +11,7 @@ from scrapy.utils.asyncio import run_in_thread
 
 from ..sitemaps.manifest import PublishState
 from ..sitemaps.urls import origin_folder
-from .delivery import publish_feeds, publish_local, publish_remote, staging_for
+from .delivery import Stagings, publish_feeds, publish_local, publish_remote
 from .report import report
 from .staging import stage_origins
 
@@ -40,8 +40,10 @@ class FeedTargets(Protocol):
 def _stage(
     store: FactSource, config: Config, reporter: Reporter, state: PublishState, staged: list[Path]
 ) -> list[OriginSet]:
+    stagings = Stagings(config)
+
     def staging_of(origin: Origin) -> Path:
-        staging = staging_for(config, origin_folder(config.uri, origin))
+        staging = stagings.new(origin_folder(config.uri, origin))
         staged.append(staging)
         return staging
 
@@ -76,9 +78,10 @@ async def publish(
             if crawler is None:
                 raise ValueError(f"delivering to {config.uri} needs a crawler for its feed storage")
             delivered = set(await publish_remote(sets, crawler, reporter))
-        for origin_set in sets:
-            if origin_set.origin in delivered:
-                state.commit(config.uri, origin_set.origin.name, origin_set.records)
+        state.commit_all(
+            config.uri,
+            ((s.origin.name, s.records) for s in sets if s.origin in delivered),
+        )
         report(sets, delivered, reporter, empty_reason)
         return sets
     finally:

@@ -195,39 +195,54 @@ class PublishState:
 
         return UrlNotes(previous_locs(self._db, output, origin), save)
 
-    def take_notes(self, origin: str, path: Path) -> None:
-        """Take the blocks a staging worker saved for ``origin`` into another SQLite file
-        (its ``blocks`` table), copied inside SQLite."""
+    def take_notes(self, path: Path) -> None:
+        """Take the blocks a staging worker saved into another SQLite file (its ``blocks``
+        table: origin, seq, data), for every origin it holds, copied inside SQLite."""
         self._db.commit()  # ATTACH is refused inside a transaction
         self._db.execute("ATTACH DATABASE ? AS notes", (str(path),))
         try:
             with self._db:
-                self._db.execute("DELETE FROM current_blocks WHERE origin = ?", (origin,))
                 self._db.execute(
-                    "INSERT INTO current_blocks SELECT ?, seq, data FROM notes.blocks", (origin,)
+                    "DELETE FROM current_blocks WHERE origin IN "
+                    "(SELECT DISTINCT origin FROM notes.blocks)"
+                )
+                self._db.execute(
+                    "INSERT INTO current_blocks SELECT origin, seq, data FROM notes.blocks"
                 )
         finally:
             self._db.execute("DETACH DATABASE notes")
 
     def commit(self, output: str, origin: str, files: Iterable[FileRecord]) -> None:
         """Record what was published for one origin (after delivery succeeded)."""
+        self.commit_all(output, [(origin, files)])
+
+    def commit_all(
+        self, output: str, published: Iterable[tuple[str, Iterable[FileRecord]]]
+    ) -> None:
+        """Record what was published for each (origin, files), in one transaction: a
+        transaction per origin is a sync to disk per origin, which for a broad crawl's
+        100,000 origins outweighed writing their sitemaps."""
         with self._db:
-            self._db.execute("DELETE FROM files WHERE output = ? AND origin = ?", (output, origin))
-            self._db.executemany(
-                "INSERT INTO files VALUES (?, ?, ?, ?, ?)",
-                [(output, origin, f.name, f.sha256, f.lastmod) for f in files],
-            )
-            self._db.execute(
-                "DELETE FROM url_blocks WHERE output = ? AND origin = ?", (output, origin)
-            )
-            self._db.execute(
-                "INSERT INTO url_blocks SELECT ?, origin, seq, data FROM current_blocks WHERE origin = ?",
-                (output, origin),
-            )
-            if self._old_urls:  # now in blocks: the old rows would only be read again
+            for origin, files in published:
                 self._db.execute(
-                    "DELETE FROM urls WHERE output = ? AND origin = ?", (output, origin)
+                    "DELETE FROM files WHERE output = ? AND origin = ?", (output, origin)
                 )
+                self._db.executemany(
+                    "INSERT INTO files VALUES (?, ?, ?, ?, ?)",
+                    [(output, origin, f.name, f.sha256, f.lastmod) for f in files],
+                )
+                self._db.execute(
+                    "DELETE FROM url_blocks WHERE output = ? AND origin = ?", (output, origin)
+                )
+                self._db.execute(
+                    "INSERT INTO url_blocks SELECT ?, origin, seq, data FROM current_blocks "
+                    "WHERE origin = ?",
+                    (output, origin),
+                )
+                if self._old_urls:  # now in blocks: the old rows would only be read again
+                    self._db.execute(
+                        "DELETE FROM urls WHERE output = ? AND origin = ?", (output, origin)
+                    )
 
     def close(self) -> None:
         self._db.close()
