@@ -107,6 +107,8 @@ DEFAULTS: dict[str, Any] = {
     "SITEMAPGEN_LASTMOD_SOURCES": ["header", "page"],
     "SITEMAPGEN_CHANGEFREQ": [],
     "SITEMAPGEN_PRIORITY": [],
+    # The close report
+    "SITEMAPGEN_LOG_ORIGINS": 20,
 }
 
 #: The formats SITEMAPGEN_FORMATS may name: XML urlsets (with index) and text sitemaps (P11).
@@ -460,6 +462,9 @@ class Config:
     lastmod_sources: tuple[str, ...]
     changefreq_rules: tuple[Rule, ...]
     priority_rules: tuple[Rule, ...]
+    #: Origins the close report gives a log line and ``…/<origin>`` stats of their own;
+    #: the others are summed up in one line (a broad crawl has 100,000 origins).
+    log_origins: int
     #: The FEEDS URIs (as given) whose format is ``sitemap``: the exporter also writes the
     #: crawl's one-origin sitemap there, once Scrapy's FeedExporter has stored the feed.
     sitemap_feeds: tuple[str, ...]
@@ -581,6 +586,9 @@ class Config:
             ),
             priority_rules=_rules(
                 settings, "SITEMAPGEN_PRIORITY", parse_priority, "a number from 0.0 to 1.0 (P6)"
+            ),
+            log_origins=_int(
+                settings, "SITEMAPGEN_LOG_ORIGINS", 0, 10**9, "origins with a close line each"
             ),
             sitemap_feeds=sitemap_feeds,
             warnings=(*_unknown_names(settings), *feed_warnings),

@@ -82,7 +82,7 @@ async def publish(
             config.uri,
             ((s.origin.name, s.records) for s in sets if s.origin in delivered),
         )
-        report(sets, delivered, reporter, empty_reason)
+        report(sets, delivered, reporter, empty_reason, log_origins=config.log_origins)
         return sets
     finally:
         state.close()
