@@ -21,7 +21,20 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import ab, build, crawl, feed, kill, levels, profiles, redis_memory, results, tables, website
+from . import (
+    ab,
+    build,
+    crawl,
+    feed,
+    kill,
+    levels,
+    origins,
+    profiles,
+    redis_memory,
+    results,
+    tables,
+    website,
+)
 from .checks import CheckFailed
 
 if TYPE_CHECKING:
@@ -44,6 +57,11 @@ BENCHMARKS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Any]
         "a local crawl with the add-on on and off, in alternating pairs",
         crawl.add_arguments,
         crawl.run,
+    ),
+    "origins": (
+        "sitemapgen-build --input over many origins against the same records over three",
+        origins.add_arguments,
+        origins.run,
     ),
     "kill": (
         "JOBDIR crawls killed with SIGKILL (and paused with SIGINT), then resumed",
@@ -88,6 +106,7 @@ DOCS = {
     "build": build,
     "memory": build,
     "crawl": crawl,
+    "origins": origins,
     "kill": kill,
     "ab": ab,
     "profile-build": profiles,

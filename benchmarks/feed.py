@@ -111,6 +111,7 @@ class FeedInfo:
     seconds: float
     shape: str = "ours"
     origins: int = 3
+    distinct_origins: int = 0  # origins with a URL (0: a feed cached before it was counted)
 
 
 def _slug(rng: random.Random) -> str:
@@ -296,11 +297,14 @@ def build(
     OUT.mkdir(parents=True, exist_ok=True)
     part = path.with_suffix(".part")
     seen: set[int] = set()
+    roots: set[str] = set()
     totals = dict.fromkeys(("repeat", "non_ascii", "raw", "amp", "images", "lastmod"), 0)
     with part.open("w", encoding="utf-8") as sink:
         for record, flags in records(count, seed, shape, origins):
             sink.write(json.dumps(record, ensure_ascii=False) + "\n")
-            seen.add(hash(normalise(record["loc"])))
+            loc = normalise(record["loc"])
+            seen.add(hash(loc))
+            roots.add(loc[: loc.index("/", 8)])
             for name in ("repeat", "non_ascii", "raw", "amp"):
                 totals[name] += bool(flags.get(name))
             totals["images"] += len(record.get("images", ()))
@@ -322,6 +326,7 @@ def build(
         seconds=round(time.perf_counter() - started, 1),
         shape=shape,
         origins=origins or len(ORIGINS),
+        distinct_origins=len(roots),
     )
     meta.write_text(json.dumps(asdict(info), indent=1))
     return info
