@@ -83,6 +83,8 @@ INDEXNOW_URLS_FAILED = f"{PREFIX}/indexnow/urls/failed"
 INDEXNOW_URLS_INITIAL = f"{PREFIX}/indexnow/urls/initial_skipped"
 #: URLs outside the folder of the key file, which IndexNow would refuse (422).
 INDEXNOW_URLS_OUTSIDE_KEY = f"{PREFIX}/indexnow/urls/outside_key_location"
+#: A submission that failed for a reason of its own (logged with its traceback).
+INDEXNOW_FAILED = f"{PREFIX}/indexnow/failed"
 
 
 def indexnow_status(status: int) -> str:
