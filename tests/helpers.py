@@ -9,6 +9,8 @@
 - The one test HTTP server (:class:`SiteServer`, real HTTP on 127.0.0.1, a random port)
   and the sites built on it: the two-origin site of conftest's ``site`` fixture, and the
   generated site of the kill-and-resume harness.
+- A local IndexNow endpoint (:class:`IndexNowServer`) that checks submissions the way the
+  protocol says, fetching the key file from the served output.
 
 conftest.py holds the fixtures; everything they need is here.
 """
