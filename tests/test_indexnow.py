@@ -319,3 +319,97 @@ async def test_a_bad_key_stops_the_crawl_before_it_starts(shop, endpoint, crawl)
     with pytest.raises(ValueError, match="SITEMAPGEN_INDEXNOW_KEY"):
         await crawl({"SITEMAPGEN_INDEXNOW_KEY": "bad key!"}, start_url=shop.url("/"))
     assert shop.requested == []
+
+
+# --- the offline build: origins staged in worker processes ------------------------------------
+
+
+def _feed(path: Path, records: list[tuple[str, str]]) -> None:
+    path.write_text(
+        "".join(json.dumps({"loc": loc, "lastmod": when}) + "\n" for loc, when in records)
+    )
+
+
+def test_a_build_with_two_workers_submits_each_hosts_changes(endpoint, tmp_path: Path) -> None:
+    """``sitemapgen-build --workers 2``: each origin staged in a worker process, its
+    fingerprints and changes taken in by the parent; sections too."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "out"
+    with SiteServer() as a, SiteServer() as b:
+        a.static, b.static = out / a.origin.name, out / b.origin.name
+
+        def build(records: list[tuple[str, str]]) -> subprocess.CompletedProcess[str]:
+            _feed(tmp_path / "feed.jsonl", records)
+            return subprocess.run(
+                [
+                    *(sys.executable, "-m", "scrapy", "sitemapgen-build", "--input", "feed.jsonl"),
+                    *("--workers", "2", "-s", f"SITEMAPGEN_URI={out}"),
+                    *("-s", 'SITEMAPGEN_SECTIONS=[["blog", "/blog/"]]'),
+                    *("-s", f"SITEMAPGEN_INDEXNOW_KEY={KEY}"),
+                    *("-s", f"SITEMAPGEN_INDEXNOW_ENDPOINT={endpoint.url}"),
+                ],
+                cwd=tmp_path,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+
+        day1, day2 = "2025-01-01", "2025-02-01"
+        first = [(a.url("/x1"), day1), (a.url("/x2"), day1), (a.url("/blog/y"), day1)]
+        first += [(b.url("/x1"), day1), (b.url("/blog/z"), day1)]
+        result = build(first)
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert endpoint.received == []
+        for server in (a, b):
+            names = sorted(p.name for p in (out / server.origin.name).iterdir())
+            assert names == sorted(
+                [
+                    f"{KEY}.txt",
+                    "manifest.json",
+                    "robots.txt",
+                    "sitemap-1.xml.gz",
+                    "sitemap-blog-1.xml.gz",
+                    "sitemap.xml",
+                ]
+            )
+        # /x2 of a changes, /blog/new of a is new, /x1 of b is gone.
+        second = [(a.url("/x1"), day1), (a.url("/x2"), day2), (a.url("/blog/y"), day1)]
+        second += [(a.url("/blog/new"), day2), (b.url("/blog/z"), day1)]
+        result = build(second)
+        assert result.returncode == 0, result.stderr[-2000:]
+    assert sorted(endpoint.url_lists) == sorted(
+        [[a.url("/blog/new"), a.url("/x2")], [b.url("/x1")]]
+    )
+    assert [s.status for s in endpoint.received] == [202, 202]
+    assert {s.body["keyLocation"] for s in endpoint.received} == {
+        a.url(f"/{KEY}.txt"),
+        b.url(f"/{KEY}.txt"),
+    }
+
+
+@deferred_f_from_coro_f
+async def test_an_endpoint_no_handler_serves_is_an_error_not_retried(
+    shop, endpoint, crawl, caplog
+) -> None:
+    https = endpoint.url.replace("http://", "https://")
+    with caplog.at_level(logging.ERROR):
+        crawler = await crawl(
+            _settings(
+                endpoint,
+                SITEMAPGEN_INDEXNOW_INITIAL=True,
+                SITEMAPGEN_INDEXNOW_BATCH=10,
+                SITEMAPGEN_INDEXNOW_ENDPOINT=https,
+                DOWNLOAD_HANDLERS={"https": None},
+            ),
+            start_url=shop.url("/"),
+        )
+    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(errors) == 1
+    assert errors[0].startswith(f"Sitemap: IndexNow: {https} cannot be reached: NotSupported")
+    stats = crawler.stats.get_stats()
+    assert stats["sitemapgen/indexnow/requests"] == 1
+    assert stats["sitemapgen/indexnow/error/NotSupported"] == 1
+    assert stats["sitemapgen/indexnow/urls/failed"] == 5

@@ -20,6 +20,7 @@ import time
 from typing import TYPE_CHECKING
 
 from scrapy import Request
+from scrapy.exceptions import IgnoreRequest, NotSupported
 from scrapy.http import Response
 from scrapy.utils.asyncio import sleep
 from scrapy.utils.defer import maybe_deferred_to_future
@@ -194,7 +195,15 @@ async def _submit(
         response: Response | None = None
         try:
             response = await _fetch(crawler, request)
-        except Exception as exc:  # a download error: retried like a 5xx
+        except (NotSupported, IgnoreRequest) as exc:  # no handler, or a middleware said no
+            stats.inc_value(keys.indexnow_error(type(exc).__name__))
+            stats.inc_value(keys.INDEXNOW_URLS_FAILED, urls)
+            logger.error(
+                "Sitemap: IndexNow: %(endpoint)s cannot be reached: %(error)s",
+                {"endpoint": config.indexnow_endpoint, "error": f"{type(exc).__name__}: {exc}"},
+            )
+            return False
+        except Exception as exc:  # a download error (timeout, refused): retried as a 5xx
             stats.inc_value(keys.indexnow_error(type(exc).__name__))
             problem = f"{type(exc).__name__}: {exc}"
         else:
