@@ -64,6 +64,17 @@ def _settings(endpoint: IndexNowServer, **more: object) -> dict[str, object]:
     }
 
 
+async def _submit_all(crawl, shop, endpoint, caplog, level=logging.ERROR, **more):
+    """A first run that submits every URL (10 a request): (the crawler, its messages at
+    ``level`` or above)."""
+    settings = _settings(
+        endpoint, SITEMAPGEN_INDEXNOW_INITIAL=True, SITEMAPGEN_INDEXNOW_BATCH=10, **more
+    )
+    with caplog.at_level(level):
+        crawler = await crawl(settings, start_url=shop.url("/"))
+    return crawler, [r.getMessage() for r in caplog.records if r.levelno >= level]
+
+
 @deferred_f_from_coro_f
 async def test_three_runs_submit_exactly_what_changed(
     shop, endpoint, crawl, tmp_path: Path, caplog
@@ -156,13 +167,8 @@ async def test_refusals_are_errors_and_not_retried(
     shop, endpoint, crawl, caplog, status: int, meaning: str
 ) -> None:
     endpoint.script = [(status, {})]
-    with caplog.at_level(logging.ERROR):
-        crawler = await crawl(
-            _settings(endpoint, SITEMAPGEN_INDEXNOW_INITIAL=True, SITEMAPGEN_INDEXNOW_BATCH=10),
-            start_url=shop.url("/"),
-        )
+    crawler, errors = await _submit_all(crawl, shop, endpoint, caplog)
     assert len(endpoint.received) == 1
-    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
     assert len(errors) == 1
     assert meaning in errors[0]
     assert crawler.stats.get_value(f"sitemapgen/indexnow/status/{status}") == 1
@@ -171,14 +177,10 @@ async def test_refusals_are_errors_and_not_retried(
 @deferred_f_from_coro_f
 async def test_429_is_retried_after_the_wait_it_asks_for(shop, endpoint, crawl, caplog) -> None:
     endpoint.script = [(429, {"Retry-After": "0"})]
-    with caplog.at_level(logging.WARNING):
-        crawler = await crawl(
-            _settings(endpoint, SITEMAPGEN_INDEXNOW_INITIAL=True, SITEMAPGEN_INDEXNOW_BATCH=10),
-            start_url=shop.url("/"),
-        )
+    crawler, messages = await _submit_all(crawl, shop, endpoint, caplog, logging.WARNING)
     assert [s.status for s in endpoint.received] == [429, 202]
     assert endpoint.url_lists == [[shop.url(p) for p in ("/", "/a", "/b", "/c", "/d")]]
-    assert any("429 too many requests" in m and "trying again in 0s" in m for m in caplog.messages)
+    assert any("429 too many requests" in m and "trying again in 0s" in m for m in messages)
     stats = crawler.stats.get_stats()
     assert stats["sitemapgen/indexnow/requests"] == 2
     assert stats["sitemapgen/indexnow/status/429"] == 1
@@ -191,18 +193,10 @@ async def test_5xx_is_retried_with_back_off_within_the_time_allowed(
 ) -> None:
     """503, wait 1 s, 503; the next wait (2 s) would pass the 1.5 s allowed: given up."""
     endpoint.script = [(503, {})] * 5
-    with caplog.at_level(logging.ERROR):
-        crawler = await crawl(
-            _settings(
-                endpoint,
-                SITEMAPGEN_INDEXNOW_INITIAL=True,
-                SITEMAPGEN_INDEXNOW_BATCH=10,
-                SITEMAPGEN_INDEXNOW_RETRY_SECONDS=1.5,
-            ),
-            start_url=shop.url("/"),
-        )
+    crawler, errors = await _submit_all(
+        crawl, shop, endpoint, caplog, SITEMAPGEN_INDEXNOW_RETRY_SECONDS=1.5
+    )
     assert [s.status for s in endpoint.received] == [503, 503]
-    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
     assert len(errors) == 1
     assert "did not take 5 URL(s) within SITEMAPGEN_INDEXNOW_RETRY_SECONDS (1.5s)" in errors[0]
     stats = crawler.stats.get_stats()
@@ -395,18 +389,14 @@ async def test_an_endpoint_no_handler_serves_is_an_error_not_retried(
     shop, endpoint, crawl, caplog
 ) -> None:
     https = endpoint.url.replace("http://", "https://")
-    with caplog.at_level(logging.ERROR):
-        crawler = await crawl(
-            _settings(
-                endpoint,
-                SITEMAPGEN_INDEXNOW_INITIAL=True,
-                SITEMAPGEN_INDEXNOW_BATCH=10,
-                SITEMAPGEN_INDEXNOW_ENDPOINT=https,
-                DOWNLOAD_HANDLERS={"https": None},
-            ),
-            start_url=shop.url("/"),
-        )
-    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    crawler, errors = await _submit_all(
+        crawl,
+        shop,
+        endpoint,
+        caplog,
+        SITEMAPGEN_INDEXNOW_ENDPOINT=https,
+        DOWNLOAD_HANDLERS={"https": None},
+    )
     assert len(errors) == 1
     assert errors[0].startswith(f"Sitemap: IndexNow: {https} cannot be reached: NotSupported")
     stats = crawler.stats.get_stats()
