@@ -6,6 +6,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from .. import stats as keys
+from ..sitemaps.sections import section_counts
 
 if TYPE_CHECKING:
     from ..sitemaps.urls import Origin
@@ -50,6 +51,7 @@ def report(
         written += changed_files
         unchanged += len(sitemaps) - changed_files
         shown = number < log_origins
+        _report_sections(origin_set, reporter, shown)
         if shown:
             stats.set_value(keys.urls_written_for(name), urls)
             stats.set_value(keys.files_written_for(name), changed_files)
@@ -102,3 +104,25 @@ def report(
             "Sitemap: no page was recorded, so no sitemap was written%(why)s",
             {"why": f": {empty_reason}" if empty_reason else ""},
         )
+
+
+def _report_sections(origin_set: OriginSet, reporter: Reporter, shown: bool) -> None:
+    """SITEMAPGEN_SECTIONS: each section's urlset files and URLs, counted over every
+    origin and logged on one line per origin (at DEBUG past SITEMAPGEN_LOG_ORIGINS)."""
+    if not origin_set.sectioned:
+        return
+    counts = section_counts((r.name, r.entries) for r in origin_set.records if r.kind == "urlset")
+    for section, (files, urls) in counts.items():
+        reporter.stats.inc_value(keys.section_files(section), files)
+        reporter.stats.inc_value(keys.section_urls(section), urls)
+    logger.log(
+        logging.INFO if shown else logging.DEBUG,
+        "Sitemap: %(root)s by section: %(sections)s",
+        {
+            "root": origin_set.origin.root,
+            "sections": ", ".join(
+                f"{section} {urls} URLs in {files} file(s)"
+                for section, (files, urls) in counts.items()
+            ),
+        },
+    )
