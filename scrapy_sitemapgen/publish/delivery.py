@@ -209,19 +209,37 @@ def publish_local(sets: list[OriginSet]) -> None:
     """Move every origin's changed files into place; raise before any move on a blocked
     destination, so nothing changes at all."""
     targets = [local_folder(s.folder) for s in sets]
-    for origin_set, target in zip(sets, targets):
+    # Folders this publish created hold nothing yet: nothing in them to check, to keep or
+    # to remove (a broad crawl's first run creates 100,000 of them).
+    created: set[int] = set()
+    for number, (origin_set, target) in enumerate(zip(sets, targets)):
         if target.is_symlink():
             # The folder name comes from crawled hosts: never let a planted link redirect it.
             raise NotADirectoryError(
                 errno.ENOTDIR, "a symbolic link stands where an origin folder goes", str(target)
             )
-        target.mkdir(parents=True, exist_ok=True)
+        try:
+            target.mkdir(parents=True)
+        except FileExistsError:
+            if not target.is_dir():
+                raise
+        else:
+            created.add(number)
+            continue
         for record in origin_set.records:
             if (target / record.name).is_dir():
                 raise IsADirectoryError(
                     errno.EISDIR, "a folder stands where a sitemap goes", str(target / record.name)
                 )
-    for origin_set, target in zip(sets, targets):
+    for number, (origin_set, target) in enumerate(zip(sets, targets)):
+        staging, folder = str(origin_set.staging), str(target)
+        if number in created:
+            for record in origin_set.records:
+                _move_into_place(
+                    Path(os.path.join(staging, record.name)),
+                    Path(os.path.join(folder, record.name)),
+                )
+            continue
         for record in origin_set.records:
             destination = target / record.name
             if record.changed or not destination.exists():

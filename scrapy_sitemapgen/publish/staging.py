@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import shutil
 import sqlite3
 import tempfile
@@ -207,8 +208,10 @@ def stage_origin(
         sha256, when = previous.get(written.name, ("", ""))
         return when if sha256 == written.sha256 else stamp
 
+    folder = str(staging)  # a string join per file, not a Path built and parsed
+
     def open_sink(name: str) -> BinaryIO:
-        return (staging / name).open("wb")
+        return open(os.path.join(folder, name), "wb")
 
     options = WriterOptions(
         max_urls=config.max_urls,
@@ -310,7 +313,8 @@ def _staged(
     previous: dict[str, tuple[str, str]],
     stamp: str,
 ) -> FileRecord:
-    (staging / name).write_bytes(data)
+    with open(os.path.join(staging, name), "wb") as file:
+        file.write(data)
     sha256 = hashlib.sha256(data).hexdigest()
     old_sha, old_when = previous.get(name, ("", ""))
     return FileRecord(
