@@ -631,8 +631,6 @@ def origins_tables(record: Record) -> list[str]:
         f"Many over three, within each pair: wall **{s['wall_ratio']['median']:.2f}x** "
         f"(median; pairs {pairs}), CPU {s['cpu_ratio']['median']:.2f}x ({cpus}).",
         "",
-        *(f"- {note}" for note in record.get("notes", [])),
-        "",
         footer(record),
         "",
     ]
