@@ -3,6 +3,7 @@ state, and reported."""
 
 from __future__ import annotations
 
+import logging
 import shutil
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Protocol
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
     from .staging import OriginSet
 
 __all__ = ["FeedTargets", "publish"]
+
+logger = logging.getLogger(__name__)
 
 
 class FeedTargets(Protocol):
@@ -65,6 +68,13 @@ async def publish(
     nothing to publish."""
     staged: list[Path] = []
     state = await run_in_thread(PublishState, config.state_path)
+    if state.migrated:
+        logger.info(
+            "Sitemap: the state file %(path)s was written by an earlier version, which kept "
+            "no page contents: this run records them, and lastmods follow the content from "
+            "the next run on",
+            {"path": config.state_path},
+        )
     try:
         sets = await run_in_thread(_stage, store, config, reporter, state, staged)
         if feeds is not None and crawler is not None:

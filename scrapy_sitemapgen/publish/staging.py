@@ -16,12 +16,21 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol
 
+from ..sitemaps.content import ContentNotes, Seen, duplicate_choice
 from ..sitemaps.facts import format_w3c
-from ..sitemaps.manifest import URL_BLOCK, FileRecord, UrlNotes, manifest_json, previous_locs
+from ..sitemaps.manifest import (
+    URL_BLOCK,
+    FileRecord,
+    UrlNotes,
+    encode_contents,
+    manifest_json,
+    previous_contents,
+    previous_locs,
+)
 from ..sitemaps.naming import MANIFEST_NAME, ROBOTS_NAME
 from ..sitemaps.urls import Origin, base_url_for, origin_folder
 from ..sitemaps.writer import OriginOutput, WriterOptions, WrittenFile, write_origin, write_text
-from ..stats import Tally
+from ..stats import DUPLICATE_CONTENT, Tally
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -57,6 +66,14 @@ class StateView(Protocol):
 
     def url_notes(self, output: str, origin: str) -> UrlNotes: ...
 
+    def content_notes(
+        self, output: str, origin: str
+    ) -> tuple[Iterator[tuple[str, Seen]], Callable[[list[tuple[str, Seen]]], None]]: ...
+
+
+#: How many duplicates by content the close log names per origin (the rest at DEBUG).
+DUPLICATES_SHOWN = 5
+
 
 @dataclass(slots=True)
 class OriginSet:
@@ -70,6 +87,9 @@ class OriginSet:
     index_urls: tuple[str, ...] = ()
     added: int = 0
     removed: int = 0
+    #: Pages left out as duplicates by content, and the first few as (left out, listed).
+    duplicates: int = 0
+    first_duplicates: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def robots_lines(self) -> str:
@@ -129,6 +149,66 @@ def _noted(entries: Iterable[UrlFacts], notes: UrlNotes) -> Iterator[UrlFacts]:
     notes.note_all(locs)
 
 
+class _Listing:
+    """The entries of one origin to publish: duplicates by content left out (counted once,
+    on the first pass), lastmods settled against the previous runs' content notes."""
+
+    def __init__(
+        self,
+        store: FactSource,
+        origin: Origin,
+        config: Config,
+        state: StateView,
+        reporter: SkipReporter,
+    ) -> None:
+        self.store = store
+        self.origin = origin
+        self.reporter = reporter
+        self.duplicates = 0
+        self.first_duplicates: list[tuple[str, str]] = []
+        # A second pass over the store, before the one that writes: which URL of each
+        # content is listed must be known before the first of them is written.
+        self.chosen = (
+            duplicate_choice(store.entries(origin))
+            if config.dedupe_content and getattr(store, "has_content", True)
+            else {}
+        )
+        previous, save = state.content_notes(config.uri, origin.name)
+        self.notes = ContentNotes(
+            previous,
+            save,
+            observed="observed" in config.lastmod_sources,
+            follows_content=config.lastmod_follows_content,
+            block=URL_BLOCK,
+        )
+
+    def entries(self, *, first: bool) -> Iterator[UrlFacts]:
+        """The origin's entries; ``first``: the pass whose exclusions and notes count."""
+        entries = self.store.entries(self.origin)
+        if self.chosen:
+            entries = self._unique(entries, first)
+        return self.notes.follow(entries) if first else entries
+
+    def news_entries(self) -> Iterator[UrlFacts]:
+        entries = self.store.news_entries(self.origin)
+        return self._unique(entries, False) if self.chosen else entries
+
+    def _unique(self, entries: Iterable[UrlFacts], first: bool) -> Iterator[UrlFacts]:
+        chosen = self.chosen
+        for facts in entries:
+            content = facts.content
+            if content is not None:
+                listed = chosen.get(content.fingerprint, facts.loc)
+                if listed != facts.loc:
+                    if first:
+                        self.duplicates += 1
+                        if len(self.first_duplicates) < DUPLICATES_SHOWN:
+                            self.first_duplicates.append((facts.loc, listed))
+                        self.reporter.exclude(DUPLICATE_CONTENT, facts.loc)
+                    continue
+            yield facts
+
+
 def _robots(config: Config, origin: Origin, lines: str) -> bytes:
     """The robots.txt to publish: the user's file (SITEMAPGEN_ROBOTS_TXT) with our
     ``Sitemap:`` lines added where not already there (P15), or the lines alone."""
@@ -181,10 +261,11 @@ def stage_origin(
     base_url = base_url_for(config.base_url, origin)
     output = OriginOutput()
     notes = state.url_notes(config.uri, origin.name)
+    listing = _Listing(store, origin, config, state, reporter)
     if "xml" in config.formats:
         output = write_origin(
-            _noted(with_rules(store.entries(origin), config), notes),
-            news=fresh_news(store.news_entries(origin), now, config.news_max_age, reporter),
+            _noted(with_rules(listing.entries(first=True), config), notes),
+            news=fresh_news(listing.news_entries(), now, config.news_max_age, reporter),
             scope=origin.root,
             base_url=base_url,
             lastmod=lastmod,
@@ -193,14 +274,16 @@ def stage_origin(
             on_skip=skip,
         )
     if "txt" in config.formats:
-        entries = store.entries(origin)
+        xml = "xml" in config.formats
+        entries = listing.entries(first=not xml)
         output.texts = write_text(
-            entries if "xml" in config.formats else _noted(entries, notes),
+            entries if xml else _noted(entries, notes),
             scope=origin.root,
             open_sink=open_sink,
             options=options,
             on_skip=skip,
         )
+    listing.notes.finish()
     if not output.sitemaps and not output.texts:
         return None
     kinds = {
@@ -234,6 +317,10 @@ def stage_origin(
         index_urls=tuple(f"{base_url}{f.name}" for f in announced),
     )
     origin_set.added, origin_set.removed = notes.finish()
+    origin_set.duplicates, origin_set.first_duplicates = (
+        listing.duplicates,
+        listing.first_duplicates,
+    )
     # robots.txt and the manifest go out before the index, which is always published last.
     before_index = len(records) - len(output.indexes)
     robots = _robots(config, origin, origin_set.robots_lines)
@@ -338,6 +425,7 @@ class _WorkerState:
         self._db.execute("PRAGMA journal_mode = OFF")  # scratch: nothing to recover
         self._db.execute("PRAGMA synchronous = OFF")
         self._db.execute("CREATE TABLE blocks (seq INTEGER PRIMARY KEY, data BLOB NOT NULL)")
+        self._db.execute("CREATE TABLE contents (seq INTEGER PRIMARY KEY, data BLOB NOT NULL)")
 
     def previous_files(self, output: str, origin: str) -> dict[str, tuple[str, str]]:
         return self._previous
@@ -347,6 +435,18 @@ class _WorkerState:
             self._db.execute("INSERT INTO blocks VALUES (?, ?)", (seq, data))
 
         return UrlNotes(previous_locs(self._state, output, origin), save)
+
+    def content_notes(
+        self, output: str, origin: str
+    ) -> tuple[Iterator[tuple[str, Seen]], Callable[[list[tuple[str, Seen]]], None]]:
+        seq = 0
+
+        def save(notes: list[tuple[str, Seen]]) -> None:
+            nonlocal seq
+            self._db.execute("INSERT INTO contents VALUES (?, ?)", (seq, encode_contents(notes)))
+            seq += 1
+
+        return previous_contents(self._state, output, origin), save
 
     def close(self) -> None:
         self._state.close()

@@ -12,7 +12,7 @@ import unicodedata
 from hashlib import blake2b
 from typing import TYPE_CHECKING, Any
 
-from lxml import etree
+from lxml import etree  # type: ignore[import-untyped]  # lxml ships no stubs
 
 if TYPE_CHECKING:
     from parsel import Selector
@@ -62,4 +62,4 @@ def content_fingerprint(selector: Selector | Any) -> str | None:
         nodes = _VISIBLE_TEXT(root)
     except (etree.XPathError, ValueError):
         return None
-    return text_fingerprint("".join(nodes))  # type: ignore[arg-type]
+    return text_fingerprint("".join(nodes))
