@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 import random
 import sqlite3
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -19,6 +19,9 @@ from scrapy_sitemapgen.sitemaps.manifest import (
     encode_contents,
     previous_contents,
 )
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 A, B = "a" * 16, "b" * 16  # two fingerprints
 RUN1, RUN2, RUN3 = (

@@ -5,15 +5,18 @@ in docs/lastmod.rst."""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import logging
 import sqlite3
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
+from scrapy.exceptions import CloseSpider
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from .helpers import Route, SiteServer, html, lastmods
+from .helpers import RedisServer, Route, SiteServer, SiteSpider, html, lastmods, run_scrapy
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -247,3 +250,171 @@ async def test_state_of_the_previous_version(
         await crawl(start_url=u("/"))
     assert not [r for r in caplog.records if "earlier version" in r.getMessage()]
     assert lastmods(out)[server.origin.name][u("/rebuilt")] == W2  # kept from now on
+
+
+# --- it holds everywhere the facts go ---------------------------------------------------
+
+
+def _expected(server: SiteServer, dynamic: str | None, edited: str) -> dict[str, str | None]:
+    """{loc: lastmod} of what is listed, the duplicates left out (as in test_three_runs)."""
+    u = server.url
+    return {
+        u("/"): None,
+        u("/dynamic"): dynamic,
+        u("/rebuilt"): W1,
+        u("/edited"): edited,
+        u("/tokens"): None,
+        u("/article"): AUTHOR,
+        u("/guide"): None,
+        u("/product-one"): None,
+        u("/tours-lyon"): None,
+        u("/tours-nice"): None,
+    }
+
+
+def _observed_in(got: dict[str, str | None], server: SiteServer, before: str, after: str) -> str:
+    observed = got[server.url("/dynamic")]
+    assert observed is not None and before <= observed <= after, (before, observed, after)
+    return observed
+
+
+class _PausingSpider(SiteSpider):
+    """Closes with reason "shutdown" (what Ctrl-C gives a JOBDIR crawl) after
+    ``pause_after`` pages (0: never)."""
+
+    pause_after = 0
+    seen = 0
+
+    def parse(self, response: Any) -> Any:
+        yield from super().parse(response)
+        self.seen += 1
+        if self.pause_after and self.seen >= int(self.pause_after):
+            raise CloseSpider("shutdown")
+
+
+@deferred_f_from_coro_f
+async def test_jobdir_resume(changing_site: SiteServer, crawl: CrawlFn, tmp_path: Path) -> None:
+    """A second run paused and resumed publishes what an uninterrupted one would: the
+    pages fetched before the pause keep their fingerprints and fetch times in the JOBDIR
+    store."""
+    server = changing_site
+    out = tmp_path / "out"
+    server.routes = routes(server, 1)
+    await crawl(start_url=server.url("/"))
+    server.routes = routes(server, 2)
+    settings = {"JOBDIR": str(tmp_path / "job"), "CONCURRENT_REQUESTS": 1}
+    before = _now()
+    paused = await crawl(
+        settings, spidercls=_PausingSpider, start_url=server.url("/"), pause_after=6
+    )
+    assert paused.stats.get_value("finish_reason") == "shutdown"
+    resumed = await crawl(settings, spidercls=_PausingSpider, start_url=server.url("/"))
+    after = _now()
+    assert resumed.stats.get_value("finish_reason") == "finished"
+    recorded = [c.stats.get_value("sitemapgen/pages/recorded") for c in (paused, resumed)]
+    assert all(recorded) and sum(recorded) == len(PATHS)  # both halves fetched pages
+    got = lastmods(out)[server.origin.name]
+    assert got == _expected(server, _observed_in(got, server, before, after), W2)
+    assert resumed.stats.get_value("sitemapgen/excluded/duplicate_content") == 3
+
+
+@deferred_f_from_coro_f
+async def test_build_from_a_store(
+    changing_site: SiteServer, crawl: CrawlFn, tmp_path: Path
+) -> None:
+    """``sitemapgen-build --store`` into the output of run 1 applies the same rules as the
+    crawl: fingerprints and fetch times come from the store."""
+    server = changing_site
+    out = tmp_path / "out"
+    server.routes = routes(server, 1)
+    await crawl(start_url=server.url("/"))
+    server.routes = routes(server, 2)
+    store = tmp_path / "store.sqlite3"
+    before = _now()
+    await crawl(
+        {"SITEMAPGEN_STORE": str(store), "SITEMAPGEN_URI": str(tmp_path / "elsewhere")},
+        start_url=server.url("/"),
+    )
+    after = _now()
+    result = run_scrapy(
+        tmp_path, "sitemapgen-build", "--store", str(store), "-s", f"SITEMAPGEN_URI={out}"
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "'sitemapgen/excluded/duplicate_content': 3" in result.stderr
+    got = lastmods(out)[server.origin.name]
+    assert got == _expected(server, _observed_in(got, server, before, after), W2)
+
+
+# scrapy-redis still calls what Scrapy deprecated (``spider`` arguments to the stats,
+# ``Spider.log``): in this process, unlike test_redis.py's worker processes, those
+# warnings would be errors.
+@pytest.mark.filterwarnings("ignore::scrapy.exceptions.ScrapyDeprecationWarning")
+@deferred_f_from_coro_f
+async def test_redis_workers(
+    changing_site: SiteServer, crawl: CrawlFn, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Two workers share one Redis store and one request queue (scrapy-redis), each
+    fetching part of the site; the last to close publishes the set one process would."""
+    server = changing_site
+    shared = {
+        "SCHEDULER": "scrapy_redis.scheduler.Scheduler",
+        "DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
+        "REDIS_URL": redis_server.url,
+        "SITEMAPGEN_STORE": redis_server.url,
+        "SITEMAPGEN_SHARED_WRITE": "last",
+        "CONCURRENT_REQUESTS": 1,
+    }
+
+    async def workers() -> list[Any]:
+        first = asyncio.ensure_future(crawl(shared, start_url=server.url("/")))
+        await asyncio.sleep(0.5)  # the second joins a crawl under way, its queue filled
+        second = await crawl(shared, start_url=server.url("/"))
+        return [await first, second]
+
+    server.routes = {path: _slow(route) for path, route in routes(server, 1).items()}
+    first = await workers()
+    assert sum(w.stats.get_value("sitemapgen/origins") is not None for w in first) == 1
+    server.routes = {path: _slow(route) for path, route in routes(server, 2).items()}
+    before = _now()
+    second = await workers()
+    after = _now()
+    assert all(w.stats.get_value("sitemapgen/pages/recorded") for w in second)  # both worked
+    got = lastmods(tmp_path / "out")[server.origin.name]
+    assert got == _expected(server, _observed_in(got, server, before, after), W2)
+    assert [
+        w.stats.get_value("sitemapgen/excluded/duplicate_content")
+        for w in second
+        if w.stats.get_value("sitemapgen/origins")
+    ] == [3]
+
+
+def _slow(route: Route) -> Route:
+    """The route answered after a pause, so that both workers take requests."""
+    return dataclasses.replace(route, delay=0.2)
+
+
+@deferred_f_from_coro_f
+async def test_remote_output_with_state_in_the_scrapy_folder(
+    changing_site: SiteServer, crawl: CrawlFn, tmp_path: Path, ftp_server, monkeypatch
+) -> None:
+    """An FTP output: the state lives in ``.scrapy/`` and the rules hold across runs; the
+    unchanged third run uploads nothing."""
+    base, home = ftp_server
+    monkeypatch.chdir(tmp_path)  # outside a project: .scrapy/ in the working folder
+    server = changing_site
+    settings = {"SITEMAPGEN_URI": f"{base}/sitemaps/%(origin)s", "FEED_STORAGE_FTP_ACTIVE": False}
+    server.routes = routes(server, 1)
+    await crawl(settings, start_url=server.url("/"))
+    assert (tmp_path / ".scrapy" / "sitemapgen-state.sqlite3").is_file()
+    server.routes = routes(server, 2)
+    before = _now()
+    await crawl(settings, start_url=server.url("/"))
+    after = _now()
+    arrived = home / "sitemaps"
+    got = lastmods(arrived)[server.origin.name]
+    assert got == _expected(server, _observed_in(got, server, before, after), W2)
+    uploaded = _published(arrived)
+    server.routes = routes(server, 3)
+    third = await crawl(settings, start_url=server.url("/"))
+    assert _published(arrived) == uploaded
+    assert third.stats.get_value("sitemapgen/delivery/stored/FTPFeedStorage") is None

@@ -614,7 +614,9 @@ def test_observed_must_come_last(value: list[str]) -> None:
     assert_rejected("SITEMAPGEN_LASTMOD_SOURCES", value, "'observed' must come last")
 
 
-@pytest.mark.parametrize("name", ["SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT", "SITEMAPGEN_DEDUPE_CONTENT"])
+@pytest.mark.parametrize(
+    "name", ["SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT", "SITEMAPGEN_DEDUPE_CONTENT"]
+)
 def test_content_switches(name: str) -> None:
     field = {"SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT": "lastmod_follows_content"}.get(
         name, "dedupe_content"
