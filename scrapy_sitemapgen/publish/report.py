@@ -73,8 +73,7 @@ def report(
                     "count": origin_set.duplicates,
                     "key": keys.EXCLUDED_DUPLICATE_CONTENT,
                     "first": ", ".join(
-                        f"{left} (same as {listed})"
-                        for left, listed in origin_set.first_duplicates
+                        f"{left} (same as {listed})" for left, listed in origin_set.first_duplicates
                     ),
                     "more": (
                         ", ... (all at DEBUG)"
