@@ -505,7 +505,22 @@ def profile_crawl_tables(record: Record) -> list[str]:
                 f"{s['ours_us_per_page']:,.0f}",
             ],
             ["ours / baseline", f"{s['ours_vs_baseline']:.3f}"],
-        ],
+        ]
+        + (
+            [
+                [
+                    "ours without the content settings (side by side)",
+                    f"{s['ours_no_fingerprint_us_per_page']:,.0f}",
+                ],
+                ["the content fingerprint alone: median", f"{s['fingerprint_us_median']:.1f}"],
+                [
+                    "the content fingerprint alone: 90th percentile",
+                    f"{s['fingerprint_us_p90']:.1f}",
+                ],
+            ]
+            if "fingerprint_us_median" in s
+            else []
+        ),
     )
     out += ["", footer(record), ""]
     return out

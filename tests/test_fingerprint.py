@@ -10,6 +10,7 @@ from parsel import Selector
 
 from scrapy_sitemapgen.sitemaps.fingerprint import (
     FINGERPRINT_LENGTH,
+    NOT_CONTENT,
     content_fingerprint,
     text_fingerprint,
 )
@@ -85,9 +86,9 @@ SAME = [
         BASE.replace("<a href=/>Home</a>", "<a href=/>Home</a> <a href=/new>New</a>"),
     ),
     (
-        "hidden elements",
-        page("<div hidden>session 8f2a</div>"),
-        page("<div hidden>session 77c1</div>"),
+        "a script inside a paragraph, deep in the page",
+        page("<div><section><p>Buy <script>track(1)</script>now.</p></section></div>"),
+        page("<div><section><p>Buy <script>track(2)</script>now.</p></section></div>"),
     ),
     (
         "noscript and template",
@@ -158,9 +159,14 @@ DIFFERENT = [
         page("<p>Updated 2024-05-02</p>"),
     ),
     (
-        "text once hidden, now shown",
-        page("<p hidden>Secret recipe.</p>"),
-        page("<p>Secret recipe.</p>"),
+        "the text right after a script (outside it)",
+        page("<p><script>x()</script>Tail one.</p>"),
+        page("<p><script>x()</script>Tail two.</p>"),
+    ),
+    (
+        "a footer's text moved into the main content",
+        page("<div><footer>Shipping is free.</footer></div>"),
+        page("<div><p>Shipping is free.</p></div>"),
     ),
     (
         "near duplicates one word apart",
@@ -223,3 +229,42 @@ def test_text_fingerprint_is_the_page_text() -> None:
 
 def test_not_a_tree() -> None:
     assert content_fingerprint(object()) is None
+
+
+def _reference_text(html: str) -> str:
+    """The definition read plainly, one node at a time: the title's text, then every text
+    node of the body outside the left-out elements (comments are not text)."""
+    root = Selector(text=html).root
+    parts: list[str] = []
+    title = root.find(".//title")
+    if title is not None:
+        parts.append("".join(title.itertext()))
+
+    def walk(element: object) -> None:
+        if not isinstance(element.tag, str) or element.tag in NOT_CONTENT:  # type: ignore[attr-defined]
+            return
+        if element.text:  # type: ignore[attr-defined]
+            parts.append(element.text)  # type: ignore[attr-defined]
+        for child in element:  # type: ignore[attr-defined]
+            walk(child)
+            if child.tail:
+                parts.append(child.tail)
+
+    body = root.find(".//body")
+    if body is not None:
+        walk(body)
+    return "".join(parts)
+
+
+@pytest.mark.parametrize(
+    "html",
+    [a for _, a, _ in SAME + DIFFERENT]
+    + [b for _, _, b in SAME + DIFFERENT]
+    + [
+        "<body><nav><script>a</script>N</nav>x<footer>f<nav>n</nav></footer>y<!--c-->z</body>",
+        "<body><div><div><style>s</style>a</div>b<noscript><p>n</p></noscript>c</div>d</body>",
+    ],
+)
+def test_fast_walk_is_the_definition(html: str) -> None:
+    """The libxml2 serialisation a subtree at a time gives the text the plain walk gives."""
+    assert content_fingerprint(Selector(text=html)) == text_fingerprint(_reference_text(html))

@@ -2,8 +2,9 @@
 makes two pages the same page (the definition is in docs/lastmod.rst, "Content").
 
 Pure: read from the lxml tree of the parsel selector Scrapy already cached for the
-response, so the page is not parsed again. The text is gathered by one compiled XPath
-(evaluated in C) rather than a Python walk of the tree, since it runs once per page.
+response, so the page is not parsed again, and never changed. It runs once per page, so
+the text is serialised by libxml2 (``tostring(method="text")``) a subtree at a time:
+Python only walks down to the few elements left out (scripts, navigation, footers).
 """
 
 from __future__ import annotations
@@ -17,49 +18,130 @@ from lxml import etree  # type: ignore[import-untyped]  # lxml ships no stubs
 if TYPE_CHECKING:
     from parsel import Selector
 
-__all__ = ["FINGERPRINT_LENGTH", "content_fingerprint", "text_fingerprint"]
+__all__ = [
+    "FINGERPRINT_LENGTH",
+    "NOT_CONTENT",
+    "content_fingerprint",
+    "text_fingerprint",
+    "visible_text",
+]
 
 #: Hex digits of a fingerprint: 64 bits. Two different texts of one origin sharing one is
 #: about n²/2⁶⁵ for n pages (under 3 in 100 million for a million pages).
 FINGERPRINT_LENGTH = 16
 
-# Elements whose text nobody reads as the page's content: code and styles, fallbacks
-# and templates, content the author hid, and the site's chrome (navigation and footers
-# are the same on every page, and carry "generated at" times and copyright years).
-_NOT_CONTENT = ("script", "style", "noscript", "template", "nav", "footer")
-_HIDDEN = "ancestor-or-self::*[@hidden]"
-# The text nodes of the title and of the body, outside the elements above. Comments,
-# processing instructions and attributes are not text nodes, so never counted.
-_VISIBLE_TEXT = etree.XPath(
-    "(//title | //body)//text()[not(ancestor::"
-    + " or ancestor::".join(_NOT_CONTENT)
-    + f" or {_HIDDEN})]",
-    smart_strings=False,
-)
+#: Elements whose text nobody reads as the page's content: code and styles, fallbacks
+#: and templates, and the site's chrome (navigation and footers are the same on every
+#: page, and carry "generated at" times and copyright years).
+NOT_CONTENT = ("script", "style", "noscript", "template", "nav", "footer")
+
+# What str.split() takes for whitespace among ASCII characters: the fast path removes
+# exactly these, so both paths give the same text.
+_ASCII_SPACE = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
 
 
 def text_fingerprint(text: str) -> str | None:
     """The fingerprint of visible text: its characters without any whitespace, in Unicode
     NFC (the same letters typed composed or decomposed look the same), hashed. ``None``
     when no character is left: a page with no text is no page's duplicate."""
-    compact = "".join(text.split())
-    if not compact:
+    return _fingerprint(text.encode("utf-8", "surrogatepass"))
+
+
+def _fingerprint(data: bytes) -> str | None:
+    """:func:`text_fingerprint` of the UTF-8 ``data`` (what libxml2 serialises)."""
+    if data.isascii():
+        data = data.translate(None, _ASCII_SPACE)
+    else:
+        compact = "".join(data.decode("utf-8", "surrogatepass").split())
+        if not unicodedata.is_normalized("NFC", compact):
+            compact = unicodedata.normalize("NFC", compact)
+        data = compact.encode("utf-8", "surrogatepass")
+    if not data:
         return None
-    if not compact.isascii() and not unicodedata.is_normalized("NFC", compact):
-        compact = unicodedata.normalize("NFC", compact)
-    digest = blake2b(compact.encode("utf-8", "surrogatepass"), digest_size=FINGERPRINT_LENGTH // 2)
-    return digest.hexdigest()
+    return blake2b(data, digest_size=FINGERPRINT_LENGTH // 2).hexdigest()
+
+
+def _text(element: Any) -> bytes:
+    return etree.tostring(element, method="text", encoding="utf-8", with_tail=False)  # type: ignore[no-any-return]
+
+
+def _encoded(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _text_without(element: Any, left_out: set[Any], above: set[Any], parts: list[bytes]) -> None:
+    """The text of ``element`` into ``parts`` without the subtrees of ``left_out`` (their
+    tails are outside them, so kept); ``above`` holds the elements with one below."""
+    if element.text:
+        parts.append(_encoded(element.text))
+    for child in element:
+        if child in above:
+            _text_without(child, left_out, above, parts)
+        elif child not in left_out and isinstance(child.tag, str):  # not a comment
+            parts.append(_text(child))
+        if child.tail:
+            parts.append(_encoded(child.tail))
+
+
+def _title_and_body(root: Any) -> tuple[Any, Any]:
+    """The page's ``<title>`` and ``<body>`` (either may be None). libxml2 puts them in
+    their places (``html/head/title``, ``html/body``), so they are looked for there first,
+    and anywhere only on a tree without them (a fragment, markup after ``</html>``)."""
+    title = body = None
+    for child in root:
+        tag = child.tag
+        if tag == "head":
+            for element in child:
+                if element.tag == "title":
+                    title = element
+                    break
+        elif tag == "body":
+            body = child
+    if title is None:
+        title = next(root.iter("title"), None)
+    if body is None:
+        body = next(root.iter("body"), None)
+    return title, body
+
+
+def visible_text(root: Any) -> str:
+    """The page's title, then the text of its body outside :data:`NOT_CONTENT`, as the
+    text nodes join (comments, attributes and markup are not text)."""
+    return _visible(root).decode("utf-8", "surrogatepass")
+
+
+def _visible(root: Any) -> bytes:
+    """:func:`visible_text` in UTF-8, as libxml2 serialises it (no decoding)."""
+    title, body = _title_and_body(root)
+    # A title holds only text (HTML parses it as RCDATA): no serialiser needed.
+    parts = [] if title is None or not title.text else [_encoded(title.text)]
+    if body is None:
+        return b"".join(parts)
+    found = list(body.iter(*NOT_CONTENT))
+    if not found:  # no Python walk at all
+        parts.append(_text(body))
+        return b"".join(parts)
+    left_out = set(found)
+    above: set[Any] = set()
+    for element in found:
+        ancestors = []
+        for ancestor in element.iterancestors():
+            if ancestor is body:
+                break
+            ancestors.append(ancestor)
+        if left_out.isdisjoint(ancestors):  # only the outermost: the others go with it
+            above.update(ancestors)
+    _text_without(body, left_out, above, parts)
+    return b"".join(parts)
 
 
 def content_fingerprint(selector: Selector | Any) -> str | None:
-    """The fingerprint of a page's visible text (:func:`text_fingerprint`), read from a
-    parsel ``Selector`` or an lxml element of the parsed page; ``None`` for a page without
-    text (or a tree the XPath cannot read)."""
-    root = getattr(selector, "root", selector)
+    """The fingerprint of a page's visible text (:func:`text_fingerprint` of
+    :func:`visible_text`), read from a parsel ``Selector`` or an lxml element of the
+    parsed page; ``None`` for a page without text."""
+    root: Any = getattr(selector, "root", selector)
     if not etree.iselement(root):
         return None
-    try:
-        nodes = _VISIBLE_TEXT(root)
-    except (etree.XPathError, ValueError):
-        return None
-    return text_fingerprint("".join(nodes))
+    if root.getparent() is not None:
+        root = root.getroottree().getroot()
+    return _fingerprint(_visible(root))
