@@ -613,6 +613,33 @@ def redis_memory_tables(record: Record) -> list[str]:
     return out
 
 
+def state_size_tables(record: Record) -> list[str]:
+    p, s = record["parameters"], record["summary"]
+    out = [f"### The state file's bytes a URL ({p['urls']:,} URLs of one origin)", ""]
+    out += table(
+        ["URLs", "content notes", "URL set", "state file (vacuumed)"],
+        "lrrr",
+        [
+            [
+                label,
+                f"{v['content_per_url']:.1f}",
+                f"{v['url_per_url']:.1f}",
+                f"{v['file_per_url']:.1f}",
+            ]
+            for label, v in s["state"].items()
+        ],
+    )
+    out += [
+        "",
+        f"The duplicate choice holds {s['duplicate_choice_peak_per_url']:.0f} bytes a page at "
+        f"its peak ({s['duplicate_choice_held_per_url']:.0f} after).",
+        "",
+        footer(record),
+        "",
+    ]
+    return out
+
+
 RENDERERS: dict[str, Callable[[Record], list[str]]] = {
     "build": build_tables,
     "memory": memory_tables,
@@ -624,6 +651,7 @@ RENDERERS: dict[str, Callable[[Record], list[str]]] = {
     "spy-crawl": spy_crawl_tables,
     "levels": levels_tables,
     "redis-memory": redis_memory_tables,
+    "state-size": state_size_tables,
 }
 
 
