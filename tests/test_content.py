@@ -203,3 +203,18 @@ def test_choice_is_independent_of_order_at_scale() -> None:
     for _ in range(5):
         rng.shuffle(entries)
         assert duplicate_choice(entries) == want
+
+
+def test_content_goes_through_the_stored_row() -> None:
+    """The content is a page fact: kept in the page's column, the latest page record's
+    wins, and an item record of the URL leaves it as it was."""
+    from scrapy_sitemapgen.sitemaps.merge import entry, fact_row, merge
+
+    loc = "https://example.com/p"
+    first = UrlFacts(loc, content=Content(A, RUN1, True))
+    second = UrlFacts(loc, images=("https://example.com/i.png",), content=Content(B, RUN2))
+    item = UrlFacts(loc, "2024-01-01")
+    row = merge(merge(fact_row(first, False), fact_row(second, False)), fact_row(item, True))
+    assert entry(loc, row).content == Content(B, RUN2, False)
+    assert entry(loc, fact_row(first, False)).content == Content(A, RUN1, True)
+    assert entry(loc, fact_row(item, True)).content is None
