@@ -263,6 +263,19 @@ def _reference_text(html: str) -> str:
     + [
         "<body><nav><script>a</script>N</nav>x<footer>f<nav>n</nav></footer>y<!--c-->z</body>",
         "<body><div><div><style>s</style>a</div>b<noscript><p>n</p></noscript>c</div>d</body>",
+        # chrome at both ends of the body, non-ASCII tails (lengths are in bytes)
+        "<body>é<nav>Ñav</nav>ü<script>s</script>€<p>mid</p>dle<footer>fö</footer>ß"
+        "<script>x</script>✓</body>",
+        # comments at the ends and in the middle, beside left-out elements
+        "<body><!--a-->1<nav>n</nav>2<p>p</p><!--b-->3<footer>f</footer>4<!--c-->5</body>",
+        # everything left out
+        "<body><nav>n</nav>t<script>s</script></body>",
+        # a chain at the end (a nav inside a header, after the content)
+        "<body><p>first</p><header><h1>H</h1><nav>N</nav>after</header>end</body>",
+        # left out in the middle, between kept children
+        "<body><p>a</p><script>s</script><p>b</p><style>t</style>c</body>",
+        # nested: a script inside a footer inside a nav
+        "<body><p>x</p><nav><footer><script>s</script>f</footer>n</nav>y</body>",
     ],
 )
 def test_fast_walk_is_the_definition(html: str) -> None:

@@ -69,18 +69,102 @@ def _encoded(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def _text_without(element: Any, left_out: set[Any], above: set[Any], parts: list[bytes]) -> None:
-    """The text of ``element`` into ``parts`` without the subtrees of ``left_out`` (their
-    tails are outside them, so kept); ``above`` holds the elements with one below."""
+def _text_without(element: Any, skip: _Skip, parts: list[bytes]) -> None:
+    """The text of ``element`` into ``parts`` without the subtrees ``skip`` leaves out
+    (their tails are outside them, so kept).
+
+    A site's chrome mostly sits at the ends of its parent (a navigation first; a footer
+    and scripts last): left-out children at the two ends are cut out of the element's
+    text serialised in one call, by their lengths, and the children between them are not
+    visited at all. Only when a left-out element, or one with such an element below, sits
+    between kept children are the children read one by one."""
+    whole = _text(element)
+    start = len(_encoded(element.text)) if element.text else 0
+    end = len(whole)
+    count = len(element)
+    first, last = 0, count
+    head: list[bytes] = []
+    tail_parts: list[bytes] = []
+    consumed = 0
+    while first < last:  # the left-out children at the start
+        child = element[first]
+        if child not in skip.left_out:
+            break
+        size, tail = skip.sizes(child)
+        start += size
+        if tail:
+            head.append(tail)
+            start += len(tail)
+        first += 1
+        consumed += 1
+    while last > first:  # and at the end
+        child = element[last - 1]
+        if child not in skip.left_out:
+            break
+        size, tail = skip.sizes(child)
+        end -= size
+        if tail:
+            tail_parts.append(tail)
+            end -= len(tail)
+        last -= 1
+        consumed += 1
     if element.text:
         parts.append(_encoded(element.text))
-    for child in element:
-        if child in above:
-            _text_without(child, left_out, above, parts)
-        elif child not in left_out and isinstance(child.tag, str):  # not a comment
-            parts.append(_text(child))
-        if child.tail:
-            parts.append(_encoded(child.tail))
+    parts.extend(head)
+    if consumed == skip.special.get(element, 0):  # nothing else left out in between
+        parts.append(whole[start:end])
+    else:
+        for index in range(first, last):
+            child = element[index]
+            if child in skip.above:
+                _text_without(child, skip, parts)
+            elif child not in skip.left_out:
+                parts.append(etree.tostring(child, method="text", encoding="utf-8", with_tail=True))
+                continue
+            if child.tail:
+                parts.append(_encoded(child.tail))
+    parts.extend(reversed(tail_parts))
+
+
+class _Skip:
+    """What one page's walk leaves out: ``left_out`` (the outermost :data:`NOT_CONTENT`
+    elements, and the comments and processing instructions beside the walk, which
+    serialise as their own text when serialised alone), ``above`` (the elements with a
+    left-out one below), and ``special``: how many children of each element on the walk
+    are either."""
+
+    __slots__ = ("above", "left_out", "special")
+
+    def __init__(self, body: Any, found: list[Any]) -> None:
+        left_out = set(found)
+        above: set[Any] = {body}
+        outermost = []
+        for element in found:
+            ancestors = []
+            for ancestor in element.iterancestors():
+                if ancestor is body:
+                    break
+                ancestors.append(ancestor)
+            if left_out.isdisjoint(ancestors):  # the others go with it
+                outermost.append(element)
+                above.update(ancestors)
+        self.left_out = set(outermost)
+        for element in above:
+            self.left_out.update(element.iterchildren(etree.Comment, etree.ProcessingInstruction))
+        self.above = above
+        special: dict[Any, int] = {}
+        for element in (*self.left_out, *above):
+            if element is not body:
+                parent = element.getparent()
+                special[parent] = special.get(parent, 0) + 1
+        self.special = special
+
+    @staticmethod
+    def sizes(child: Any) -> tuple[int, bytes]:
+        """The bytes a left-out child's own text takes in its parent's serialisation (none
+        for a comment: only an element's text is serialised), and its tail."""
+        size = len(_text(child)) if isinstance(child.tag, str) else 0
+        return size, _encoded(child.tail) if child.tail else b""
 
 
 def _title_and_body(root: Any) -> tuple[Any, Any]:
@@ -121,17 +205,7 @@ def _visible(root: Any) -> bytes:
     if not found:  # no Python walk at all
         parts.append(_text(body))
         return b"".join(parts)
-    left_out = set(found)
-    above: set[Any] = set()
-    for element in found:
-        ancestors = []
-        for ancestor in element.iterancestors():
-            if ancestor is body:
-                break
-            ancestors.append(ancestor)
-        if left_out.isdisjoint(ancestors):  # only the outermost: the others go with it
-            above.update(ancestors)
-    _text_without(body, left_out, above, parts)
+    _text_without(body, _Skip(body, found), parts)
     return b"".join(parts)
 
 
