@@ -517,6 +517,11 @@ def profile_crawl_tables(record: Record) -> list[str]:
                     "the content fingerprint alone: 90th percentile",
                     f"{s['fingerprint_us_p90']:.1f}",
                 ],
+                [
+                    "the content fingerprint, the pages with a nav, a footer, three scripts: "
+                    "median",
+                    f"{s.get('fingerprint_us_median_with_chrome', float('nan')):.1f}",
+                ],
             ]
             if "fingerprint_us_median" in s
             else []
