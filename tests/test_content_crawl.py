@@ -418,3 +418,22 @@ async def test_remote_output_with_state_in_the_scrapy_folder(
     third = await crawl(settings, start_url=server.url("/"))
     assert _published(arrived) == uploaded
     assert third.stats.get_value("sitemapgen/delivery/stored/FTPFeedStorage") is None
+
+
+@deferred_f_from_coro_f
+async def test_sections(changing_site: SiteServer, crawl: CrawlFn, tmp_path: Path) -> None:
+    """With SITEMAPGEN_SECTIONS each section is written from a pass of its own: its
+    lastmods are settled as the other URLs' are, and its duplicates left out."""
+    server = changing_site
+    settings = {"SITEMAPGEN_SECTIONS": [["changing", "^[^?]*/(dynamic|edited|rebuilt)$"]]}
+    server.routes = routes(server, 1)
+    await crawl(settings, start_url=server.url("/"))
+    server.routes = routes(server, 2)
+    before = _now()
+    crawler = await crawl(settings, start_url=server.url("/"))
+    after = _now()
+    folder = tmp_path / "out" / server.origin.name
+    assert (folder / "sitemap-changing-1.xml.gz").is_file()
+    got = lastmods(tmp_path / "out")[server.origin.name]
+    assert got == _expected(server, _observed_in(got, server, before, after), W2)
+    assert crawler.stats.get_value("sitemapgen/excluded/duplicate_content") == 3

@@ -15,6 +15,7 @@ from .. import stats as keys
 from ..publish.delivery import DestinationError, check_destination
 from ..publish.publisher import publish
 from ..stats import Reporter
+from ..store.base import StoreError
 from .feed import SitemapFeeds
 from .recorder import Recorder
 from .startup import checked_config, refuse_start
@@ -73,6 +74,10 @@ class SitemapExporter:
         except DestinationError as exc:
             refuse_start(str(exc))
         exporter = cls(crawler, config)
+        try:
+            exporter.recorder.check()
+        except StoreError as exc:
+            refuse_start(str(exc))
         crawler.signals.connect(exporter.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(exporter.spider_closed, signal=signals.spider_closed)
         return exporter

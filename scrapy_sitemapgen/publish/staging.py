@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 from ..sitemaps.content import ContentNotes, Seen, duplicate_choice
 from ..sitemaps.facts import format_w3c
+from ..sitemaps.indexnow import ChangeNotes, fingerprint, key_file_name, previous_fingerprints
 from ..sitemaps.manifest import (
     URL_BLOCK,
     FileRecord,
@@ -28,8 +29,16 @@ from ..sitemaps.manifest import (
     previous_locs,
 )
 from ..sitemaps.naming import MANIFEST_NAME, ROBOTS_NAME
+from ..sitemaps.sections import in_section
 from ..sitemaps.urls import Origin, base_url_for, origin_folder
-from ..sitemaps.writer import OriginOutput, WriterOptions, WrittenFile, write_origin, write_text
+from ..sitemaps.writer import (
+    OriginOutput,
+    WriterOptions,
+    WrittenFile,
+    url_entry,
+    write_origin,
+    write_text,
+)
 from ..stats import DUPLICATE_CONTENT, Tally
 
 if TYPE_CHECKING:
@@ -66,9 +75,13 @@ class StateView(Protocol):
 
     def url_notes(self, output: str, origin: str) -> UrlNotes: ...
 
+    def change_notes(self, output: str, origin: str) -> ChangeNotes: ...
+
     def content_notes(
         self, output: str, origin: str
     ) -> tuple[Iterator[tuple[str, Seen]], Callable[[list[tuple[str, Seen]]], None]]: ...
+
+    def previous_contents(self, output: str, origin: str) -> Iterator[tuple[str, Seen]]: ...
 
 
 #: How many duplicates by content the close log names per origin (the rest at DEBUG).
@@ -87,6 +100,10 @@ class OriginSet:
     index_urls: tuple[str, ...] = ()
     added: int = 0
     removed: int = 0
+    #: Written by section (SITEMAPGEN_SECTIONS): the close report counts each.
+    sectioned: bool = False
+    #: IndexNow's count of URLs added, changed and removed (None: IndexNow is off).
+    indexnow: dict[str, int] | None = None
     #: Pages left out as duplicates by content, and the first few as (left out, listed).
     duplicates: int = 0
     first_duplicates: list[tuple[str, str]] = field(default_factory=list)
@@ -138,7 +155,11 @@ def fresh_news(
             reporter.exclude("news_too_old", facts.loc)
 
 
-def _noted(entries: Iterable[UrlFacts], notes: UrlNotes) -> Iterator[UrlFacts]:
+def _noted(
+    entries: Iterable[UrlFacts], notes: UrlNotes, changes: ChangeNotes | None = None
+) -> Iterator[UrlFacts]:
+    if changes is not None:
+        entries = _fingerprinted(entries, changes)
     locs: list[str] = []  # handed over in blocks: one call per block, not per URL
     for facts in entries:
         locs.append(facts.loc)
@@ -149,9 +170,29 @@ def _noted(entries: Iterable[UrlFacts], notes: UrlNotes) -> Iterator[UrlFacts]:
     notes.note_all(locs)
 
 
+def _fingerprinted(entries: Iterable[UrlFacts], changes: ChangeNotes) -> Iterator[UrlFacts]:
+    """IndexNow's notes: each URL with a fingerprint of its ``<url>`` entry, in blocks."""
+    pairs: list[tuple[str, str]] = []
+    for facts in entries:
+        pairs.append((facts.loc, fingerprint(url_entry(facts))))
+        if len(pairs) >= URL_BLOCK:
+            changes.note_all(pairs)
+            pairs = []
+        yield facts
+    changes.note_all(pairs)
+
+
+def _section_pass(listing: _Listing, config: Config, section: str) -> Iterator[UrlFacts]:
+    """One section's entries, from a pass of their own over the store (the store gives
+    one origin in loc order; each section is written as a sequence of its own)."""
+    entries = listing.entries(first=False)
+    yield from in_section(with_rules(entries, config), config.sections, section)
+
+
 class _Listing:
     """The entries of one origin to publish: duplicates by content left out (counted once,
-    on the first pass), lastmods settled against the previous runs' content notes."""
+    on the first pass), lastmods settled against the previous runs' content notes (kept
+    for the next run on the first pass, the one that sees every URL)."""
 
     def __init__(
         self,
@@ -163,31 +204,46 @@ class _Listing:
     ) -> None:
         self.store = store
         self.origin = origin
+        self.config = config
+        self.state = state
         self.reporter = reporter
         self.duplicates = 0
         self.first_duplicates: list[tuple[str, str]] = []
-        # A second pass over the store, before the one that writes: which URL of each
-        # content is listed must be known before the first of them is written.
+        # A pass over the store before the ones that write: which URL of each content is
+        # listed must be known before the first of them is written.
         self.chosen = (
             duplicate_choice(store.entries(origin))
             if config.dedupe_content and getattr(store, "has_content", True)
             else {}
         )
-        previous, save = state.content_notes(config.uri, origin.name)
-        self.notes = ContentNotes(
+        self.notes = self._notes(*state.content_notes(config.uri, origin.name))
+
+    def _notes(
+        self,
+        previous: Iterator[tuple[str, Seen]],
+        save: Callable[[list[tuple[str, Seen]]], None] | None,
+    ) -> ContentNotes:
+        return ContentNotes(
             previous,
             save,
-            observed="observed" in config.lastmod_sources,
-            follows_content=config.lastmod_follows_content,
+            observed="observed" in self.config.lastmod_sources,
+            follows_content=self.config.lastmod_follows_content,
             block=URL_BLOCK,
         )
 
-    def entries(self, *, first: bool) -> Iterator[UrlFacts]:
-        """The origin's entries; ``first``: the pass whose exclusions and notes count."""
+    def entries(self, *, first: bool, settled: bool = True) -> Iterator[UrlFacts]:
+        """The origin's entries; ``first``: the pass whose exclusions and notes count. The
+        other passes (sections, text) settle each lastmod again, the same way, against
+        the previous run's notes read again; ``settled=False``: not at all."""
         entries = self.store.entries(self.origin)
         if self.chosen:
             entries = self._unique(entries, first)
-        return self.notes.follow(entries) if first else entries
+        if first:
+            return self.notes.follow(entries)
+        if not settled:
+            return entries
+        previous = self.state.previous_contents(self.config.uri, self.origin.name)
+        return self._notes(previous, None).follow(entries)
 
     def news_entries(self) -> Iterator[UrlFacts]:
         entries = self.store.news_entries(self.origin)
@@ -261,10 +317,14 @@ def stage_origin(
     base_url = base_url_for(config.base_url, origin)
     output = OriginOutput()
     notes = state.url_notes(config.uri, origin.name)
+    changes = state.change_notes(config.uri, origin.name) if config.indexnow_key else None
     listing = _Listing(store, origin, config, state, reporter)
     if "xml" in config.formats:
+        # The URLs of no section in the pass that notes every URL, in loc order.
+        noted = _noted(with_rules(listing.entries(first=True), config), notes, changes)
         output = write_origin(
-            _noted(with_rules(listing.entries(first=True), config), notes),
+            in_section(noted, config.sections, "") if config.sections else noted,
+            sections=[(s.name, _section_pass(listing, config, s.name)) for s in config.sections],
             news=fresh_news(listing.news_entries(), now, config.news_max_age, reporter),
             scope=origin.root,
             base_url=base_url,
@@ -275,9 +335,10 @@ def stage_origin(
         )
     if "txt" in config.formats:
         xml = "xml" in config.formats
-        entries = listing.entries(first=not xml)
+        # A text sitemap has no lastmod: the pass after the XML one need not settle them.
+        entries = listing.entries(first=not xml, settled=not xml)
         output.texts = write_text(
-            entries if xml else _noted(entries, notes),
+            entries if xml else _noted(entries, notes, changes),
             scope=origin.root,
             open_sink=open_sink,
             options=options,
@@ -315,17 +376,26 @@ def stage_origin(
         staging=staging,
         output=output,
         index_urls=tuple(f"{base_url}{f.name}" for f in announced),
+        sectioned=bool(config.sections),
     )
     origin_set.added, origin_set.removed = notes.finish()
-    origin_set.duplicates, origin_set.first_duplicates = (
-        listing.duplicates,
-        listing.first_duplicates,
-    )
+    origin_set.duplicates = listing.duplicates
+    origin_set.first_duplicates = listing.first_duplicates
+    if changes is not None:
+        origin_set.indexnow = changes.finish()
     # robots.txt and the manifest go out before the index, which is always published last.
     before_index = len(records) - len(output.indexes)
     robots = _robots(config, origin, origin_set.robots_lines)
     records.insert(before_index, _staged(staging, ROBOTS_NAME, "robots", robots, previous, stamp))
-    manifest = manifest_json(origin.root, records)
+    if config.indexnow_key and not config.indexnow_key_location:
+        # The key file IndexNow fetches to check the key, published with the sitemaps.
+        key = config.indexnow_key
+        records.insert(
+            before_index,
+            _staged(staging, key_file_name(key), "indexnow-key", key.encode(), previous, stamp),
+        )
+        before_index += 1
+    manifest = manifest_json(origin.root, records, sectioned=bool(config.sections))
     records.insert(
         before_index + 1, _staged(staging, MANIFEST_NAME, "manifest", manifest, previous, stamp)
     )
@@ -447,6 +517,22 @@ class _WorkerState:
             seq += 1
 
         return previous_contents(self._state, output, origin), save
+
+    def previous_contents(self, output: str, origin: str) -> Iterator[tuple[str, Seen]]:
+        return previous_contents(self._state, output, origin)
+
+    def change_notes(self, output: str, origin: str) -> ChangeNotes:
+        """IndexNow's notes, into the scratch file's ``fingerprints`` and ``changes``."""
+        self._db.execute("CREATE TABLE fingerprints (seq INTEGER PRIMARY KEY, data BLOB NOT NULL)")
+        self._db.execute("CREATE TABLE changes (kind TEXT NOT NULL, loc TEXT NOT NULL)")
+
+        def save(seq: int, data: bytes) -> None:
+            self._db.execute("INSERT INTO fingerprints VALUES (?, ?)", (seq, data))
+
+        def on_changes(changes: list[tuple[str, str]]) -> None:
+            self._db.executemany("INSERT INTO changes VALUES (?, ?)", changes)
+
+        return ChangeNotes(previous_fingerprints(self._state, output, origin), save, on_changes)
 
     def close(self) -> None:
         self._state.close()

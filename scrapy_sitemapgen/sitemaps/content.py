@@ -94,13 +94,14 @@ Note = tuple[str, Seen]
 class ContentNotes:
     """One origin's entries as this run publishes them, in ``loc`` order, each with the
     lastmod :func:`settle` gives against the previous run's notes (read in the same
-    order), and the notes for the next run handed to ``save`` in blocks of ``block``.
-    A URL the run did not publish keeps no note: when it comes back, it is new."""
+    order), and the notes for the next run handed to ``save`` in blocks of ``block``
+    (``save=None``: another pass over the same entries, which keeps nothing). A URL the
+    run did not publish keeps no note: when it comes back, it is new."""
 
     def __init__(
         self,
         previous: Iterator[Note],
-        save: Callable[[list[Note]], None],
+        save: Callable[[list[Note]], None] | None,
         *,
         observed: bool,
         follows_content: bool,
@@ -129,7 +130,7 @@ class ContentNotes:
             lastmod, note = settle(
                 facts, seen, observed=self._observed, follows_content=self._follows
             )
-            if note is not None:
+            if note is not None and self._save is not None:
                 self._note((loc, note))
             if lastmod != facts.lastmod:
                 facts = dataclasses.replace(facts, lastmod=lastmod)
@@ -137,12 +138,12 @@ class ContentNotes:
 
     def _note(self, note: Note) -> None:
         self._block.append(note)
-        if len(self._block) >= self._block_size:
+        if len(self._block) >= self._block_size and self._save is not None:
             self._save(self._block)
             self._block = []
 
     def finish(self) -> None:
         """Save the last block, once every entry was followed."""
-        if self._block:
+        if self._block and self._save is not None:
             self._save(self._block)
             self._block = []
