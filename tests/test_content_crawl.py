@@ -166,9 +166,12 @@ async def test_three_runs(
 
     # Run 1: first sight of everything. "observed" gives nothing; the duplicates are out.
     server.routes = routes(server, 1)
-    with caplog.at_level(logging.INFO):
+    with caplog.at_level(logging.DEBUG, logger="scrapy_sitemapgen"):
         crawler = await crawl(start_url=u("/"))
     assert lastmods(out)[origin] == expected(None, W1)
+    debug = {r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG}
+    for left in LEFT_OUT:  # each one at DEBUG
+        assert f"Sitemap: not listing {u(left)} (duplicate_content)" in debug
     assert crawler.stats.get_value("sitemapgen/excluded/duplicate_content") == 3
     summary = [r.getMessage() for r in caplog.records if "duplicates by content" in r.getMessage()]
     assert len(summary) == 1
