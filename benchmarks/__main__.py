@@ -21,7 +21,20 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import ab, build, crawl, feed, kill, levels, profiles, redis_memory, results, tables, website
+from . import (
+    ab,
+    build,
+    crawl,
+    feed,
+    kill,
+    levels,
+    profiles,
+    redis_memory,
+    results,
+    state_size,
+    tables,
+    website,
+)
 from .checks import CheckFailed
 
 if TYPE_CHECKING:
@@ -80,6 +93,11 @@ BENCHMARKS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Any]
         redis_memory.add_arguments,
         redis_memory.run,
     ),
+    "state-size": (
+        "the state file's bytes per URL: the URL set and the content notes",
+        state_size.add_arguments,
+        state_size.run,
+    ),
 }
 
 
@@ -95,6 +113,7 @@ DOCS = {
     "spy-crawl": profiles,
     "levels": levels,
     "redis-memory": redis_memory,
+    "state-size": state_size,
 }
 
 

@@ -108,7 +108,9 @@ DEFAULTS: dict[str, Any] = {
     "SITEMAPGEN_VIDEOS": True,
     "SITEMAPGEN_ALTERNATES": True,
     "SITEMAPGEN_NEWS_MAX_AGE": NEWS_MAX_AGE_SECONDS,
-    "SITEMAPGEN_LASTMOD_SOURCES": ["header", "page"],
+    "SITEMAPGEN_LASTMOD_SOURCES": ["page", "header", "observed"],
+    "SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT": True,
+    "SITEMAPGEN_DEDUPE_CONTENT": True,
     "SITEMAPGEN_CHANGEFREQ": [],
     "SITEMAPGEN_PRIORITY": [],
     # Sections and IndexNow (issue 23)
@@ -126,7 +128,7 @@ FORMATS = ("xml", "txt")
 #: The state file of a local output, kept in the output folder (beside the origin folders).
 LOCAL_STATE_NAME = ".sitemapgen-state.sqlite3"
 #: The lastmod sources SITEMAPGEN_LASTMOD_SOURCES may name, in no particular order.
-LASTMOD_SOURCES = ("header", "page", "crawl_time")
+LASTMOD_SOURCES = ("header", "page", "crawl_time", "observed")
 Rule = tuple["re.Pattern[str]", str]
 
 _SAMPLE_ORIGIN = Origin("https", "www.example.com", 443)
@@ -267,6 +269,13 @@ def _lastmod_sources(settings: BaseSettings) -> tuple[str, ...]:
         raise ValueError(
             f"{name}={sources!r} is invalid: it must list, without repeats, some of "
             f"{', '.join(LASTMOD_SOURCES)} in order of precedence."
+        )
+    if "observed" in sources[:-1]:
+        # The crawl settles the stated sources; "observed" is settled at publish, against
+        # the previous runs' fingerprints, so it can only be the last resort.
+        raise ValueError(
+            f"{name}={sources!r} is invalid: 'observed' must come last, after the sources "
+            f"that state a date."
         )
     return tuple(sources)
 
@@ -519,6 +528,10 @@ class Config:
     alternates: bool
     news_max_age: int
     lastmod_sources: tuple[str, ...]
+    #: SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT: an unchanged page keeps its published lastmod.
+    lastmod_follows_content: bool
+    #: SITEMAPGEN_DEDUPE_CONTENT: pages of one origin with one fingerprint listed once.
+    dedupe_content: bool
     changefreq_rules: tuple[Rule, ...]
     priority_rules: tuple[Rule, ...]
     #: SITEMAPGEN_SECTIONS: the urlset sequences besides the URLs of no section.
@@ -540,6 +553,16 @@ class Config:
     #: What looks wrong in the settings without stopping the crawl (an unknown
     #: ``SITEMAPGEN_*`` name, a sitemap-named feed of items); logged once at start.
     warnings: tuple[str, ...]
+
+    @property
+    def fingerprints(self) -> bool:
+        """Whether the crawl records each page's content fingerprint: a setting reads it
+        (the ``observed`` source, lastmods that follow the content, dropping duplicates)."""
+        return (
+            "observed" in self.lastmod_sources
+            or self.lastmod_follows_content
+            or self.dedupe_content
+        )
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Config:
@@ -647,6 +670,8 @@ class Config:
                 "seconds; Google News: 2 days",
             ),
             lastmod_sources=_lastmod_sources(settings),
+            lastmod_follows_content=_bool(settings, "SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT"),
+            dedupe_content=_bool(settings, "SITEMAPGEN_DEDUPE_CONTENT"),
             changefreq_rules=_rules(
                 settings,
                 "SITEMAPGEN_CHANGEFREQ",

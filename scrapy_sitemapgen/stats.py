@@ -42,6 +42,11 @@ def skipped(reason: str) -> str:
 #: Records of a build's ``--input`` feed without a ``loc`` field (or with an empty one).
 ITEMS_NO_LOC = skipped("item_no_loc")
 
+#: The exclusion reason of a page whose content another URL of its origin also has
+#: (SITEMAPGEN_DEDUPE_CONTENT), and its count.
+DUPLICATE_CONTENT = "duplicate_content"
+EXCLUDED_DUPLICATE_CONTENT = excluded(DUPLICATE_CONTENT)
+
 
 def delivery_failed(storage: str) -> str:
     """A file a feed storage could not store (FeedExporter counts feedexport/failed_count)."""

@@ -20,6 +20,7 @@ from scrapy.utils.response import get_base_url
 from ..sitemaps import page
 from ..sitemaps.facts import (
     Alternate,
+    Content,
     FactRejected,
     UrlFacts,
     Video,
@@ -29,6 +30,7 @@ from ..sitemaps.facts import (
     parse_hreflang,
     parse_lastmod,
 )
+from ..sitemaps.fingerprint import content_fingerprint
 from ..sitemaps.limits import MAX_IMAGES_PER_URL
 from ..sitemaps.urls import (
     UrlRejected,
@@ -115,6 +117,9 @@ class _Page:
         self._ld: list[Any] | None = None
         # Computed on first use (plain attributes: functools.cached_property takes a lock).
         self._nodes: page.PageNodes | None = None
+        self._selector: Selector | None = None
+        # Whether the page's one canonical names the page itself (set by exclusion()).
+        self._self_canonical: bool | None = None
         self._base: str | None = None
         self._prefix: str | None = None
         self._encoding: str | None = None
@@ -130,23 +135,30 @@ class _Page:
         return self._encoding
 
     @property
-    def nodes(self) -> page.PageNodes:
-        """The elements every reader looks at, gathered in one walk of the tree of Scrapy's
-        cached selector (built on first use here or in the spider, never twice)."""
-        if self._nodes is None:
+    def selector(self) -> Selector:
+        """Scrapy's cached selector of the page (built on first use here or in the spider,
+        never twice)."""
+        if self._selector is None:
             response = self.response
             if not isinstance(response, HtmlResponse):
-                selector = _NO_HTML
+                self._selector = _NO_HTML
             else:
                 try:
-                    selector = response.selector
+                    self._selector = response.selector
                 except ValueError:
                     # Scrapy builds its selector with get_base_url(), which raises on a
                     # <base href> the URL parser rejects ("http://[::1/x"). The spider
                     # meets the same error; the page is read here without Scrapy's cache.
                     self.base  # noqa: B018  # counts the broken <base href>
-                    selector = Selector(text=response.text, type="html")
-            self._nodes = page.PageNodes(selector)
+                    self._selector = Selector(text=response.text, type="html")
+        return self._selector
+
+    @property
+    def nodes(self) -> page.PageNodes:
+        """The elements every reader looks at, gathered in one walk of the tree of the
+        selector."""
+        if self._nodes is None:
+            self._nodes = page.PageNodes(self.selector)
         return self._nodes
 
     @property
@@ -203,15 +215,35 @@ class _Page:
             if directives & _NOINDEX:
                 return "noindex"
         if config.respect_canonical:
-            canonicals = page.canonical_urls(self.nodes, self.links, self.base, self.response.url)
-            # Several different canonicals contradict each other; Google then ignores them.
-            if len(set(canonicals)) == 1 and not self.same_page(canonicals[0]):
+            self._self_canonical = self_canonical = self.self_canonical()
+            if self_canonical is False:
                 return "canonical_elsewhere"
         if config.respect_meta_refresh and self.html:
             target = page.refresh_url(self.nodes, self.base)
             if target is not None and not self.same_page(target):
                 return "meta_refresh"
         return None
+
+    def self_canonical(self) -> bool | None:
+        """Whether the page's canonical URL is the page itself; None when it names none, or
+        several different ones (which contradict each other: Google then ignores them)."""
+        canonicals = page.canonical_urls(self.nodes, self.links, self.base, self.response.url)
+        if len(set(canonicals)) != 1:
+            return None
+        return self.same_page(canonicals[0])
+
+    def content(self, now: datetime) -> Content | None:
+        """The page's content fingerprint, fetch time and whether it is its own canonical;
+        None for a page without text (or no HTML)."""
+        if not self.html:
+            return None
+        fingerprint = content_fingerprint(self.selector)
+        if fingerprint is None:
+            return None
+        canonical = self._self_canonical
+        if canonical is None and not self.config.respect_canonical:
+            canonical = self.self_canonical()
+        return Content(fingerprint, format_w3c(now), canonical is True)
 
     def lastmod(self, now: datetime) -> str | None:
         """The first valid lastmod among SITEMAPGEN_LASTMOD_SOURCES, in their order."""
@@ -231,6 +263,7 @@ class _Page:
                         self.reporter.skip(exc.reason, self.loc, detail=raw)
             elif source == "crawl_time":
                 return format_w3c(now)
+            # "observed" (always last) is settled at publish, against the previous runs.
         return None
 
     def images(self) -> tuple[str, ...]:
@@ -352,4 +385,5 @@ def page_facts(
         images=facts.images() if config.images and html else (),
         videos=facts.videos(now) if config.videos and html else (),
         alternates=facts.alternates() if config.alternates else (),
+        content=facts.content(now) if config.fingerprints else None,
     )

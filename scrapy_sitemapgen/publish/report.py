@@ -66,6 +66,24 @@ def report(
             },
         )
         _report_sections(origin_set, reporter)
+        if origin_set.duplicates:
+            logger.info(
+                "Sitemap: %(root)s: %(count)d page(s) left out as duplicates by content "
+                "(%(key)s): %(first)s%(more)s",
+                {
+                    "root": origin_set.origin.root,
+                    "count": origin_set.duplicates,
+                    "key": keys.EXCLUDED_DUPLICATE_CONTENT,
+                    "first": ", ".join(
+                        f"{left} (same as {listed})" for left, listed in origin_set.first_duplicates
+                    ),
+                    "more": (
+                        ", ... (all at DEBUG)"
+                        if origin_set.duplicates > len(origin_set.first_duplicates)
+                        else ""
+                    ),
+                },
+            )
     stats.set_value(keys.FILES_WRITTEN, written)
     stats.set_value(keys.FILES_UNCHANGED, unchanged)
     if not sets:

@@ -52,6 +52,10 @@ class FactSink(Protocol):
 class FactSource(Protocol):
     """What the writer lists: origins, and each origin's merged entries in ``loc`` order."""
 
+    #: Whether entries can carry a page's content (``UrlFacts.content``): a source of
+    #: item records only (a feed) says no, so no pass is made to find duplicates.
+    has_content: bool = True
+
     def origins(self) -> list[Origin]:
         """Every origin with at least one URL, sorted."""
         ...
