@@ -119,6 +119,8 @@ class _Page:
         self._prefix: str | None = None
         self._encoding: str | None = None
         self._locs: dict[str, str] = {}
+        #: Where an excluded page points instead (its canonical, its refresh target).
+        self.elsewhere: str | None = None
 
     @property
     def encoding(self) -> str:
@@ -206,10 +208,12 @@ class _Page:
             canonicals = page.canonical_urls(self.nodes, self.links, self.base, self.response.url)
             # Several different canonicals contradict each other; Google then ignores them.
             if len(set(canonicals)) == 1 and not self.same_page(canonicals[0]):
+                self.elsewhere = self.policy_loc(canonicals[0])
                 return "canonical_elsewhere"
         if config.respect_meta_refresh and self.html:
             target = page.refresh_url(self.nodes, self.base)
             if target is not None and not self.same_page(target):
+                self.elsewhere = self.policy_loc(target)
                 return "meta_refresh"
         return None
 
@@ -342,7 +346,7 @@ def page_facts(
     facts = _Page(response, config, reporter, loc)
     exclusion = facts.exclusion()
     if exclusion is not None:
-        reporter.exclude(exclusion, loc)
+        reporter.exclude(exclusion, loc, facts.elsewhere)
         return None
     now = now or datetime.now(timezone.utc)
     html = facts.html
