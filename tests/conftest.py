@@ -3,8 +3,12 @@ What they are built from is in helpers.py."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import sys
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 import pytest
 from scrapy.crawler import Crawler, CrawlerRunner
@@ -19,9 +23,6 @@ from .helpers import (
     build_site,
     build_small_site,
 )
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 CrawlFn = Callable[..., Any]
 
@@ -65,3 +66,20 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
     server = RedisServer(tmp_path)
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def chromium_executable() -> str:
+    """The Chromium that the browser tests drive: ``SITEMAPGEN_TEST_CHROMIUM`` (``make
+    browser`` sets it), else the wrapper ``make browser`` leaves in the venv, else
+    ``chromium`` on PATH. None of them is a failure, not a skip: the tests are part of
+    the suite."""
+    candidates = [
+        os.environ.get("SITEMAPGEN_TEST_CHROMIUM"),
+        str(Path(sys.prefix, "browser", "chromium")),
+        shutil.which("chromium"),
+    ]
+    for candidate in candidates:
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    pytest.fail("no Chromium for the browser tests: run `make browser` (see the Makefile)")

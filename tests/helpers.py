@@ -688,6 +688,20 @@ class RedisServer:
             self.process.wait(timeout=10)
 
 
+# --- the browser tests -----------------------------------------------------------------------
+
+#: Chromium's flags for the browser tests (Playwright adds ``--headless``): no sandbox, since
+#: CI runs as root, and none of the background connections a closed network refuses.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
 # --- `scrapy crawl` in a subprocess, on a tiny project ----------------------------------------
 
 #: The spider of :func:`write_project`: follows every link of its start URL's pages.

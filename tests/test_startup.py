@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import socket
 from typing import TYPE_CHECKING
 
 import pytest
@@ -195,3 +196,78 @@ def test_known_names_give_no_warning() -> None:
     from scrapy_sitemapgen.settings import DEFAULTS, Config
 
     assert Config.from_settings(Settings(dict(DEFAULTS))).warnings == ()
+
+
+# --- the store: opened once before the crawl starts ------------------------------------------
+
+
+def test_store_that_cannot_be_opened_exits_1_before_the_first_request(
+    small_site: SiteServer, tmp_path: Path
+) -> None:
+    project = write_project(tmp_path / "project")
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where the store's folder should be")
+    store = str(blocker / "store.sqlite3")
+    before = len(small_site.requested)
+    result = crawl_site(project, small_site, "-s", f"SITEMAPGEN_STORE={store}")
+    assert result.returncode == 1
+    assert_refused_in_one_line(
+        result.stderr,
+        f"SITEMAPGEN_STORE={store!r}: the sitemap store cannot be opened: "
+        f"[Errno 17] File exists: {str(blocker)!r}",
+    )
+    assert small_site.requested[before:] == []
+
+
+def test_store_of_another_kind_and_an_unreachable_redis_refuse_the_start(
+    small_site: SiteServer, tmp_path: Path
+) -> None:
+    project = write_project(tmp_path / "project")
+    not_a_store = tmp_path / "notes.sqlite3"
+    not_a_store.write_bytes(b"these are notes, not a SQLite file\n" * 100)
+    result = crawl_site(project, small_site, "-s", f"SITEMAPGEN_STORE={not_a_store}")
+    assert result.returncode == 1
+    [line] = log_messages(result.stderr, "ERROR")
+    assert line.startswith(
+        f"{NOT_STARTED}SITEMAPGEN_STORE={str(not_a_store)!r}: the sitemap store cannot be opened: "
+    )
+    assert "not a database" in line
+    assert not_a_store.read_bytes().startswith(b"these are notes")
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    redis_url = f"redis://127.0.0.1:{port}/0"
+    before = len(small_site.requested)
+    result = crawl_site(project, small_site, "-s", f"SITEMAPGEN_STORE={redis_url}")
+    assert result.returncode == 1
+    [line] = log_messages(result.stderr, "ERROR")
+    assert line.startswith(
+        f"{NOT_STARTED}SITEMAPGEN_STORE={redis_url!r}: the sitemap store cannot be opened: "
+        f"cannot reach the Redis store {redis_url}: "
+    )
+    assert "Traceback" not in result.stderr
+    assert small_site.requested[before:] == []
+
+
+def test_store_in_use_by_another_crawl_refuses_the_start(
+    small_site: SiteServer, tmp_path: Path
+) -> None:
+    from scrapy_sitemapgen.store.sqlite import SqliteFactStore
+
+    project = write_project(tmp_path / "project")
+    jobdir = tmp_path / "job"
+    held = SqliteFactStore(jobdir / "sitemapgen" / "store.sqlite3")
+    try:
+        result = crawl_site(project, small_site, "-s", f"JOBDIR={jobdir}")
+    finally:
+        held.close()
+    assert result.returncode == 1
+    [line] = log_messages(result.stderr, "ERROR")
+    assert line.startswith(
+        f"{NOT_STARTED}JOBDIR={str(jobdir)!r}: the sitemap store cannot be opened: "
+    )
+    assert "is in use by process" in line
+    # Once the other crawl is gone, the same command crawls.
+    result = crawl_site(project, small_site, "-s", f"JOBDIR={jobdir}")
+    assert result.returncode == 0, result.stderr[-2000:]

@@ -15,6 +15,7 @@ from .. import stats as keys
 from ..publish.delivery import DestinationError, check_destination
 from ..publish.publisher import publish
 from ..stats import Reporter
+from ..store.base import StoreError
 from .audit import LiveAudit, write_reports
 from .feed import SitemapFeeds
 from .recorder import Recorder
@@ -81,6 +82,10 @@ class SitemapExporter:
                 "'twisted.internet.asyncioreactor.AsyncioSelectorReactor', Scrapy's default)."
             )
         exporter = cls(crawler, config)
+        try:
+            exporter.recorder.check()
+        except StoreError as exc:
+            refuse_start(str(exc))
         crawler.signals.connect(exporter.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(exporter.spider_closed, signal=signals.spider_closed)
         if exporter.audit is not None:

@@ -76,23 +76,46 @@ class Recorder:
         """Whether the store outlives this process (JOBDIR, or SITEMAPGEN_STORE)."""
         return self.config.store is not None or self.config.jobdir is not None
 
+    def _kept_location(self) -> tuple[str, str] | None:
+        """The store that outlives this process, as (the setting that names it, its
+        location), or None."""
+        config = self.config
+        if config.store is not None:
+            return f"SITEMAPGEN_STORE={config.store!r}", config.store
+        if config.jobdir is not None:
+            return f"JOBDIR={str(config.jobdir)!r}", str(config.jobdir / "sitemapgen" / _STORE_FILE)
+        return None
+
+    def check(self) -> None:
+        """Open and close the store that outlives the crawl (JOBDIR, SITEMAPGEN_STORE), so
+        that one that cannot be opened (a folder that cannot be written, a file of another
+        schema, a store in use by another crawl, a Redis server that does not answer) is
+        found before the crawl starts. Raises StoreError naming the setting."""
+        kept = self._kept_location()
+        if kept is None:
+            return
+        setting, location = kept
+        try:
+            self.config.store_backend.from_config(self.config, location).close()
+        except _STORE_ERRORS as exc:
+            raise StoreError(f"{setting}: the sitemap store cannot be opened: {exc}") from None
+
     def open(self) -> None:
         """Open the store the settings name; a store that cannot be opened closes the
         spider before its first request."""
         config = self.config
-        location = config.store
-        if location is None:
-            if config.jobdir is not None:
-                location = str(config.jobdir / "sitemapgen" / _STORE_FILE)
-            else:
-                self._temp_dir = Path(tempfile.mkdtemp(prefix="sitemapgen-"))
-                location = str(self._temp_dir / _STORE_FILE)
+        kept = self._kept_location()
+        if kept is not None:
+            location = kept[1]
+        else:
+            self._temp_dir = Path(tempfile.mkdtemp(prefix="sitemapgen-"))
+            location = str(self._temp_dir / _STORE_FILE)
         try:
             store = config.store_backend.from_config(config, location)
             coordination = store.coordination()
             if coordination is not None and config.shared_write == "last":
                 coordination.worker_started()
-        except StoreError:
+        except _STORE_ERRORS:
             logger.error("Sitemap: cannot open the store; closing the spider", exc_info=True)
             raise CloseSpider("sitemapgen_store_unavailable") from None
         self.store = store
