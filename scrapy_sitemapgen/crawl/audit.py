@@ -56,6 +56,8 @@ logger = logging.getLogger(__name__)
 _PARALLEL = 16
 #: ``invalid_sitemap`` findings kept per origin; the rest are counted.
 MAX_INVALID = 10_000
+#: The rules whose violation makes a reader refuse the whole file.
+_REFUSED_WHOLE = frozenset({"P1", "G2"})
 #: Meta keys of the audit's own requests (never recorded as pages).
 AUDIT_META = "sitemapgen_audit"
 
@@ -152,9 +154,10 @@ class LiveAudit:
         found = OriginAudit(origin)
         config = self.config
 
+        entries: list[Listed] = []
+
         def entry(loc: str, lastmod: str | None, sitemap: str) -> None:
-            log.add_listed(Listed(loc, key_of(loc, config), lastmod, sitemap))
-            self.stats.inc_value(keys.AUDIT_LISTED)
+            entries.append(Listed(loc, key_of(loc, config), lastmod, sitemap))
 
         validator = Validator(max_bytes=config.max_bytes, on_entry=entry)
         robots = validator.file(origin.root + "robots.txt")
@@ -188,6 +191,13 @@ class LiveAudit:
             for violation in violations:
                 where = f"line {violation.line}: " if violation.line else ""
                 found.add_invalid(violation.source, f"{where}{violation.rule}: {violation.message}")
+            # A file that is no well-formed UTF-8 XML (P1) or is too large (G2) is refused
+            # whole by its readers: the entries read before the fault do not count.
+            if not any(v.rule in _REFUSED_WHOLE and v.source == target.display for v in violations):
+                for listed in entries:
+                    log.add_listed(listed)
+                self.stats.inc_value(keys.AUDIT_LISTED, len(entries))
+            entries.clear()
             queue.extend(children)
         return found
 

@@ -1,0 +1,316 @@
+"""The audit (issue 22): a local site with a planted live sitemap holding one URL of each
+finding kind, an index, a gzipped child and hostile children, crawled with
+``SITEMAPGEN_AUDIT``; the exact ``audit.csv`` rows, the ``audit.json`` counts, ``urls.csv``
+and the HTML report's table read back in a headless Chromium."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import gzip
+import json
+import logging
+from typing import TYPE_CHECKING
+
+import pytest
+from scrapy.utils.defer import deferred_f_from_coro_f
+
+from .helpers import CHROMIUM_ARGS, HTML, Route, SiteServer, html
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+LAST_MODIFIED = {"Last-Modified": "Wed, 21 Oct 2015 07:28:00 GMT"}
+#: G2: the uncompressed byte limit of one sitemap file.
+LIMIT = 52_428_800
+
+
+def urlset(*entries: tuple[str, str | None]) -> str:
+    body = "".join(
+        f"<url><loc>{loc}</loc>{f'<lastmod>{lastmod}</lastmod>' if lastmod else ''}</url>"
+        for loc, lastmod in entries
+    )
+    return f'<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="{SITEMAP_NS}">{body}</urlset>'
+
+
+def index(*locs: str) -> str:
+    body = "".join(f"<sitemap><loc>{loc}</loc></sitemap>" for loc in locs)
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?><sitemapindex xmlns="{SITEMAP_NS}">{body}'
+        "</sitemapindex>"
+    )
+
+
+def plant(site: SiteServer, other: SiteServer) -> None:
+    """The planted site: what each path is for is the finding it must give."""
+    u = site.url
+    links = ["/ok", "/missing", "/old", "/noindex", "/canon", "/file.pdf", "/unlisted", "/dated"]
+    site.routes.update(
+        {
+            "/robots.txt": Route(
+                body=f"User-agent: *\nDisallow: /blocked\nSitemap: {u('/sitemap_index.xml')}\n",
+                content_type="text/plain",
+            ),
+            "/": Route(body=html(body="".join(f"<a href='{p}'>x</a>" for p in links))),
+            "/ok": Route(body=html(), headers=LAST_MODIFIED),
+            "/old": Route(301, headers={"Location": "/new"}),
+            "/new": Route(body=html()),
+            "/noindex": Route(body=html("<meta name='robots' content='noindex'>")),
+            "/canon": Route(body=html(f"<link rel='canonical' href='{u('/ok')}'>")),
+            "/file.pdf": Route(body=b"%PDF-1.4", content_type="application/pdf"),
+            "/unlisted": Route(body=html()),
+            "/dated": Route(body=html(), headers=LAST_MODIFIED),
+            "/orphan": Route(body=html()),
+            "/blocked": Route(body=html()),
+            # /missing and /gone: no route, so 404.
+            "/sitemap_index.xml": Route(
+                body=index(
+                    u("/sitemap-pages.xml"),
+                    u("/sitemap-more.xml.gz"),
+                    u("/bomb.xml.gz"),
+                    u("/doctype.xml"),
+                    u("/html.xml"),
+                    u("/big.xml"),
+                    u("/other.xml"),
+                ),
+                content_type="application/xml",
+            ),
+            "/sitemap-pages.xml": Route(
+                body=urlset(
+                    (u("/"), None),
+                    (u("/ok"), "2015-10-21"),  # the crawl's day: no mismatch
+                    (u("/ok?sessionid=abc"), None),
+                    (u("/missing"), None),
+                    (u("/old"), None),
+                    (u("/noindex"), None),
+                    (u("/canon"), None),
+                    (u("/file.pdf"), None),
+                ),
+                content_type="application/xml",
+            ),
+            "/sitemap-more.xml.gz": Route(
+                body=gzip.compress(
+                    urlset(
+                        (u("/orphan"), None),
+                        (u("/gone"), None),
+                        (u("/blocked"), None),
+                        (u("/dated"), "2020-01-01"),
+                    ).encode()
+                ),
+                content_type="application/gzip",
+            ),
+            # A gzip bomb: some 50 kB that open into more than the limit, as comments a
+            # parser skips (so only the byte limit can stop it).
+            "/bomb.xml.gz": Route(
+                body=gzip.compress(
+                    f'<urlset xmlns="{SITEMAP_NS}">'.encode() + _blank(LIMIT + 1_000_000),
+                    compresslevel=9,
+                ),
+                content_type="application/gzip",
+            ),
+            "/doctype.xml": Route(
+                body=(
+                    '<?xml version="1.0"?><!DOCTYPE urlset [<!ENTITY a "aaaa">]>'
+                    f'<urlset xmlns="{SITEMAP_NS}"><url><loc>{u("/doctype-entry")}</loc></url>'
+                    "</urlset>"
+                ),
+                content_type="application/xml",
+            ),
+            "/html.xml": Route(body=html(body="<p>Not here</p>"), content_type=HTML),
+            # 50 MB + 1 byte: one entry, then blanks; the entry must not count (G2 rejects
+            # the whole file).
+            "/big.xml": Route(body=_big(u("/big-entry")), content_type="application/xml"),
+            "/other.xml": Route(
+                body=urlset((other.url("/elsewhere"), None)), content_type="application/xml"
+            ),
+        }
+    )
+
+
+def _blank(size: int) -> bytes:
+    """``size`` bytes of XML comments of 1 MB each (libxml2 refuses one text node of more
+    than 10 MB, which would stop a reader before the byte limit does)."""
+    piece = b"<!--" + b" " * (1_000_000 - 7) + b"-->"
+    whole, rest = divmod(size, len(piece))
+    return piece * whole + b" " * rest
+
+
+def _big(loc: str) -> bytes:
+    head = f'<?xml version="1.0"?><urlset xmlns="{SITEMAP_NS}"><url><loc>{loc}</loc></url>'
+    tail = "</urlset>"
+    data = head.encode() + _blank(LIMIT + 1 - len(head) - len(tail)) + tail.encode()
+    assert len(data) == LIMIT + 1
+    return data
+
+
+@pytest.fixture(scope="module")
+def planted() -> Iterator[tuple[SiteServer, SiteServer]]:
+    site, other = SiteServer(), SiteServer()
+    plant(site, other)
+    yield site, other
+    site.close()
+    other.close()
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as file:
+        return list(csv.DictReader(file))
+
+
+def table_rows(page_path: Path, chromium: str, sort_by: str | None = None) -> list[list[str]]:
+    """The findings table of ``report.html`` as a real browser shows it (after clicking
+    the header ``sort_by``, when given); no request may leave the page."""
+    from playwright.sync_api import sync_playwright
+
+    requests: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS, timeout=60_000)
+        try:
+            page = browser.new_page()
+            page.on("request", lambda request: requests.append(request.url))
+            page.goto(page_path.as_uri())
+            if sort_by is not None:
+                page.click(f"#findings th:text-is('{sort_by}')")
+            rows = page.eval_on_selector_all(
+                "#findings tbody tr",
+                "rows => rows.map(r => Array.from(r.cells).map(c => c.textContent))",
+            )
+            charts = page.eval_on_selector_all("svg", "svgs => svgs.map(s => s.id)")
+        finally:
+            browser.close()
+    assert requests == [page_path.as_uri()]  # self-contained: nothing else is fetched
+    assert charts == ["chart-findings", "chart-ages", "chart-exclusions"]
+    return rows
+
+
+@deferred_f_from_coro_f
+async def test_audit_of_a_planted_site(
+    planted: tuple[SiteServer, SiteServer], crawl, tmp_path: Path, chromium_executable: str, caplog
+) -> None:
+    caplog.set_level(logging.INFO, logger="scrapy_sitemapgen")
+    site, other = planted
+    u = site.url
+    report_dir = tmp_path / "report"
+    crawler = await crawl(
+        {
+            "SITEMAPGEN_AUDIT": True,
+            "SITEMAPGEN_REPORT_DIR": str(report_dir),
+            "ROBOTSTXT_OBEY": True,
+        },
+        start_url=u("/"),
+    )
+    assert crawler.stats.get_value("finish_reason") == "finished"
+    folder = report_dir / site.origin.name
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "audit.csv",
+        "audit.json",
+        "report.html",
+        "urls.csv",
+    ]
+
+    rows = read_csv(folder / "audit.csv")
+    invalid = [r for r in rows if r["finding"] == "invalid_sitemap"]
+    others = [(r["url"], r["finding"], r["detail"]) for r in rows if r not in invalid]
+    # Written from the rules: each planted URL gives its finding, in report order.
+    assert others == [
+        (u("/gone"), "listed_not_found", "HTTP 404"),
+        (u("/missing"), "listed_not_found", "HTTP 404"),
+        (u("/old"), "listed_redirected", u("/new")),
+        (u("/noindex"), "listed_noindex", ""),
+        (u("/canon"), "listed_canonicalised", u("/ok")),
+        (u("/blocked"), "listed_blocked_by_robots", ""),
+        (u("/file.pdf"), "listed_not_html", ""),
+        (u("/ok?sessionid=abc"), "listed_duplicate", u("/ok")),
+        (u("/orphan"), "listed_unreachable", ""),
+        (u("/new"), "missing_from_sitemap", ""),
+        (u("/unlisted"), "missing_from_sitemap", ""),
+        (u("/dated"), "lastmod_mismatch", "listed 2020-01-01, crawled 2015-10-21T07:28:00+00:00"),
+    ]
+    # Each hostile child is a finding with the validator's rule; the audit went on.
+    by_file = {r["url"]: r["detail"] for r in invalid}
+    assert set(by_file) == {
+        u("/bomb.xml.gz"),
+        u("/doctype.xml"),
+        u("/html.xml"),
+        u("/big.xml"),
+        u("/other.xml"),
+    }
+    assert "G2: more than 52,428,800 bytes uncompressed" in by_file[u("/bomb.xml.gz")]
+    assert "G2: more than 52,428,800 bytes uncompressed" in by_file[u("/big.xml")]
+    assert "P1: the DOCTYPE declares entities (a)" in by_file[u("/doctype.xml")]
+    assert "P2: the root element is <html>" in by_file[u("/html.xml")]
+    assert f"P12: {other.url('/elsewhere')} is outside" in by_file[u("/other.xml")]
+    assert len(invalid) == 5
+
+    counts = json.loads((folder / "audit.json").read_text())
+    assert counts["origin"] == site.origin.root
+    assert counts["counts"] == {
+        "listed_not_found": 2,
+        "listed_redirected": 1,
+        "listed_noindex": 1,
+        "listed_canonicalised": 1,
+        "listed_blocked_by_robots": 1,
+        "listed_not_html": 1,
+        "listed_duplicate": 1,
+        "listed_unreachable": 1,
+        "missing_from_sitemap": 2,
+        "lastmod_mismatch": 1,
+        "invalid_sitemap": 5,
+    }
+    assert counts["findings"] == 17
+    # The index, its two good children and the five hostile ones (robots.txt aside).
+    assert counts["sitemaps"] == [
+        u("/sitemap_index.xml"),
+        u("/sitemap-pages.xml"),
+        u("/sitemap-more.xml.gz"),
+        u("/bomb.xml.gz"),
+        u("/doctype.xml"),
+        u("/html.xml"),
+        u("/big.xml"),
+        u("/other.xml"),
+    ]
+    # 8 + 4 entries; the big file's one entry is not counted (the file is rejected).
+    assert counts["urls_listed"] == 12
+
+    # urls.csv: every URL judged and why (the answer to "why is this page not listed").
+    judged = {r["url"]: r for r in read_csv(folder / "urls.csv")}
+    verdicts = {url: (r["verdict"], r["status"], r["source"]) for url, r in judged.items()}
+    assert verdicts == {
+        u("/"): ("listed", "200", "crawl"),
+        u("/ok"): ("listed", "200", "crawl"),
+        u("/missing"): ("excluded/status/404", "404", "crawl"),
+        u("/old"): ("redirected", "301", "crawl"),
+        u("/new"): ("listed", "200", "crawl"),
+        u("/noindex"): ("excluded/noindex", "200", "crawl"),
+        u("/canon"): ("excluded/canonical_elsewhere", "200", "crawl"),
+        u("/file.pdf"): ("excluded/content_type", "200", "crawl"),
+        u("/unlisted"): ("listed", "200", "crawl"),
+        u("/dated"): ("listed", "200", "crawl"),
+        u("/orphan"): ("listed", "200", "sitemap"),
+        u("/gone"): ("excluded/status/404", "404", "sitemap"),
+        u("/blocked"): ("blocked_by_robots", "", "sitemap"),
+    }
+    assert judged[u("/ok")]["lastmod"] == "2015-10-21T07:28:00+00:00"
+    assert judged[u("/canon")]["detail"] == u("/ok")
+    assert judged[u("/old")]["detail"] == u("/new")
+
+    # The close log: one line per origin with the counts.
+    lines = [
+        r.getMessage() for r in caplog.records if r.getMessage().startswith("Sitemap audit of")
+    ]
+    assert len(lines) == 1
+    assert lines[0].startswith(f"Sitemap audit of {site.origin.root}: 17 findings (")
+    assert "listed_not_found 2" in lines[0] and "invalid_sitemap 5" in lines[0]
+    assert crawler.stats.get_value("sitemapgen/audit/findings/missing_from_sitemap") == 2
+    # The audit's fetches judge the listed pages but do not add them to the sitemap.
+    published = (tmp_path / "out" / site.origin.name / "sitemap-1.xml.gz").read_bytes()
+    assert b"/orphan" not in gzip.decompress(published)
+
+    # The report in a real browser: the table holds the rows of audit.csv, and sorts.
+    page = folder / "report.html"
+    shown = await asyncio.to_thread(table_rows, page, chromium_executable)
+    assert shown == [[r["url"], r["finding"], r["detail"]] for r in rows]
+    by_url = await asyncio.to_thread(table_rows, page, chromium_executable, "url")
+    assert [row[0] for row in by_url] == sorted(r["url"] for r in rows)
