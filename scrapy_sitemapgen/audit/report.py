@@ -9,19 +9,23 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from ..sitemaps.verdicts import FINDINGS, LISTED, Finding, Verdict, audit_findings, counts
+from ..stats import audit_findings as audit_findings_key
 from .html import lastmod_age, render
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
-    from pathlib import Path
+    from collections.abc import Iterable, Iterator, Mapping
+
+    from scrapy.statscollectors import StatsCollector
 
     from ..sitemaps.urls import Origin
     from ..store.verdicts import VerdictLog
+    from .live import LiveRead
 
-__all__ = ["OriginReport", "build_report", "summary", "write_report"]
+__all__ = ["OriginReport", "build_report", "report_origins", "summary", "write_report"]
 
 URLS_COLUMNS = ("url", "verdict", "status", "detail", "lastmod", "source", "images")
 AUDIT_COLUMNS = ("url", "finding", "detail")
@@ -42,6 +46,8 @@ class OriginReport:
     invalid_dropped: int = 0
     verdicts: dict[str, int] = field(default_factory=dict)
     lastmod_ages: dict[str, int] = field(default_factory=dict)
+    #: Where the report was written.
+    folder: Path = field(default_factory=Path)
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -64,7 +70,6 @@ def build_report(
     sitemaps: Iterable[str],
     invalid: Iterable[tuple[str, str]],
     *,
-    not_fetched: int = 0,
     invalid_dropped: int = 0,
     now: datetime | None = None,
 ) -> OriginReport:
@@ -97,7 +102,7 @@ def build_report(
         list(sitemaps),
         urls_judged=judged,
         urls_listed=len(listed),
-        not_fetched=not_fetched,
+        not_fetched=sum(1 for _ in log.unjudged(origin)),
         invalid_dropped=invalid_dropped,
         verdicts=dict(sorted(verdicts.items())),
         lastmod_ages=ages,
@@ -158,3 +163,33 @@ def summary(report: OriginReport) -> str:
         f"{report.origin.root}: {total:,} findings ({what}) over {report.urls_listed:,} "
         f"listed and {report.urls_judged:,} judged URLs, {len(report.sitemaps):,} sitemap files"
     )
+
+
+def report_origins(
+    log: VerdictLog,
+    reads: Mapping[Origin, LiveRead],
+    report_dir: Path,
+    stats: StatsCollector | None = None,
+) -> list[OriginReport]:
+    """The report of every origin with a verdict, a listed URL or a live read, each in
+    ``report_dir/<origin folder>`` (the output's folder names); the findings counted in
+    ``stats`` when given."""
+    origins = set(reads) | set(log.origins())
+    reports = []
+    for origin in sorted(origins):
+        read = reads.get(origin)
+        report = build_report(
+            log,
+            origin,
+            read.sitemaps if read is not None else (),
+            read.invalid if read is not None else (),
+            invalid_dropped=read.invalid_dropped if read is not None else 0,
+        )
+        report.folder = report_dir / origin.name
+        write_report(report, log, report.folder)
+        if stats is not None:
+            for name, count in report.counts.items():
+                if count:
+                    stats.inc_value(audit_findings_key(name), count)
+        reports.append(report)
+    return reports

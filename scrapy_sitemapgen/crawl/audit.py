@@ -24,19 +24,19 @@ from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.statscollectors import DummyStatsCollector
 
 from .. import stats as keys
-from ..audit.report import build_report, summary, write_report
+from ..audit.live import LiveRead, key_of
+from ..audit.report import report_origins, summary
 from ..sitemaps.urls import Origin, origin_of
 from ..sitemaps.verdicts import (
     BLOCKED_BY_ROBOTS,
     FETCH_FAILED,
     SOURCE_SITEMAP,
-    Listed,
     Verdict,
 )
 from ..stats import Reporter
 from ..validate import DEFAULT_MAX_FILES, RAW_SLACK, Validator
 from .extract import page_facts
-from .verdicts import key_of, response_verdicts
+from .verdicts import response_verdicts
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -47,37 +47,15 @@ if TYPE_CHECKING:
     from ..validate import SitemapFile
     from .recorder import Recorder
 
-__all__ = ["LiveAudit", "OriginAudit"]
+__all__ = ["LiveAudit", "write_reports"]
 
 logger = logging.getLogger(__name__)
 
 #: Listed URLs fetched at once: the downloader's own limits (per domain, delays) still
 #: apply; this only bounds what waits in memory.
 _PARALLEL = 16
-#: ``invalid_sitemap`` findings kept per origin; the rest are counted.
-MAX_INVALID = 10_000
-#: The rules whose violation makes a reader refuse the whole file.
-_REFUSED_WHOLE = frozenset({"P1", "G2"})
 #: Meta keys of the audit's own requests (never recorded as pages).
 AUDIT_META = "sitemapgen_audit"
-
-
-class OriginAudit:
-    """What the audit read of one origin: the sitemap files, their violations as
-    (file, finding) pairs, the listed URLs it could not fetch for want of budget."""
-
-    def __init__(self, origin: Origin) -> None:
-        self.origin = origin
-        self.sitemaps: list[str] = []
-        self.invalid: list[tuple[str, str]] = []
-        self.invalid_dropped = 0
-        self.not_fetched = 0
-
-    def add_invalid(self, sitemap: str, finding: str) -> None:
-        if len(self.invalid) < MAX_INVALID:
-            self.invalid.append((sitemap, finding))
-        else:
-            self.invalid_dropped += 1
 
 
 class LiveAudit:
@@ -91,7 +69,7 @@ class LiveAudit:
         self.stats = crawler.stats
         #: The listing rules' counts of audit fetches stay out of the crawl's stats.
         self._reporter = Reporter(DummyStatsCollector(crawler), logger)
-        self.origins: dict[Origin, OriginAudit] = {}
+        self.origins: dict[Origin, LiveRead] = {}
         self.done = False
         self._task: asyncio.Future[None] | None = None
 
@@ -117,7 +95,7 @@ class LiveAudit:
         log.clear_listed()
         sources: dict[Origin, list[str]] = {o: [] for o in log.origins()}
         for url in self.config.audit_sitemaps:
-            sources.setdefault(origin_of(key_of(url, self.config)), []).append(url)
+            sources.setdefault(origin_of(key_of(url, self.config.url_policy)), []).append(url)
         for origin in sorted(sources):
             self.origins[origin] = await self._read_origin(origin, sources[origin], log)
         log.flush()
@@ -126,7 +104,6 @@ class LiveAudit:
             unjudged = list(log.unjudged(origin))
             fetch, rest = unjudged[:budget], unjudged[budget:]
             budget -= len(fetch)
-            self.origins[origin].not_fetched = len(rest)
             if rest:
                 self.stats.inc_value(keys.AUDIT_NOT_FETCHED, len(rest))
                 logger.warning(
@@ -135,9 +112,8 @@ class LiveAudit:
                     {"count": len(rest), "origin": origin.root, "max": self.config.audit_max_fetch},
                 )
             for start in range(0, len(fetch), _PARALLEL):
-                await asyncio.gather(
-                    *(self._judge(url) for _, url in fetch[start : start + _PARALLEL])
-                )
+                batch = fetch[start : start + _PARALLEL]
+                await asyncio.gather(*(self._judge(url) for _, url in batch))
         log.flush()
 
     async def _fetch(self, url: str, *, sitemap: bool) -> Response:
@@ -150,25 +126,16 @@ class LiveAudit:
         assert engine is not None
         return await engine.download_async(Request(url, meta=meta, dont_filter=True))
 
-    async def _read_origin(self, origin: Origin, extra: list[str], log: VerdictLog) -> OriginAudit:
-        found = OriginAudit(origin)
-        config = self.config
-
-        entries: list[Listed] = []
-
-        def entry(loc: str, lastmod: str | None, sitemap: str) -> None:
-            entries.append(Listed(loc, key_of(loc, config), lastmod, sitemap))
-
-        validator = Validator(max_bytes=config.max_bytes, on_entry=entry)
+    async def _read_origin(self, origin: Origin, extra: list[str], log: VerdictLog) -> LiveRead:
+        found = LiveRead(origin, self.config.url_policy)
+        validator = Validator(max_bytes=self.config.max_bytes, on_entry=found.entry)
         robots = validator.file(origin.root + "robots.txt")
         queue: list[SitemapFile] = []
         robots_body = await self._body(robots, found, validator, announced=False)
         if robots_body is not None:
             violations, queue = validator.check_data(robots, robots_body)
             for violation in violations:
-                found.add_invalid(
-                    robots.display, f"line {violation.line}: {violation.rule}: {violation.message}"
-                )
+                found.violation(violation)
         fallback = not queue
         if fallback:
             queue = [validator.file(origin.root + "sitemap.xml")]
@@ -189,20 +156,13 @@ class LiveAudit:
             self.stats.inc_value(keys.AUDIT_SITEMAPS_READ)
             violations, children = validator.check_data(target, body)
             for violation in violations:
-                where = f"line {violation.line}: " if violation.line else ""
-                found.add_invalid(violation.source, f"{where}{violation.rule}: {violation.message}")
-            # A file that is no well-formed UTF-8 XML (P1) or is too large (G2) is refused
-            # whole by its readers: the entries read before the fault do not count.
-            if not any(v.rule in _REFUSED_WHOLE and v.source == target.display for v in violations):
-                for listed in entries:
-                    log.add_listed(listed)
-                self.stats.inc_value(keys.AUDIT_LISTED, len(entries))
-            entries.clear()
+                found.violation(violation)
+            self.stats.inc_value(keys.AUDIT_LISTED, found.keep(log))
             queue.extend(children)
         return found
 
     async def _body(
-        self, target: SitemapFile, found: OriginAudit, validator: Validator, *, announced: bool
+        self, target: SitemapFile, found: LiveRead, validator: Validator, *, announced: bool
     ) -> bytes | None:
         """The stored bytes of a file, or None: an announced file that cannot be fetched
         is a finding; a robots.txt or an unannounced ``/sitemap.xml`` that is not there is
@@ -212,13 +172,11 @@ class LiveAudit:
         except Exception as exc:  # no answer, a refused or oversized download: a finding
             why = str(exc) or type(exc).__name__
             if announced:
-                violation = validator.unfetched(target, why)
-                found.add_invalid(violation.source, f"{violation.rule}: {violation.message}")
+                found.violation(validator.unfetched(target, why))
             return None
         if response.status != 200:
             if announced:
-                violation = validator.unfetched(target, f"HTTP {response.status}")
-                found.add_invalid(violation.source, f"{violation.rule}: {violation.message}")
+                found.violation(validator.unfetched(target, f"HTTP {response.status}"))
             return None
         return response.body
 
@@ -231,7 +189,7 @@ class LiveAudit:
         except IgnoreRequest as exc:
             blocked = "robots.txt" in str(exc)
             verdict = Verdict(
-                key_of(url, config),
+                key_of(url, config.url_policy),
                 BLOCKED_BY_ROBOTS if blocked else FETCH_FAILED,
                 detail=None if blocked else str(exc),
                 source=SOURCE_SITEMAP,
@@ -242,7 +200,7 @@ class LiveAudit:
             recorder.judged(
                 [
                     Verdict(
-                        key_of(url, config),
+                        key_of(url, config.url_policy),
                         FETCH_FAILED,
                         detail=str(exc) or type(exc).__name__,
                         source=SOURCE_SITEMAP,
@@ -260,25 +218,5 @@ class LiveAudit:
 def write_reports(audit: LiveAudit, log: VerdictLog) -> list[str]:
     """Each origin's report in ``SITEMAPGEN_REPORT_DIR/<origin folder>``; the close log's
     lines. Runs in a thread: it reads the whole store."""
-    lines = []
-    stats = audit.stats
-    origins = dict(audit.origins)
-    for origin in log.origins():
-        origins.setdefault(origin, OriginAudit(origin))
-    for origin in sorted(origins):
-        read = origins[origin]
-        report = build_report(
-            log,
-            origin,
-            read.sitemaps,
-            read.invalid,
-            not_fetched=read.not_fetched,
-            invalid_dropped=read.invalid_dropped,
-        )
-        folder = audit.config.report_dir / origin.name
-        write_report(report, log, folder)
-        for name, count in report.counts.items():
-            if count:
-                stats.inc_value(keys.audit_findings(name), count)
-        lines.append(f"{summary(report)}; report in {folder}")
-    return lines
+    reports = report_origins(log, audit.origins, audit.config.report_dir, audit.stats)
+    return [f"{summary(report)}; report in {report.folder}" for report in reports]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..sitemaps.urls import UrlRejected
+from ..audit.live import key_of
 from ..sitemaps.verdicts import LISTED, REDIRECTED, SOURCE_CRAWL, Verdict
 
 if TYPE_CHECKING:
@@ -20,15 +20,7 @@ if TYPE_CHECKING:
     from ..sitemaps.facts import UrlFacts
     from ..stats import Reporter
 
-__all__ = ["key_of", "response_verdicts"]
-
-
-def key_of(url: str, config: Config) -> str:
-    """The ``<loc>`` a URL stands for in the store (the URL itself when it has none)."""
-    try:
-        return config.url_policy.loc(url)
-    except UrlRejected:
-        return url
+__all__ = ["response_verdicts"]
 
 
 def response_verdicts(
@@ -65,13 +57,15 @@ def response_verdicts(
         if detail is None and 300 <= status < 400 and b"Location" in response.headers:
             location = response.headers.get(b"Location") or b""
             detail = response.urljoin(location.decode("latin-1"))
-        verdict = Verdict(key_of(response.url, config), name, status, detail, source=source)
+        verdict = Verdict(
+            key_of(response.url, config.url_policy), name, status, detail, source=source
+        )
     verdicts = [verdict]
     request = response.request
     if request is not None and request.meta.get("redirect_urls"):
         reasons = request.meta.get("redirect_reasons") or []
         for at, url in enumerate(request.meta["redirect_urls"]):
-            key = key_of(url, config)
+            key = key_of(url, config.url_policy)
             if key == verdict.url:
                 continue
             reason = reasons[at] if at < len(reasons) else None
