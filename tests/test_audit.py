@@ -10,6 +10,7 @@ import csv
 import gzip
 import json
 import logging
+import re
 from typing import TYPE_CHECKING
 
 import pytest
@@ -314,3 +315,104 @@ async def test_audit_of_a_planted_site(
     assert shown == [[r["url"], r["finding"], r["detail"]] for r in rows]
     by_url = await asyncio.to_thread(table_rows, page, chromium_executable, "url")
     assert [row[0] for row in by_url] == sorted(r["url"] for r in rows)
+
+
+def run_audit(*argv: str) -> tuple[int, str]:
+    """``scrapy sitemapgen-audit ARGV`` in this process, as Scrapy's command line runs it:
+    (exit status, what it printed)."""
+    import argparse
+    import contextlib
+    import io
+
+    from scrapy.settings import Settings
+
+    from scrapy_sitemapgen.commands.audit import AuditCommand
+
+    command = AuditCommand()
+    settings = Settings()
+    settings.setdict(command.default_settings, priority="command")
+    command.settings = settings
+    parser = argparse.ArgumentParser()
+    command.add_options(parser)
+    opts, args = parser.parse_known_args(list(argv))
+    command.process_options(args, opts)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        command.run(args, opts)
+    return command.exitcode, out.getvalue()
+
+
+@deferred_f_from_coro_f
+async def test_audit_command_reports_from_the_store_without_crawling(
+    planted: tuple[SiteServer, SiteServer], crawl, tmp_path: Path
+) -> None:
+    site, _ = planted
+    store = tmp_path / "store.sqlite3"
+    await crawl(
+        {
+            "SITEMAPGEN_AUDIT": True,
+            "SITEMAPGEN_STORE": str(store),
+            "SITEMAPGEN_REPORT_DIR": str(tmp_path / "crawl-report"),
+            "ROBOTSTXT_OBEY": True,
+        },
+        start_url=site.url("/"),
+    )
+    crawled = read_csv(tmp_path / "crawl-report" / site.origin.name / "audit.csv")
+    requested = len(site.requested)
+    out = tmp_path / "command-report"
+    robots = site.url("/robots.txt")  # as the crawl's audit found the index: P13 grants
+    status, printed = await asyncio.to_thread(
+        run_audit, "--store", str(store), "--output", str(out), robots
+    )
+    assert status == 0  # no --fail-on: a report, not a gate
+    # The same findings as the crawl's audit (the crawl's verdicts, the same sitemaps).
+    assert read_csv(out / site.origin.name / "audit.csv") == crawled
+    # Only the sitemaps were fetched again, no page.
+    again = site.requested[requested:]
+    assert again and all(p.endswith((".gz", ".xml", "robots.txt")) for p in again)
+    assert printed.startswith(f"{site.origin.root}: 17 findings (")
+
+    status, _ = await asyncio.to_thread(
+        run_audit, "--store", str(store), "--output", str(out), "--fail-on",
+        "listed_not_found,lastmod_mismatch", robots,
+    )  # fmt: skip
+    assert status == 1
+    # A sitemap with none of the kinds named: the gate stays open.
+    status, _ = await asyncio.to_thread(
+        run_audit, "--store", str(store), "--output", str(out), "--fail-on", "listed_noindex",
+        site.url("/sitemap-more.xml.gz"),
+    )  # fmt: skip
+    assert status == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--fail-on", "listed_gone", "x.xml"], "--fail-on: unknown finding kind listed_gone"),
+        (["x.xml"], "name the crawl's store: --jobdir DIR or --store FILE"),
+        (["--store", "nowhere.sqlite3", "x.xml"], "nowhere.sqlite3: no such store file"),
+        (["--store", "s"], "name at least one sitemap"),
+        (["--store", "s", "ftp://host/x.xml"], "only http, https and file URLs"),
+    ],
+)
+def test_audit_command_usage_errors(
+    argv: list[str], message: str, tmp_path: Path, monkeypatch
+) -> None:
+    from scrapy.exceptions import UsageError
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError, match=re.escape(message)):
+        run_audit(*argv)
+
+
+def test_audit_command_needs_a_store_with_verdicts(tmp_path: Path, capsys) -> None:
+    from scrapy_sitemapgen.store.sqlite import SqliteFactStore
+
+    SqliteFactStore(tmp_path / "store.sqlite3").close()
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_text(urlset(("https://example.com/", None)))
+    status, _ = run_audit("--store", str(tmp_path / "store.sqlite3"), str(sitemap))
+    assert status == 2
+    assert (
+        "the store holds no verdicts; crawl with SITEMAPGEN_AUDIT = True" in capsys.readouterr().err
+    )

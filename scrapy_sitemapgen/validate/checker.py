@@ -201,6 +201,8 @@ class Validator:
         self.timeout = timeout
         #: Files read (urlsets, indexes, robots.txt, text sitemaps).
         self.files = 0
+        #: The files read, in reading order (their names as reported).
+        self.read_files: list[str] = []
         #: ``<url>`` entries (and text sitemap lines) read.
         self.urls = 0
         #: The inputs that could not be checked, in reading order: when there are any,
@@ -238,6 +240,7 @@ class Validator:
             return [], []
         self._opened.add(target.location)
         self.files += 1
+        self.read_files.append(target.display)
         listed: list[_Target] = []
         source = _Source(io.BytesIO(data), None, "download", self.max_bytes + _RAW_SLACK)
         violations = [
@@ -321,6 +324,7 @@ class Validator:
             yield from self._unreadable(target, exc)
             return
         self.files += 1
+        self.read_files.append(target.display)
         listed: list[_Target] = []
         yield from self._read(target, source, listed)
         for child in listed:
