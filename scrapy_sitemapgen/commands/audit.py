@@ -157,7 +157,7 @@ def _store_path(opts: argparse.Namespace, jobdir: str | None) -> Path:
     if opts.store:
         path = Path(opts.store)
     elif opts.jobdir or jobdir:
-        path = Path(opts.jobdir or jobdir) / "sitemapgen" / "store.sqlite3"
+        path = Path(str(opts.jobdir or jobdir)) / "sitemapgen" / "store.sqlite3"
     else:
         raise UsageError("name the crawl's store: --jobdir DIR or --store FILE")
     if not path.is_file():
