@@ -416,3 +416,58 @@ def test_audit_command_needs_a_store_with_verdicts(tmp_path: Path, capsys) -> No
     assert (
         "the store holds no verdicts; crawl with SITEMAPGEN_AUDIT = True" in capsys.readouterr().err
     )
+
+
+@deferred_f_from_coro_f
+async def test_audit_off_keeps_no_verdicts_and_writes_no_report(
+    planted: tuple[SiteServer, SiteServer], crawl, tmp_path: Path, monkeypatch
+) -> None:
+    import sqlite3
+
+    monkeypatch.chdir(tmp_path)  # where the default report folder would appear
+    site, _ = planted
+    store = tmp_path / "store.sqlite3"
+    before = len(site.requested)
+    crawler = await crawl({"SITEMAPGEN_STORE": str(store)}, start_url=site.url("/"))
+    assert crawler.stats.get_value("sitemapgen/pages/recorded") == 5
+    assert sqlite3.connect(store).execute("SELECT COUNT(*) FROM verdicts").fetchone() == (0,)
+    assert not (tmp_path / "sitemapgen-report").exists()
+    assert not any(p.startswith(("/sitemap", "/orphan")) for p in site.requested[before:])
+
+
+@deferred_f_from_coro_f
+async def test_audit_without_announced_sitemaps_and_its_fetch_budget(crawl, tmp_path: Path) -> None:
+    """No robots.txt: /sitemap.xml (absent here: no finding); SITEMAPGEN_AUDIT_SITEMAPS
+    names one more; SITEMAPGEN_AUDIT_MAX_FETCH bounds the listed URLs fetched."""
+    with SiteServer() as site:
+        site.routes["/"] = Route(body=html())
+        site.routes["/extra.txt"] = Route(
+            body="".join(f"{site.url(f'/orphan{n}')}\n" for n in range(5)),
+            content_type="text/plain",
+        )
+        for n in range(5):
+            site.routes[f"/orphan{n}"] = Route(body=html())
+        report_dir = tmp_path / "report"
+        crawler = await crawl(
+            {
+                "SITEMAPGEN_AUDIT": True,
+                "SITEMAPGEN_REPORT_DIR": str(report_dir),
+                "SITEMAPGEN_AUDIT_SITEMAPS": [site.url("/extra.txt")],
+                "SITEMAPGEN_AUDIT_MAX_FETCH": 2,
+            },
+            start_url=site.url("/"),
+        )
+        fetched = [p for p in site.requested if p.startswith("/orphan")]
+    folder = report_dir / site.origin.name
+    report = json.loads((folder / "audit.json").read_text())
+    assert report["sitemaps"] == [site.url("/extra.txt")]  # no /sitemap.xml: not a finding
+    assert report["urls_listed"] == 5
+    assert report["not_fetched"] == 3
+    assert fetched == ["/orphan0", "/orphan1"]  # the first two listed
+    assert crawler.stats.get_value("sitemapgen/audit/not_fetched") == 3
+    rows = [(r["url"], r["finding"]) for r in read_csv(folder / "audit.csv")]
+    assert rows == [
+        (site.url("/orphan0"), "listed_unreachable"),
+        (site.url("/orphan1"), "listed_unreachable"),
+        (site.url("/"), "missing_from_sitemap"),
+    ]
