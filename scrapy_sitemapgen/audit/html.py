@@ -39,7 +39,8 @@ th{cursor:pointer;background:#f3f3f3;user-select:none}
 th[aria-sort=ascending]::after{content:" \\25B2"}th[aria-sort=descending]::after{content:" \\25BC"}
 svg text{font:12px system-ui,sans-serif}.note{color:#666}
 """
-# Sorts a table by the clicked column: numbers as numbers, the rest as text.
+# Sorts a table by the clicked column: numbers as numbers, the rest in code-point order
+# (as audit.csv is sorted; a locale's collation would ignore a URL's punctuation).
 _SCRIPT = """
 document.querySelectorAll("table.sortable").forEach(function (table) {
   table.querySelectorAll("th").forEach(function (th, column) {
@@ -51,7 +52,8 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
       rows.sort(function (a, b) {
         var x = a.cells[column].textContent, y = b.cells[column].textContent;
         var nx = Number(x), ny = Number(y);
-        var c = x !== "" && y !== "" && !isNaN(nx) && !isNaN(ny) ? nx - ny : x.localeCompare(y);
+        var numbers = x !== "" && y !== "" && !isNaN(nx) && !isNaN(ny);
+        var c = numbers ? nx - ny : x < y ? -1 : x > y ? 1 : 0;  // URLs: code-point order
         return up ? c : -c;
       });
       rows.forEach(function (row) { body.appendChild(row); });

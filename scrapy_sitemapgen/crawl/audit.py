@@ -140,8 +140,12 @@ class LiveAudit:
         if fallback:
             queue = [validator.file(origin.root + "sitemap.xml")]
         queue.extend(validator.file(url) for url in extra)
+        fetched: set[str] = set()
         while queue:
             target = queue.pop(0)
+            if target.location in fetched:  # announced twice (robots.txt and the setting)
+                continue
+            fetched.add(target.location)
             if validator.files >= DEFAULT_MAX_FILES:
                 found.add_invalid(
                     target.display,

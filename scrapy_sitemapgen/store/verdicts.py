@@ -69,6 +69,13 @@ _COLUMNS = "url, verdict, status, detail, lastmod, source, images"
 _WHERE = "WHERE scheme = ? AND host = ? AND port = ?"
 
 
+def _origin(url: str) -> Origin | None:
+    try:
+        return origin_of(url)
+    except (ValueError, KeyError):  # no port urlsplit takes, or a scheme without a default
+        return None
+
+
 class VerdictLog:
     """The verdicts of a crawl and the URLs its origins' live sitemaps list."""
 
@@ -76,8 +83,12 @@ class VerdictLog:
         self._store = store
 
     def put(self, verdict: Verdict) -> None:
-        """Keep ``verdict`` for its URL (replacing the one before)."""
-        origin = origin_of(verdict.url)
+        """Keep ``verdict`` for its URL (replacing the one before); a URL without an
+        origin (a port out of range: what the URL policy refused, kept as it came) has no
+        row, since no sitemap can list it."""
+        origin = _origin(verdict.url)
+        if origin is None:
+            return
         detail = verdict.detail[:MAX_DETAIL] if verdict.detail is not None else None
         self._store.write(
             _PUT,
@@ -96,7 +107,9 @@ class VerdictLog:
         )
 
     def get(self, url: str) -> Verdict | None:
-        origin = origin_of(url)
+        origin = _origin(url)
+        if origin is None:
+            return None
         rows = self._store.read(
             f"SELECT {_COLUMNS} FROM verdicts {_WHERE} AND url = ?",
             (origin.scheme, origin.host, origin.port, url),
