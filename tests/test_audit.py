@@ -11,9 +11,10 @@ import gzip
 import json
 import logging
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
+import scrapy
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from .helpers import CHROMIUM_ARGS, HTML, Route, SiteServer, html
@@ -471,3 +472,58 @@ async def test_audit_without_announced_sitemaps_and_its_fetch_budget(crawl, tmp_
         (site.url("/orphan1"), "listed_unreachable"),
         (site.url("/"), "missing_from_sitemap"),
     ]
+
+
+class PlainSpider(scrapy.Spider):
+    """Follows the links without an errback: a 404 then reaches no callback, and its
+    verdict comes from the middleware's process_spider_exception."""
+
+    name = "plain"
+    start_url: str
+
+    async def start(self) -> Any:
+        yield scrapy.Request(self.start_url)
+
+    def parse(self, response: scrapy.http.Response) -> Any:
+        yield from response.follow_all(css="a")
+
+
+@deferred_f_from_coro_f
+async def test_verdicts_of_statuses_no_callback_sees(crawl, tmp_path: Path) -> None:
+    with SiteServer() as site:
+        site.routes["/"] = Route(body=html(body="<a href='/gone'>g</a><a href='/err'>e</a>"))
+        site.routes["/err"] = Route(500, "<p>oops</p>")
+        report_dir = tmp_path / "report"
+        await crawl(
+            {"SITEMAPGEN_AUDIT": True, "SITEMAPGEN_REPORT_DIR": str(report_dir)},
+            spidercls=PlainSpider,
+            start_url=site.url("/"),
+        )
+    rows = read_csv(report_dir / site.origin.name / "urls.csv")
+    assert [(r["url"], r["verdict"], r["status"]) for r in rows] == [
+        (site.url("/"), "listed", "200"),
+        (site.url("/err"), "excluded/status/500", "500"),
+        (site.url("/gone"), "excluded/status/404", "404"),
+    ]
+
+
+@deferred_f_from_coro_f
+async def test_a_store_without_verdicts_runs_the_crawl_without_the_audit(
+    redis_server, crawl, tmp_path: Path, caplog
+) -> None:
+    caplog.set_level(logging.WARNING, logger="scrapy_sitemapgen")
+    with SiteServer() as site:
+        site.routes["/"] = Route(body=html())
+        crawler = await crawl(
+            {
+                "SITEMAPGEN_AUDIT": True,
+                "SITEMAPGEN_STORE": redis_server.url,
+                "SITEMAPGEN_SHARED_WRITE": "always",
+                "SITEMAPGEN_REPORT_DIR": str(tmp_path / "report"),
+            },
+            start_url=site.url("/"),
+        )
+    assert crawler.stats.get_value("finish_reason") == "finished"
+    assert crawler.stats.get_value("sitemapgen/urls/written") == 1
+    assert not (tmp_path / "report").exists()
+    assert any("keeps no verdicts, so there is no audit" in r.getMessage() for r in caplog.records)
