@@ -18,6 +18,8 @@ from urllib.parse import urlsplit
 from w3lib.url import file_uri_to_path
 
 from .sitemaps.facts import FactRejected, parse_changefreq, parse_priority
+from .sitemaps.indexnow import ENDPOINT as INDEXNOW_ENDPOINT
+from .sitemaps.indexnow import KEY_RE, MAX_URLS_PER_REQUEST
 from .sitemaps.limits import (
     DEFAULT_GZIP_LEVEL,
     MAX_BYTES_PER_SITEMAP,
@@ -25,11 +27,13 @@ from .sitemaps.limits import (
     MIN_BYTES_PER_SITEMAP,
     NEWS_MAX_AGE_SECONDS,
 )
+from .sitemaps.sections import Section, section_name_problem
 from .sitemaps.urls import (
     Origin,
     UrlPolicy,
     UrlRejected,
     base_url_for,
+    fill_origin,
     normalize_loc,
     origin_folder,
 )
@@ -107,6 +111,14 @@ DEFAULTS: dict[str, Any] = {
     "SITEMAPGEN_LASTMOD_SOURCES": ["header", "page"],
     "SITEMAPGEN_CHANGEFREQ": [],
     "SITEMAPGEN_PRIORITY": [],
+    # Sections and IndexNow (issue 23)
+    "SITEMAPGEN_SECTIONS": [],
+    "SITEMAPGEN_INDEXNOW_KEY": "",
+    "SITEMAPGEN_INDEXNOW_KEY_LOCATION": "",
+    "SITEMAPGEN_INDEXNOW_ENDPOINT": INDEXNOW_ENDPOINT,
+    "SITEMAPGEN_INDEXNOW_INITIAL": False,
+    "SITEMAPGEN_INDEXNOW_BATCH": MAX_URLS_PER_REQUEST,
+    "SITEMAPGEN_INDEXNOW_RETRY_SECONDS": 60.0,
     # The audit of the live sitemaps (docs/audit.rst)
     "SITEMAPGEN_AUDIT": False,
     "SITEMAPGEN_AUDIT_SITEMAPS": [],
@@ -417,6 +429,55 @@ def _check_base_url(template: str) -> str:
     return template
 
 
+def _sections(settings: BaseSettings) -> tuple[Section, ...]:
+    name = "SITEMAPGEN_SECTIONS"
+    sections: list[Section] = []
+    for pair in _sequence(settings, name):
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2 or not isinstance(pair[1], str):
+            raise ValueError(
+                f"{name} holds {pair!r}, which is not a (name, regular expression) pair."
+            )
+        problem = section_name_problem(pair[0])
+        if problem is None and any(s.name == pair[0] for s in sections):
+            problem = "each section needs a name of its own"
+        if problem is not None:
+            raise ValueError(f"{name} holds {pair!r}: {problem}.")
+        sections.append(Section(pair[0], _compile(name, pair[1])))
+    return tuple(sections)
+
+
+def _indexnow_key(settings: BaseSettings) -> str:
+    name = "SITEMAPGEN_INDEXNOW_KEY"
+    raw = _get(settings, name)
+    if not isinstance(raw, str) or (raw.strip() and not KEY_RE.fullmatch(raw.strip())):
+        raise ValueError(
+            f"{name}={raw!r} is invalid: an IndexNow key is 8 to 128 characters of a-z, A-Z, "
+            f"0-9 and '-' (or '' for no IndexNow)."
+        )
+    return raw.strip()
+
+
+def _http_url(settings: BaseSettings, name: str, placeholders: bool) -> str:
+    raw = _get(settings, name)
+    text = raw.strip() if isinstance(raw, str) else ""
+    if isinstance(raw, str) and not text and name != "SITEMAPGEN_INDEXNOW_ENDPOINT":
+        return ""
+    try:
+        url = normalize_loc(fill_origin(text, _SAMPLE_ORIGIN) if placeholders else text)
+        if not url.startswith(("http://", "https://")):
+            raise ValueError
+    except (KeyError, ValueError, TypeError):
+        raise ValueError(
+            f"{name}={raw!r} is invalid: it must be an absolute http(s) URL"
+            + (
+                ", optionally with the placeholders %(scheme)s, %(host)s, %(port)s and %(origin)s."
+                if placeholders
+                else "."
+            )
+        ) from None
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     """The checked settings; built once per component in ``from_crawler``."""
@@ -465,6 +526,19 @@ class Config:
     lastmod_sources: tuple[str, ...]
     changefreq_rules: tuple[Rule, ...]
     priority_rules: tuple[Rule, ...]
+    #: SITEMAPGEN_SECTIONS: the urlset sequences besides the URLs of no section.
+    sections: tuple[Section, ...]
+    #: SITEMAPGEN_INDEXNOW_KEY; "" when IndexNow is off.
+    indexnow_key: str
+    #: Where the key file is published (placeholders unfilled); "": ``<key>.txt`` is
+    #: written beside the sitemaps and named as the ``keyLocation``.
+    indexnow_key_location: str
+    indexnow_endpoint: str
+    #: Submit every URL on a run without a previous run's fingerprints.
+    indexnow_initial: bool
+    indexnow_batch: int
+    #: How long the 429 and 5xx answers of one request may be retried for, in seconds.
+    indexnow_retry_seconds: float
     #: The FEEDS URIs (as given) whose format is ``sitemap``: the exporter also writes the
     #: crawl's one-origin sitemap there, once Scrapy's FeedExporter has stored the feed.
     sitemap_feeds: tuple[str, ...]
@@ -594,6 +668,21 @@ class Config:
             ),
             priority_rules=_rules(
                 settings, "SITEMAPGEN_PRIORITY", parse_priority, "a number from 0.0 to 1.0 (P6)"
+            ),
+            sections=_sections(settings),
+            indexnow_key=_indexnow_key(settings),
+            indexnow_key_location=_http_url(settings, "SITEMAPGEN_INDEXNOW_KEY_LOCATION", True),
+            indexnow_endpoint=_http_url(settings, "SITEMAPGEN_INDEXNOW_ENDPOINT", False),
+            indexnow_initial=_bool(settings, "SITEMAPGEN_INDEXNOW_INITIAL"),
+            indexnow_batch=_int(
+                settings,
+                "SITEMAPGEN_INDEXNOW_BATCH",
+                1,
+                MAX_URLS_PER_REQUEST,
+                "URLs per IndexNow request",
+            ),
+            indexnow_retry_seconds=_seconds(
+                settings, "SITEMAPGEN_INDEXNOW_RETRY_SECONDS", 0.0, 3600.0
             ),
             sitemap_feeds=sitemap_feeds,
             warnings=(*_unknown_names(settings), *feed_warnings),

@@ -76,6 +76,44 @@ def files_unchanged_for(origin_name: str) -> str:
     return f"{FILES_UNCHANGED}/{origin_name}"
 
 
+def section_urls(section: str) -> str:
+    """URLs written in one section's urlsets (SITEMAPGEN_SECTIONS), over every origin."""
+    return f"{PREFIX}/sections/{section}/urls"
+
+
+def section_files(section: str) -> str:
+    """Urlset files of one section, over every origin."""
+    return f"{PREFIX}/sections/{section}/files"
+
+
+#: IndexNow: requests sent (a retry is one more), URLs the endpoint accepted, URLs that
+#: could not be submitted (refused, or retried until SITEMAPGEN_INDEXNOW_RETRY_SECONDS).
+INDEXNOW_REQUESTS = f"{PREFIX}/indexnow/requests"
+INDEXNOW_URLS_SUBMITTED = f"{PREFIX}/indexnow/urls/submitted"
+INDEXNOW_URLS_FAILED = f"{PREFIX}/indexnow/urls/failed"
+#: URLs of a first run (no previous fingerprints) not submitted (SITEMAPGEN_INDEXNOW_INITIAL).
+INDEXNOW_URLS_INITIAL = f"{PREFIX}/indexnow/urls/initial_skipped"
+#: URLs outside the folder of the key file, which IndexNow would refuse (422).
+INDEXNOW_URLS_OUTSIDE_KEY = f"{PREFIX}/indexnow/urls/outside_key_location"
+#: A submission that failed for a reason of its own (logged with its traceback).
+INDEXNOW_FAILED = f"{PREFIX}/indexnow/failed"
+
+
+def indexnow_status(status: int) -> str:
+    """Answers of the IndexNow endpoint with HTTP status ``status``."""
+    return f"{PREFIX}/indexnow/status/{status}"
+
+
+def indexnow_error(name: str) -> str:
+    """Requests that got no answer (a download error, by exception name)."""
+    return f"{PREFIX}/indexnow/error/{name}"
+
+
+def indexnow_changes(kind: str) -> str:
+    """URLs added, changed or removed since the previous run, as found for IndexNow."""
+    return f"{PREFIX}/indexnow/urls/{kind}"
+
+
 class Reporter:
     """Counts skips and exclusions, logging the first of each cause at WARNING (or DEBUG for
     exclusions, which are the rules working) and the rest at DEBUG, so a site with a million

@@ -9,6 +9,8 @@
 - The one test HTTP server (:class:`SiteServer`, real HTTP on 127.0.0.1, a random port)
   and the sites built on it: the two-origin site of conftest's ``site`` fixture, and the
   generated site of the kill-and-resume harness.
+- A local IndexNow endpoint (:class:`IndexNowServer`) that checks submissions the way the
+  protocol says, fetching the key file from the served output.
 
 conftest.py holds the fixtures; everything they need is here.
 """
@@ -17,19 +19,24 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import os
+import re
 import shutil
 import socket
 import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, BinaryIO
+from urllib.parse import urlsplit
 from xml.etree import ElementTree
 
 import scrapy
@@ -764,3 +771,118 @@ def log_messages(stderr: str, level: str) -> list[str]:
     """The messages of the log lines at ``level`` (``"ERROR"``), without time and logger."""
     marker = f" {level}: "
     return [line.split(marker, 1)[1] for line in stderr.splitlines() if marker in line]
+
+
+# --- a local IndexNow endpoint ----------------------------------------------------------------
+
+#: The protocol's key: 8 to 128 characters of a-z, A-Z, 0-9 and "-" (written from the
+#: IndexNow documentation, not taken from the package).
+INDEXNOW_KEY_RE = r"[a-zA-Z0-9-]{8,128}"
+INDEXNOW_MAX_URLS = 10_000
+
+
+@dataclass
+class Submission:
+    """One request the IndexNow server received, and its answer."""
+
+    method: str
+    headers: dict[str, str]
+    body: Any
+    status: int
+
+
+class IndexNowServer:
+    """An IndexNow endpoint on 127.0.0.1 (a random port) that checks what the protocol
+    asks, the way the shared endpoint does: the method (POST of JSON), the body's fields,
+    the key's form, that every URL belongs to ``host`` (and lies under the key file's
+    folder), at most 10,000 URLs; then it fetches the key file from ``keyLocation`` (or
+    ``http://<host>/<key>.txt``) and accepts (202) only when it holds the key. Answers
+    in ``script`` are given first, one per request, before any check (429, 5xx).
+    Every request is kept in ``received``."""
+
+    def __init__(self) -> None:
+        self.received: list[Submission] = []
+        self.script: list[tuple[int, dict[str, str]]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                server.handle(self, "POST")
+
+            def do_GET(self) -> None:
+                server.handle(self, "GET")
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/indexnow"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    @property
+    def url_lists(self) -> list[list[str]]:
+        """The URL lists of the accepted submissions, in order."""
+        return [s.body["urlList"] for s in self.received if s.status in (200, 202)]
+
+    def handle(self, handler: BaseHTTPRequestHandler, method: str) -> None:
+        length = int(handler.headers.get("Content-Length") or 0)
+        raw = handler.rfile.read(length)
+        headers = {k.lower(): v for k, v in handler.headers.items()}
+        extra: dict[str, str] = {}
+        if self.script:
+            status, extra = self.script.pop(0)
+            body: Any = raw
+        else:
+            status, body = self.check(method, headers, raw)
+        self.received.append(Submission(method, headers, body, status))
+        handler.send_response(status)
+        for name, value in extra.items():
+            handler.send_header(name, value)
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+
+    @staticmethod
+    def check(method: str, headers: dict[str, str], raw: bytes) -> tuple[int, Any]:
+        if method != "POST" or not headers.get("content-type", "").startswith("application/json"):
+            return 400, raw
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            return 400, raw
+        if not isinstance(body, dict):
+            return 400, body
+        host, key, urls = body.get("host"), body.get("key"), body.get("urlList")
+        location = body.get("keyLocation")
+        if (
+            not isinstance(host, str)
+            or not isinstance(key, str)
+            or not isinstance(urls, list)
+            or not urls
+            or len(urls) > INDEXNOW_MAX_URLS
+            or not all(isinstance(u, str) for u in urls)
+            or not (location is None or isinstance(location, str))
+        ):
+            return 400, body
+        if not re.fullmatch(INDEXNOW_KEY_RE, key):
+            return 422, body
+        location = location or f"http://{host}/{key}.txt"
+        folder = location.rsplit("/", 1)[0] + "/"
+        if urlsplit(location).hostname != host or not all(
+            urlsplit(u).hostname == host and u.startswith(folder) for u in urls
+        ):
+            return 422, body
+        try:
+            with urllib.request.urlopen(location, timeout=5) as answer:
+                held = answer.read().decode("utf-8", "replace").strip()
+        except urllib.error.HTTPError as error:
+            error.close()  # it holds the connection
+            return 403, body
+        except (urllib.error.URLError, OSError):
+            return 403, body
+        return (202 if held == key else 403), body
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

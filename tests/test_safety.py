@@ -84,13 +84,16 @@ async def test_a_second_crawl_on_a_store_in_use_fails_fast(
 ) -> None:
     jobdir = tmp_path / "job"
     running = SqliteFactStore(jobdir / "sitemapgen" / "store.sqlite3")  # the other crawl
+    before = len(site.a.requested)
     try:
-        with caplog.at_level(logging.ERROR):
-            crawler = await crawl({"JOBDIR": str(jobdir)}, start_url=site.a.url("/"))
+        with caplog.at_level(logging.ERROR), pytest.raises(ValueError) as info:
+            await crawl({"JOBDIR": str(jobdir)}, start_url=site.a.url("/"))
     finally:
         running.close()
-    stats = crawler.stats.get_stats()
-    assert stats["finish_reason"] == "sitemapgen_store_unavailable"
-    assert stats.get("response_received_count", 0) == 0  # stopped before crawling anything
-    assert any("in use by process" in str(r.exc_info[1]) for r in caplog.records if r.exc_info)
+    # Refused when the crawler is built (crawl.startup), before any request.
+    assert str(info.value).startswith(
+        f"JOBDIR={str(jobdir)!r}: the sitemap store cannot be opened: "
+    )
+    assert f"is in use by process {os.getpid()}" in str(info.value)
+    assert site.a.requested[before:] == []
     assert not (tmp_path / "out").exists()

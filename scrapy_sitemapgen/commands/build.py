@@ -309,8 +309,11 @@ class BuildCommand(ScrapyCommand):
             extensions[path] = None  # an order in the project's EXTENSIONS still wins
         settings.set("EXTENSIONS_BASE", extensions, priority="cmdline")
         handlers = settings.getdict("DOWNLOAD_HANDLERS")
+        # IndexNow's submissions (SITEMAPGEN_INDEXNOW_KEY) are the one download a build makes.
+        wanted = ("http", "https") if settings.get("SITEMAPGEN_INDEXNOW_KEY") else ()
         for scheme in settings.getdict("DOWNLOAD_HANDLERS_BASE"):
-            handlers.setdefault(scheme, None)
+            if scheme not in wanted:
+                handlers.setdefault(scheme, None)
         settings.set("DOWNLOAD_HANDLERS", handlers, priority="cmdline")
         # Nothing to retry: RetryMiddleware would import the HTTP handler for its exceptions.
         settings.set("RETRY_ENABLED", False, priority="cmdline")

@@ -3,15 +3,18 @@ state, and reported."""
 
 from __future__ import annotations
 
+import logging
 import shutil
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Protocol
 
 from scrapy.utils.asyncio import run_in_thread
 
+from .. import stats as keys
 from ..sitemaps.manifest import PublishState
 from ..sitemaps.urls import origin_folder
 from .delivery import publish_feeds, publish_local, publish_remote, staging_for
+from .indexnow import notify
 from .report import report
 from .staging import stage_origins
 
@@ -27,6 +30,8 @@ if TYPE_CHECKING:
     from .staging import OriginSet
 
 __all__ = ["FeedTargets", "publish"]
+
+logger = logging.getLogger(__name__)
 
 
 class FeedTargets(Protocol):
@@ -76,10 +81,23 @@ async def publish(
             if crawler is None:
                 raise ValueError(f"delivering to {config.uri} needs a crawler for its feed storage")
             delivered = set(await publish_remote(sets, crawler, reporter))
+        # IndexNow: the origins no previous run left fingerprints for, before the commit.
+        first_runs = {
+            s.origin for s in sets if not state.has_fingerprints(config.uri, s.origin.name)
+        }
         for origin_set in sets:
             if origin_set.origin in delivered:
                 state.commit(config.uri, origin_set.origin.name, origin_set.records)
         report(sets, delivered, reporter, empty_reason)
+        if config.indexnow_key:
+            try:
+                await notify(sets, delivered, first_runs, state, config, crawler, reporter)
+            except Exception:  # the sitemaps are published: this must not undo that
+                reporter.stats.inc_value(keys.INDEXNOW_FAILED)
+                logger.error(
+                    "Sitemap: IndexNow: the submission failed; the published sitemaps stand",
+                    exc_info=True,
+                )
         return sets
     finally:
         state.close()

@@ -6,6 +6,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from .. import stats as keys
+from ..sitemaps.sections import section_counts
 
 if TYPE_CHECKING:
     from ..sitemaps.urls import Origin
@@ -64,6 +65,7 @@ def report(
                 "robots": origin_set.robots_lines.strip().replace("\n", " | "),
             },
         )
+        _report_sections(origin_set, reporter)
     stats.set_value(keys.FILES_WRITTEN, written)
     stats.set_value(keys.FILES_UNCHANGED, unchanged)
     if not sets:
@@ -71,3 +73,24 @@ def report(
             "Sitemap: no page was recorded, so no sitemap was written%(why)s",
             {"why": f": {empty_reason}" if empty_reason else ""},
         )
+
+
+def _report_sections(origin_set: OriginSet, reporter: Reporter) -> None:
+    """SITEMAPGEN_SECTIONS: each section's urlset files and URLs, counted over every
+    origin and logged on one line per origin."""
+    if not origin_set.sectioned:
+        return
+    counts = section_counts((r.name, r.entries) for r in origin_set.records if r.kind == "urlset")
+    for section, (files, urls) in counts.items():
+        reporter.stats.inc_value(keys.section_files(section), files)
+        reporter.stats.inc_value(keys.section_urls(section), urls)
+    logger.info(
+        "Sitemap: %(root)s by section: %(sections)s",
+        {
+            "root": origin_set.origin.root,
+            "sections": ", ".join(
+                f"{section} {urls} URLs in {files} file(s)"
+                for section, (files, urls) in counts.items()
+            ),
+        },
+    )

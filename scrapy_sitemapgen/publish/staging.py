@@ -17,10 +17,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 from ..sitemaps.facts import format_w3c
+from ..sitemaps.indexnow import ChangeNotes, fingerprint, key_file_name, previous_fingerprints
 from ..sitemaps.manifest import URL_BLOCK, FileRecord, UrlNotes, manifest_json, previous_locs
 from ..sitemaps.naming import MANIFEST_NAME, ROBOTS_NAME
+from ..sitemaps.sections import in_section
 from ..sitemaps.urls import Origin, base_url_for, origin_folder
-from ..sitemaps.writer import OriginOutput, WriterOptions, WrittenFile, write_origin, write_text
+from ..sitemaps.writer import (
+    OriginOutput,
+    WriterOptions,
+    WrittenFile,
+    url_entry,
+    write_origin,
+    write_text,
+)
 from ..stats import Tally
 
 if TYPE_CHECKING:
@@ -57,6 +66,8 @@ class StateView(Protocol):
 
     def url_notes(self, output: str, origin: str) -> UrlNotes: ...
 
+    def change_notes(self, output: str, origin: str) -> ChangeNotes: ...
+
 
 @dataclass(slots=True)
 class OriginSet:
@@ -70,6 +81,10 @@ class OriginSet:
     index_urls: tuple[str, ...] = ()
     added: int = 0
     removed: int = 0
+    #: Written by section (SITEMAPGEN_SECTIONS): the close report counts each.
+    sectioned: bool = False
+    #: IndexNow's count of URLs added, changed and removed (None: IndexNow is off).
+    indexnow: dict[str, int] | None = None
 
     @property
     def robots_lines(self) -> str:
@@ -118,7 +133,11 @@ def fresh_news(
             reporter.exclude("news_too_old", facts.loc)
 
 
-def _noted(entries: Iterable[UrlFacts], notes: UrlNotes) -> Iterator[UrlFacts]:
+def _noted(
+    entries: Iterable[UrlFacts], notes: UrlNotes, changes: ChangeNotes | None = None
+) -> Iterator[UrlFacts]:
+    if changes is not None:
+        entries = _fingerprinted(entries, changes)
     locs: list[str] = []  # handed over in blocks: one call per block, not per URL
     for facts in entries:
         locs.append(facts.loc)
@@ -127,6 +146,26 @@ def _noted(entries: Iterable[UrlFacts], notes: UrlNotes) -> Iterator[UrlFacts]:
             locs = []
         yield facts
     notes.note_all(locs)
+
+
+def _fingerprinted(entries: Iterable[UrlFacts], changes: ChangeNotes) -> Iterator[UrlFacts]:
+    """IndexNow's notes: each URL with a fingerprint of its ``<url>`` entry, in blocks."""
+    pairs: list[tuple[str, str]] = []
+    for facts in entries:
+        pairs.append((facts.loc, fingerprint(url_entry(facts))))
+        if len(pairs) >= URL_BLOCK:
+            changes.note_all(pairs)
+            pairs = []
+        yield facts
+    changes.note_all(pairs)
+
+
+def _section_pass(
+    store: FactSource, origin: Origin, config: Config, section: str
+) -> Iterator[UrlFacts]:
+    """One section's entries, from a pass of their own over the store (the store gives
+    one origin in loc order; each section is written as a sequence of its own)."""
+    yield from in_section(with_rules(store.entries(origin), config), config.sections, section)
 
 
 def _robots(config: Config, origin: Origin, lines: str) -> bytes:
@@ -181,9 +220,15 @@ def stage_origin(
     base_url = base_url_for(config.base_url, origin)
     output = OriginOutput()
     notes = state.url_notes(config.uri, origin.name)
+    changes = state.change_notes(config.uri, origin.name) if config.indexnow_key else None
     if "xml" in config.formats:
+        # The URLs of no section in the pass that notes every URL, in loc order.
+        noted = _noted(with_rules(store.entries(origin), config), notes, changes)
         output = write_origin(
-            _noted(with_rules(store.entries(origin), config), notes),
+            in_section(noted, config.sections, "") if config.sections else noted,
+            sections=[
+                (s.name, _section_pass(store, origin, config, s.name)) for s in config.sections
+            ],
             news=fresh_news(store.news_entries(origin), now, config.news_max_age, reporter),
             scope=origin.root,
             base_url=base_url,
@@ -195,7 +240,7 @@ def stage_origin(
     if "txt" in config.formats:
         entries = store.entries(origin)
         output.texts = write_text(
-            entries if "xml" in config.formats else _noted(entries, notes),
+            entries if "xml" in config.formats else _noted(entries, notes, changes),
             scope=origin.root,
             open_sink=open_sink,
             options=options,
@@ -232,13 +277,24 @@ def stage_origin(
         staging=staging,
         output=output,
         index_urls=tuple(f"{base_url}{f.name}" for f in announced),
+        sectioned=bool(config.sections),
     )
     origin_set.added, origin_set.removed = notes.finish()
+    if changes is not None:
+        origin_set.indexnow = changes.finish()
     # robots.txt and the manifest go out before the index, which is always published last.
     before_index = len(records) - len(output.indexes)
     robots = _robots(config, origin, origin_set.robots_lines)
     records.insert(before_index, _staged(staging, ROBOTS_NAME, "robots", robots, previous, stamp))
-    manifest = manifest_json(origin.root, records)
+    if config.indexnow_key and not config.indexnow_key_location:
+        # The key file IndexNow fetches to check the key, published with the sitemaps.
+        key = config.indexnow_key
+        records.insert(
+            before_index,
+            _staged(staging, key_file_name(key), "indexnow-key", key.encode(), previous, stamp),
+        )
+        before_index += 1
+    manifest = manifest_json(origin.root, records, sectioned=bool(config.sections))
     records.insert(
         before_index + 1, _staged(staging, MANIFEST_NAME, "manifest", manifest, previous, stamp)
     )
@@ -347,6 +403,19 @@ class _WorkerState:
             self._db.execute("INSERT INTO blocks VALUES (?, ?)", (seq, data))
 
         return UrlNotes(previous_locs(self._state, output, origin), save)
+
+    def change_notes(self, output: str, origin: str) -> ChangeNotes:
+        """IndexNow's notes, into the scratch file's ``fingerprints`` and ``changes``."""
+        self._db.execute("CREATE TABLE fingerprints (seq INTEGER PRIMARY KEY, data BLOB NOT NULL)")
+        self._db.execute("CREATE TABLE changes (kind TEXT NOT NULL, loc TEXT NOT NULL)")
+
+        def save(seq: int, data: bytes) -> None:
+            self._db.execute("INSERT INTO fingerprints VALUES (?, ?)", (seq, data))
+
+        def on_changes(changes: list[tuple[str, str]]) -> None:
+            self._db.executemany("INSERT INTO changes VALUES (?, ?)", changes)
+
+        return ChangeNotes(previous_fingerprints(self._state, output, origin), save, on_changes)
 
     def close(self) -> None:
         self._state.close()

@@ -14,6 +14,9 @@ import zlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from . import indexnow
+from .sections import section_counts
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
     from pathlib import Path
@@ -32,6 +35,11 @@ _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS url_blocks (
         output TEXT NOT NULL, origin TEXT NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL,
         PRIMARY KEY (output, origin, seq))""",
+    # Per section (SITEMAPGEN_SECTIONS) of each origin: its urlset files and URLs.
+    """CREATE TABLE IF NOT EXISTS sections (
+        output TEXT NOT NULL, origin TEXT NOT NULL, section TEXT NOT NULL,
+        files INTEGER NOT NULL, urls INTEGER NOT NULL,
+        PRIMARY KEY (output, origin, section)) WITHOUT ROWID""",
 )
 #: Locs per stored block: large enough to compress well (sorted URLs share prefixes), small
 #: enough that reading the previous run's set holds one block at a time.
@@ -78,10 +86,10 @@ def previous_locs(db: sqlite3.Connection, output: str, origin: str) -> Iterator[
         after = rows[-1][0]
 
 
-def _has_table(db: sqlite3.Connection, name: str) -> bool:
+def _has_table(db: sqlite3.Connection, name: str, schema: str = "main") -> bool:
     return (
         db.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+            f"SELECT 1 FROM {schema}.sqlite_master WHERE type = 'table' AND name = ?", (name,)
         ).fetchone()
         is not None
     )
@@ -177,6 +185,81 @@ class PublishState:
             " seq INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (origin, seq))"
         )
         self._old_urls = _has_table(self._db, "urls")
+        self._fingerprinted: set[str] = set()
+        self._open_indexnow()
+
+    def _open_indexnow(self) -> None:
+        """IndexNow's tables: the fingerprints kept, and this run's in temporary tables."""
+        with self._db:
+            for statement in indexnow.FINGERPRINT_TABLES:
+                self._db.execute(statement)
+        self._db.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS current_fingerprints (origin TEXT NOT NULL,"
+            " seq INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (origin, seq))"
+        )
+        self._db.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS url_changes (origin TEXT NOT NULL,"
+            " kind TEXT NOT NULL, loc TEXT NOT NULL)"
+        )
+
+    def change_notes(self, output: str, origin: str) -> indexnow.ChangeNotes:
+        """Notes of what changed for IndexNow, for the URLs this run writes for ``origin``."""
+        self._db.execute("DELETE FROM current_fingerprints WHERE origin = ?", (origin,))
+        self._db.execute("DELETE FROM url_changes WHERE origin = ?", (origin,))
+        self._fingerprinted.add(origin)
+
+        def save(seq: int, data: bytes) -> None:
+            self._db.execute(
+                "INSERT INTO current_fingerprints VALUES (?, ?, ?)", (origin, seq, data)
+            )
+
+        def on_changes(changes: list[tuple[str, str]]) -> None:
+            self._db.executemany(
+                "INSERT INTO url_changes VALUES (?, ?, ?)", [(origin, k, loc) for k, loc in changes]
+            )
+
+        previous = indexnow.previous_fingerprints(self._db, output, origin)
+        return indexnow.ChangeNotes(previous, save, on_changes)
+
+    def section_counts(self, output: str, origin: str) -> dict[str, tuple[int, int]]:
+        """Section -> (urlset files, URLs) as last published for ``origin``."""
+        rows = self._db.execute(
+            "SELECT section, files, urls FROM sections WHERE output = ? AND origin = ?",
+            (output, origin),
+        )
+        return {section: (files, urls) for section, files, urls in rows}
+
+    def has_fingerprints(self, output: str, origin: str) -> bool:
+        """Whether a previous run left IndexNow fingerprints for ``origin``."""
+        return indexnow.has_fingerprints(self._db, output, origin)
+
+    def changed_locs(self, origin: str) -> Iterator[tuple[str, str]]:
+        """(kind, loc) of every URL of ``origin`` this run added, changed or removed, in
+        loc order per kind as noted; read in pages, so no cursor stays open."""
+        after = 0
+        while True:
+            rows = self._db.execute(
+                "SELECT rowid, kind, loc FROM url_changes WHERE origin = ? AND rowid > ?"
+                " ORDER BY rowid LIMIT ?",
+                (origin, after, URL_BLOCK),
+            ).fetchall()
+            if not rows:
+                return
+            for _, kind, loc in rows:
+                yield kind, loc
+            after = rows[-1][0]
+
+    def _commit_fingerprints(self, output: str, origin: str) -> None:
+        if origin not in self._fingerprinted:
+            return  # IndexNow is off for this run: the fingerprints kept stay as they are
+        self._db.execute(
+            "DELETE FROM indexnow_blocks WHERE output = ? AND origin = ?", (output, origin)
+        )
+        self._db.execute(
+            "INSERT INTO indexnow_blocks SELECT ?, origin, seq, data FROM current_fingerprints"
+            " WHERE origin = ?",
+            (output, origin),
+        )
 
     def previous_files(self, output: str, origin: str) -> dict[str, tuple[str, str]]:
         """name -> (sha256, lastmod) of what the previous run published."""
@@ -206,11 +289,26 @@ class PublishState:
                 self._db.execute(
                     "INSERT INTO current_blocks SELECT ?, seq, data FROM notes.blocks", (origin,)
                 )
+                if _has_table(self._db, "fingerprints", "notes"):  # IndexNow's, when on
+                    self._fingerprinted.add(origin)
+                    for table in ("current_fingerprints", "url_changes"):
+                        self._db.execute(f"DELETE FROM {table} WHERE origin = ?", (origin,))
+                    self._db.execute(
+                        "INSERT INTO current_fingerprints SELECT ?, seq, data"
+                        " FROM notes.fingerprints",
+                        (origin,),
+                    )
+                    self._db.execute(
+                        "INSERT INTO url_changes SELECT ?, kind, loc FROM notes.changes"
+                        " ORDER BY rowid",
+                        (origin,),
+                    )
         finally:
             self._db.execute("DETACH DATABASE notes")
 
     def commit(self, output: str, origin: str, files: Iterable[FileRecord]) -> None:
         """Record what was published for one origin (after delivery succeeded)."""
+        files = list(files)
         with self._db:
             self._db.execute("DELETE FROM files WHERE output = ? AND origin = ?", (output, origin))
             self._db.executemany(
@@ -224,6 +322,19 @@ class PublishState:
                 "INSERT INTO url_blocks SELECT ?, origin, seq, data FROM current_blocks WHERE origin = ?",
                 (output, origin),
             )
+            self._commit_fingerprints(output, origin)
+            self._db.execute(
+                "DELETE FROM sections WHERE output = ? AND origin = ?", (output, origin)
+            )
+            self._db.executemany(
+                "INSERT INTO sections VALUES (?, ?, ?, ?, ?)",
+                [
+                    (output, origin, section, count[0], count[1])
+                    for section, count in section_counts(
+                        (f.name, f.entries) for f in files if f.kind == "urlset"
+                    ).items()
+                ],
+            )
             if self._old_urls:  # now in blocks: the old rows would only be read again
                 self._db.execute(
                     "DELETE FROM urls WHERE output = ? AND origin = ?", (output, origin)
@@ -233,11 +344,13 @@ class PublishState:
         self._db.close()
 
 
-def manifest_json(origin_root: str, files: Iterable[FileRecord]) -> bytes:
+def manifest_json(origin_root: str, files: Iterable[FileRecord], sectioned: bool = False) -> bytes:
     """The machine-readable manifest published beside an origin's files. It holds only
     what the files are (no run time, no "changed since" flags), so an unchanged set has an
-    unchanged manifest and nothing at all is delivered again."""
-    document = {
+    unchanged manifest and nothing at all is delivered again. ``sectioned``
+    (SITEMAPGEN_SECTIONS): also the urlset files and URLs of each section."""
+    files = list(files)
+    document: dict[str, object] = {
         "origin": origin_root,
         "files": [
             {
@@ -251,4 +364,9 @@ def manifest_json(origin_root: str, files: Iterable[FileRecord]) -> bytes:
             for f in files
         ],
     }
+    if sectioned:
+        counts = section_counts((f.name, f.entries) for f in files if f.kind == "urlset")
+        document["sections"] = {
+            name: {"files": n_files, "urls": urls} for name, (n_files, urls) in counts.items()
+        }
     return (json.dumps(document, indent=1, ensure_ascii=False) + "\n").encode()

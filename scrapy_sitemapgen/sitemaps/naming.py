@@ -17,6 +17,7 @@ __all__ = [
     "index_name",
     "is_owned_name",
     "news_name",
+    "section_of_name",
     "text_name",
     "urlset_name",
 ]
@@ -29,13 +30,45 @@ ROBOTS_NAME = "robots.txt"
 MANIFEST_NAME = "manifest.json"
 
 _FIXED_NAMES = frozenset({INDEX_NAME, ROBOTS_NAME, MANIFEST_NAME})
+#: A section's name (SITEMAPGEN_SECTIONS): lower-case letters, digits, ``_`` and inner
+#: ``-``, so ``sitemap-<name>-1.xml.gz`` is one name on every file system (no case to fold).
+SECTION_NAME = re.compile(r"[a-z0-9](?:[a-z0-9_-]{0,38}[a-z0-9])?")
+#: Names no section may take: the news and index sequences' names (``sitemap-news-1.xml``,
+#: ``sitemap-index-2.xml``), and the name the counts give the URLs of no section.
+RESERVED_SECTION_NAMES = frozenset({"news", "index", "default"})
+_SECTION_FILE_RE = re.compile(r"sitemap-(.+)-([0-9]+)\.xml(?:\.gz)?")
 # The file number of a numbered name: every one has it once, as "-<number>.".
 _NUMBER_RE = re.compile(r"-([0-9]+)\.")
 
 
-def urlset_name(number: int, gzipped: bool) -> str:
-    """``sitemap-1.xml.gz``: urlsets are numbered from 1 in URL order."""
-    return f"sitemap-{number}.xml{'.gz' if gzipped else ''}"
+def urlset_name(number: int, gzipped: bool, section: str = "") -> str:
+    """``sitemap-1.xml.gz``: urlsets are numbered from 1 in URL order; a section's are
+    ``sitemap-<section>-1.xml.gz``, numbered on their own."""
+    part = f"{section}-" if section else ""
+    return f"sitemap-{part}{number}.xml{'.gz' if gzipped else ''}"
+
+
+def section_of_name(name: str) -> str | None:
+    """The section whose urlset ``name`` is: "" for the URLs of no section
+    (``sitemap-1.xml.gz``), None when ``name`` is no urlset of ours (news, index, text)."""
+    if not is_owned_name(name):
+        return None
+    match = _SECTION_FILE_RE.fullmatch(name)
+    if match is not None and _is_section_name(match.group(1)):
+        return match.group(1)
+    number = _NUMBER_RE.search(name)
+    if number is not None and name.startswith("sitemap-") and name.endswith((".xml", ".xml.gz")):
+        return (
+            ""
+            if name
+            in (urlset_name(int(number.group(1)), True), urlset_name(int(number.group(1)), False))
+            else None
+        )
+    return None
+
+
+def _is_section_name(name: str) -> bool:
+    return SECTION_NAME.fullmatch(name) is not None and name not in RESERVED_SECTION_NAMES
 
 
 def text_name(number: int, gzipped: bool) -> str:
@@ -60,6 +93,10 @@ def is_owned_name(name: str) -> bool:
     writer adds it."""
     if name in _FIXED_NAMES:
         return True
+    section = _SECTION_FILE_RE.fullmatch(name)
+    if section is not None and _is_section_name(section.group(1)):
+        number = int(section.group(2))
+        return number >= 1 and name == urlset_name(number, name.endswith(".gz"), section.group(1))
     match = _NUMBER_RE.search(name)
     if match is None:
         return False

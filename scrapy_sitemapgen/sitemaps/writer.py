@@ -8,6 +8,7 @@ files' names come from :mod:`.naming`, which also tells delivery which names are
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import sys
@@ -52,6 +53,7 @@ __all__ = [
     "WriterOptions",
     "WrittenFile",
     "escape",
+    "url_entry",
     "write_origin",
     "write_text",
 ]
@@ -396,6 +398,10 @@ def _checked_chunks(
                 yield chunk
 
 
+def _section_name(number: int, *, gzip: bool, section: str) -> str:
+    return urlset_name(number, gzip, section)
+
+
 def write_origin(
     entries: Iterable[UrlFacts],
     *,
@@ -406,6 +412,7 @@ def write_origin(
     options: WriterOptions | None = None,
     on_skip: OnSkip | None = None,
     news: Iterable[UrlFacts] = (),
+    sections: Iterable[tuple[str, Iterable[UrlFacts]]] = (),
 ) -> OriginOutput:
     """Write one origin's urlsets, its news sitemaps, then the index(es) listing them all.
 
@@ -417,6 +424,8 @@ def write_origin(
     opened for an origin with no writable entry: an empty urlset or index is schema-invalid.
     ``news`` are the entries for Google News sitemaps (already filtered by age): written
     into ``sitemap-news-N`` files of at most 1,000 entries, listed in the same index.
+    ``sections`` are further ``(name, entries)`` sequences (SITEMAPGEN_SECTIONS), each
+    written after ``entries`` into its own ``sitemap-<name>-N`` files, split on its own.
     """
     options = options or WriterOptions()
     skip: OnSkip = on_skip if on_skip is not None else (lambda reason, loc: None)
@@ -433,6 +442,19 @@ def write_origin(
             options=options,
         )
     )
+    for section, section_entries in sections:
+        output.sitemaps.extend(
+            _split(
+                _checked_chunks(section_entries, scope, options.max_bytes, skip),
+                head=_URLSET_OPEN,
+                tail=_URLSET_CLOSE,
+                max_entries=options.max_urls,
+                max_bytes=options.max_bytes,
+                name_for=functools.partial(_section_name, gzip=options.gzip, section=section),
+                open_sink=open_sink,
+                options=options,
+            )
+        )
     output.news.extend(
         _split(
             _checked_chunks(news, scope, options.max_bytes, skip, _news_chunk),
@@ -493,3 +515,9 @@ def write_text(
             options=options,
         )
     )
+
+
+def url_entry(facts: UrlFacts) -> bytes:
+    """The ``<url>`` element a urlset holds for ``facts``: what "this URL's entry changed"
+    compares (IndexNow's changed URLs)."""
+    return _url_chunk(facts)
