@@ -176,3 +176,45 @@ def test_audit_settings_defaults() -> None:
     config = Config.from_settings(Settings())
     assert (config.audit, config.audit_sitemaps, config.audit_max_fetch) == (False, (), 10_000)
     assert str(config.report_dir) == "sitemapgen-report"
+
+
+@pytest.mark.parametrize(
+    ("lastmod", "bucket"),
+    [
+        ("2026-01-10T11:00:00+00:00", "under 1 day"),
+        ("2026-01-09", "1 to 7 days"),  # a date is its midnight, UTC: 1.5 days
+        ("2026-01-01T12:00:00Z", "7 to 30 days"),
+        ("2025-11-01", "30 to 90 days"),
+        ("2025-06-01T00:00:00-05:00", "90 to 365 days"),
+        ("2020-01-01", "over 1 year"),
+        (None, "no lastmod"),
+        ("soon", "no lastmod"),
+    ],
+)
+def test_lastmod_age_buckets(lastmod: str | None, bucket: str) -> None:
+    from datetime import datetime, timezone
+
+    from scrapy_sitemapgen.audit.html import lastmod_age
+
+    assert lastmod_age(lastmod, datetime(2026, 1, 10, 12, tzinfo=timezone.utc)) == bucket
+
+
+def test_report_page_escapes_what_the_site_wrote() -> None:
+    from scrapy_sitemapgen.audit.html import render
+    from scrapy_sitemapgen.audit.report import OriginReport
+
+    hostile = A + "x?q=<script>alert(1)</script>&a=\"'"
+    found = [Finding(hostile, "invalid_sitemap", "line 1: P1: <!DOCTYPE x [<!ENTITY a 'b'>]>")]
+    report = OriginReport(
+        Origin("https", "a.example", 443),
+        found,
+        dict(counts(found)),
+        [hostile],
+        verdicts={"excluded/<b>": 1},
+    )
+    page = render(report)
+    assert page.count("<script>") == 1  # the page's own sorting script, nothing the site wrote
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;&amp;a=&quot;&#x27;" in page
+    assert "&lt;!DOCTYPE x [&lt;!ENTITY a &#x27;b&#x27;&gt;]&gt;" in page
+    assert "excluded/&lt;b&gt;" in page
+    assert "src=" not in page and "href=" not in page  # no external resource
