@@ -527,3 +527,42 @@ async def test_a_store_without_verdicts_runs_the_crawl_without_the_audit(
     assert crawler.stats.get_value("sitemapgen/urls/written") == 1
     assert not (tmp_path / "report").exists()
     assert any("keeps no verdicts, so there is no audit" in r.getMessage() for r in caplog.records)
+
+
+@deferred_f_from_coro_f
+async def test_audit_follows_redirects_of_sitemaps_and_of_listed_pages(
+    crawl, tmp_path: Path
+) -> None:
+    with SiteServer() as site:
+        site.routes.update(
+            {
+                "/": Route(body=html()),
+                "/robots.txt": Route(
+                    body=f"Sitemap: {site.url('/moved.xml')}\n", content_type="text/plain"
+                ),
+                "/moved.xml": Route(301, headers={"Location": "/real.xml"}),
+                "/real.xml": Route(
+                    body=urlset((site.url("/"), None), (site.url("/hop"), None)),
+                    content_type="application/xml",
+                ),
+                "/hop": Route(302, headers={"Location": "/land"}),
+                "/land": Route(body=html()),
+            }
+        )
+        report_dir = tmp_path / "report"
+        await crawl(
+            {"SITEMAPGEN_AUDIT": True, "SITEMAPGEN_REPORT_DIR": str(report_dir)},
+            start_url=site.url("/"),
+        )
+    folder = report_dir / site.origin.name
+    assert json.loads((folder / "audit.json").read_text())["sitemaps"] == [site.url("/moved.xml")]
+    rows = [(r["url"], r["finding"], r["detail"]) for r in read_csv(folder / "audit.csv")]
+    assert rows == [(site.url("/hop"), "listed_redirected", site.url("/land"))]
+    judged = {
+        r["url"]: (r["verdict"], r["status"], r["source"]) for r in read_csv(folder / "urls.csv")
+    }
+    assert judged == {
+        site.url("/"): ("listed", "200", "crawl"),
+        site.url("/hop"): ("redirected", "302", "sitemap"),
+        site.url("/land"): ("listed", "200", "sitemap"),  # not listed, not linked: no finding
+    }

@@ -54,7 +54,8 @@ logger = logging.getLogger(__name__)
 #: Listed URLs fetched at once: the downloader's own limits (per domain, delays) still
 #: apply; this only bounds what waits in memory.
 _PARALLEL = 16
-#: Meta keys of the audit's own requests (never recorded as pages).
+#: The meta key that marks the audit's own requests, for downloader middlewares that
+#: want to tell them apart (they never reach the spider or its middlewares).
 AUDIT_META = "sitemapgen_audit"
 
 
@@ -117,7 +118,9 @@ class LiveAudit:
         log.flush()
 
     async def _fetch(self, url: str, *, sitemap: bool) -> Response:
-        meta: dict[str, object] = {AUDIT_META: True, "handle_httpstatus_all": True}
+        # Redirects are followed (a moved sitemap is read where it went; a listed page's
+        # chain gives each URL on it a verdict), as the downloader follows them.
+        meta: dict[str, object] = {AUDIT_META: True}
         if sitemap:
             limit = self.config.max_bytes + RAW_SLACK
             meta["download_maxsize"] = limit
@@ -190,27 +193,15 @@ class LiveAudit:
         config = self.config
         try:
             response = await self._fetch(url, sitemap=False)
-        except IgnoreRequest as exc:
-            blocked = "robots.txt" in str(exc)
+        except Exception as exc:  # robots.txt's refusal (IgnoreRequest), or no answer
+            blocked = isinstance(exc, IgnoreRequest) and "robots.txt" in str(exc)
             verdict = Verdict(
                 key_of(url, config.url_policy),
                 BLOCKED_BY_ROBOTS if blocked else FETCH_FAILED,
-                detail=None if blocked else str(exc),
+                detail=None if blocked else str(exc) or type(exc).__name__,
                 source=SOURCE_SITEMAP,
             )
             recorder.judged([verdict])
-            return
-        except Exception as exc:
-            recorder.judged(
-                [
-                    Verdict(
-                        key_of(url, config.url_policy),
-                        FETCH_FAILED,
-                        detail=str(exc) or type(exc).__name__,
-                        source=SOURCE_SITEMAP,
-                    )
-                ]
-            )
             return
         self.stats.inc_value(keys.AUDIT_FETCHED)
         reporter = self._reporter
