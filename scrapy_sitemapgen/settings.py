@@ -121,6 +121,11 @@ DEFAULTS: dict[str, Any] = {
     "SITEMAPGEN_INDEXNOW_INITIAL": False,
     "SITEMAPGEN_INDEXNOW_BATCH": MAX_URLS_PER_REQUEST,
     "SITEMAPGEN_INDEXNOW_RETRY_SECONDS": 60.0,
+    # The audit of the live sitemaps (docs/audit.rst)
+    "SITEMAPGEN_AUDIT": False,
+    "SITEMAPGEN_AUDIT_SITEMAPS": [],
+    "SITEMAPGEN_AUDIT_MAX_FETCH": 10_000,
+    "SITEMAPGEN_REPORT_DIR": "sitemapgen-report",
 }
 
 #: The formats SITEMAPGEN_FORMATS may name: XML urlsets (with index) and text sitemaps (P11).
@@ -553,6 +558,14 @@ class Config:
     #: What looks wrong in the settings without stopping the crawl (an unknown
     #: ``SITEMAPGEN_*`` name, a sitemap-named feed of items); logged once at start.
     warnings: tuple[str, ...]
+    #: SITEMAPGEN_AUDIT: keep every URL's verdict, read the live sitemaps, write the report.
+    audit: bool = False
+    #: SITEMAPGEN_AUDIT_SITEMAPS: sitemap URLs audited besides those each origin announces.
+    audit_sitemaps: tuple[str, ...] = ()
+    #: SITEMAPGEN_AUDIT_MAX_FETCH: listed URLs the crawl never reached, fetched at most.
+    audit_max_fetch: int = 10_000
+    #: SITEMAPGEN_REPORT_DIR: the local folder of the audit's report, one folder per origin.
+    report_dir: Path = Path("sitemapgen-report")
 
     @property
     def fingerprints(self) -> bool:
@@ -698,4 +711,37 @@ class Config:
             ),
             sitemap_feeds=sitemap_feeds,
             warnings=(*_unknown_names(settings), *feed_warnings),
+            **_audit(settings, output_dir),
         )
+
+
+def _audit(settings: BaseSettings, output_dir: Path | None) -> dict[str, Any]:
+    """The audit's settings, checked: the Config fields they give."""
+    sitemaps = _strings(settings, "SITEMAPGEN_AUDIT_SITEMAPS", "sitemap URLs")
+    for url in sitemaps:
+        parts = urlsplit(url)
+        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+            raise ValueError(
+                f"SITEMAPGEN_AUDIT_SITEMAPS holds {url!r}, which is no absolute http(s) URL: "
+                f"it must be a list of sitemap URLs."
+            )
+    name = "SITEMAPGEN_REPORT_DIR"
+    report_dir = _get(settings, name)
+    if not isinstance(report_dir, (str, Path)) or not str(report_dir).strip():
+        raise ValueError(f"{name}={report_dir!r} is invalid: it must be a local folder path.")
+    report = Path(str(report_dir).strip())
+    if output_dir is not None and "%(" not in str(output_dir):
+        out, where = output_dir.resolve(), report.resolve()
+        if where == out or out in where.parents or where in out.parents:
+            raise ValueError(
+                f"{name}={report_dir!r} is invalid: the report is kept apart from the published "
+                f"sitemaps in SITEMAPGEN_URI={str(output_dir)!r}; name another folder."
+            )
+    return {
+        "audit": _bool(settings, "SITEMAPGEN_AUDIT"),
+        "audit_sitemaps": tuple(sitemaps),
+        "audit_max_fetch": _int(
+            settings, "SITEMAPGEN_AUDIT_MAX_FETCH", 0, 10_000_000, "URLs fetched by the audit"
+        ),
+        "report_dir": report,
+    }

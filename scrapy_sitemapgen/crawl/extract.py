@@ -124,6 +124,8 @@ class _Page:
         self._prefix: str | None = None
         self._encoding: str | None = None
         self._locs: dict[str, str] = {}
+        #: Where an excluded page points instead (its canonical, its refresh target).
+        self.elsewhere: str | None = None
 
     @property
     def encoding(self) -> str:
@@ -215,22 +217,28 @@ class _Page:
             if directives & _NOINDEX:
                 return "noindex"
         if config.respect_canonical:
-            self._self_canonical = self_canonical = self.self_canonical()
-            if self_canonical is False:
+            canonical = self.canonical()
+            self._self_canonical = None if canonical is None else self.same_page(canonical)
+            if canonical is not None and self._self_canonical is False:
+                self.elsewhere = self.policy_loc(canonical)
                 return "canonical_elsewhere"
         if config.respect_meta_refresh and self.html:
             target = page.refresh_url(self.nodes, self.base)
             if target is not None and not self.same_page(target):
+                self.elsewhere = self.policy_loc(target)
                 return "meta_refresh"
         return None
 
-    def self_canonical(self) -> bool | None:
-        """Whether the page's canonical URL is the page itself; None when it names none, or
-        several different ones (which contradict each other: Google then ignores them)."""
+    def canonical(self) -> str | None:
+        """The page's canonical URL; None when it names none, or several different ones
+        (which contradict each other: Google then ignores them)."""
         canonicals = page.canonical_urls(self.nodes, self.links, self.base, self.response.url)
-        if len(set(canonicals)) != 1:
-            return None
-        return self.same_page(canonicals[0])
+        return canonicals[0] if len(set(canonicals)) == 1 else None
+
+    def self_canonical(self) -> bool | None:
+        """Whether the page's canonical URL is the page itself; None without one."""
+        canonical = self.canonical()
+        return None if canonical is None else self.same_page(canonical)
 
     def content(self, now: datetime) -> Content | None:
         """The page's content fingerprint, fetch time and whether it is its own canonical;
@@ -375,7 +383,7 @@ def page_facts(
     facts = _Page(response, config, reporter, loc)
     exclusion = facts.exclusion()
     if exclusion is not None:
-        reporter.exclude(exclusion, loc)
+        reporter.exclude(exclusion, loc, facts.elsewhere)
         return None
     now = now or datetime.now(timezone.utc)
     html = facts.html

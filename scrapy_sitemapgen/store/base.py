@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ..sitemaps.facts import UrlFacts
     from ..sitemaps.urls import Origin
     from .journal import RequestJournal
+    from .verdicts import VerdictLog
 
 __all__ = ["Coordination", "FactSink", "FactSource", "FactStore", "StoreError"]
 
@@ -128,4 +129,9 @@ class FactStore(FactSink, FactSource, Protocol):
 
     def coordination(self) -> Coordination | None:
         """The workers sharing this store, when several processes write into it."""
+        return None
+
+    def verdicts(self) -> VerdictLog | None:
+        """The verdict of every URL judged and the URLs live sitemaps list, for the
+        audit (``SITEMAPGEN_AUDIT``); None: this store keeps no verdicts."""
         return None
