@@ -566,3 +566,39 @@ async def test_audit_follows_redirects_of_sitemaps_and_of_listed_pages(
         site.url("/hop"): ("redirected", "302", "sitemap"),
         site.url("/land"): ("listed", "200", "sitemap"),  # not listed, not linked: no finding
     }
+
+
+@deferred_f_from_coro_f
+async def test_duplicates_by_content_are_listed_duplicates_not_missing(
+    crawl, tmp_path: Path
+) -> None:
+    """A page the publish leaves out because another URL has its content
+    (SITEMAPGEN_DEDUPE_CONTENT, issue 21) is a ``listed_duplicate`` of the URL kept when the
+    live sitemap lists it, never ``missing_from_sitemap``; urls.csv says why."""
+    home = html(
+        "<title>Home</title>", "<p>Welcome</p><a href='/index.html'>i</a><a href='/copy'>c</a>"
+    )
+    with SiteServer() as site:
+        u = site.url
+        # The same bytes under three URLs; the live sitemap lists two of them, the third
+        # is left out by the publish, silently for the audit (it is not listed live).
+        for path in ("/", "/index.html", "/copy"):
+            site.routes[path] = Route(body=home)
+        site.routes["/sitemap.xml"] = Route(
+            body=urlset((u("/"), None), (u("/index.html"), None)), content_type="application/xml"
+        )
+        report_dir = tmp_path / "report"
+        crawler = await crawl(
+            {"SITEMAPGEN_AUDIT": True, "SITEMAPGEN_REPORT_DIR": str(report_dir)},
+            start_url=u("/"),
+        )
+    folder = report_dir / site.origin.name
+    rows = [(r["url"], r["finding"], r["detail"]) for r in read_csv(folder / "audit.csv")]
+    assert rows == [(u("/index.html"), "listed_duplicate", u("/"))]
+    judged = {r["url"]: (r["verdict"], r["detail"]) for r in read_csv(folder / "urls.csv")}
+    assert judged == {
+        u("/"): ("listed", ""),
+        u("/index.html"): ("excluded/duplicate_content", u("/")),
+        u("/copy"): ("excluded/duplicate_content", u("/")),
+    }
+    assert crawler.stats.get_value("sitemapgen/excluded/duplicate_content") == 2

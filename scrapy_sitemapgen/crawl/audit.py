@@ -16,6 +16,7 @@ do not.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from typing import TYPE_CHECKING
 
@@ -26,9 +27,11 @@ from scrapy.statscollectors import DummyStatsCollector
 from .. import stats as keys
 from ..audit.live import LiveRead, key_of
 from ..audit.report import report_origins, summary
+from ..sitemaps.content import duplicate_choice
 from ..sitemaps.urls import Origin, origin_of
 from ..sitemaps.verdicts import (
     BLOCKED_BY_ROBOTS,
+    DUPLICATE_CONTENT,
     FETCH_FAILED,
     SOURCE_SITEMAP,
     Verdict,
@@ -43,6 +46,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
 
     from ..settings import Config
+    from ..store.base import FactSource
     from ..store.verdicts import VerdictLog
     from ..validate import SitemapFile
     from .recorder import Recorder
@@ -210,8 +214,34 @@ class LiveAudit:
         recorder.judged(response_verdicts(response, facts, reporter, config, SOURCE_SITEMAP))
 
 
-def write_reports(audit: LiveAudit, log: VerdictLog) -> list[str]:
+def note_duplicates(log: VerdictLog, source: FactSource) -> None:
+    """Give the pages that the publish left out as duplicates by content
+    (SITEMAPGEN_DEDUPE_CONTENT) that verdict, with the URL listed for them as its detail:
+    the crawl judged them listable, the publish chose another URL of the same content. The
+    choice is the publish's own (:func:`duplicate_choice` over the same store)."""
+    for origin in log.origins():
+        chosen = duplicate_choice(source.entries(origin))
+        if not chosen:
+            continue
+        for facts in source.entries(origin):
+            content = facts.content
+            if content is None or chosen[content.fingerprint] == facts.loc:
+                continue
+            listed = chosen[content.fingerprint]
+            known = log.get(facts.loc)
+            log.put(
+                Verdict(facts.loc, DUPLICATE_CONTENT, detail=listed)
+                if known is None
+                else dataclasses.replace(known, verdict=DUPLICATE_CONTENT, detail=listed)
+            )
+    log.flush()
+
+
+def write_reports(audit: LiveAudit, log: VerdictLog, source: FactSource | None = None) -> list[str]:
     """Each origin's report in ``SITEMAPGEN_REPORT_DIR/<origin folder>``; the close log's
-    lines. Runs in a thread: it reads the whole store."""
+    lines. ``source``: the store the publish listed from, when it left duplicates by
+    content out. Runs in a thread: it reads the whole store."""
+    if source is not None:
+        note_duplicates(log, source)
     reports = report_origins(log, audit.origins, audit.config.report_dir, audit.stats)
     return [f"{summary(report)}; report in {report.folder}" for report in reports]

@@ -136,7 +136,7 @@ class SitemapExporter:
         )
         return False
 
-    async def _report_audit(self) -> None:
+    async def _report_audit(self, source: FactSource) -> None:
         """The audit's report and its close log lines; a failure is logged and counted,
         never raised (the sitemaps are out already)."""
         audit, log = self.audit, self.recorder.verdicts
@@ -146,7 +146,8 @@ class SitemapExporter:
             logger.info("Sitemap audit: the crawl closed before the audit ran; no report")
             return
         try:
-            lines = await run_in_thread(write_reports, audit, log)
+            deduped = source if self.config.dedupe_content else None
+            lines = await run_in_thread(write_reports, audit, log, deduped)
         except Exception:
             self.stats.inc_value(keys.AUDIT_REPORT_FAILED)
             logger.error(
@@ -200,7 +201,7 @@ class SitemapExporter:
             finally:
                 # Counted after writing: a build's run store learns its count as it merges.
                 self.stats.set_value(keys.URLS_STORED, await run_in_thread(len, source))
-                await self._report_audit()
+                await self._report_audit(source)
         except Exception:  # Scrapy would swallow it; make the failure visible and counted.
             self.stats.inc_value(keys.OUTPUT_FAILED)
             recorder.count_lost()

@@ -35,6 +35,9 @@ REDIRECTED = "redirected"
 BLOCKED_BY_ROBOTS = "blocked_by_robots"
 #: A URL that got no answer at all (connection refused, timeout); ``detail`` says why.
 FETCH_FAILED = "fetch_failed"
+#: A page left out at publish time because another URL of its origin has the same
+#: content (SITEMAPGEN_DEDUPE_CONTENT); ``detail`` is the URL listed for it.
+DUPLICATE_CONTENT = "excluded/duplicate_content"
 #: Where a verdict came from: the crawl's own requests, or the audit's fetch of a URL
 #: that only a live sitemap names.
 SOURCE_CRAWL = "crawl"
@@ -66,6 +69,7 @@ _EXCLUSION_FINDINGS = {
     REDIRECTED: "listed_redirected",
     BLOCKED_BY_ROBOTS: "listed_blocked_by_robots",
     FETCH_FAILED: "listed_not_found",
+    DUPLICATE_CONTENT: "listed_duplicate",
 }
 
 
@@ -152,6 +156,8 @@ def _listed_finding(verdict: Verdict) -> str | None:
 
 
 def _listed_detail(finding: str, verdict: Verdict) -> str:
+    if finding == "listed_duplicate":
+        return verdict.detail or ""
     if finding in ("listed_redirected", "listed_canonicalised", "listed_not_found"):
         if verdict.detail:
             return verdict.detail
