@@ -602,3 +602,39 @@ async def test_duplicates_by_content_are_listed_duplicates_not_missing(
         u("/copy"): ("excluded/duplicate_content", u("/")),
     }
     assert crawler.stats.get_value("sitemapgen/excluded/duplicate_content") == 2
+
+
+@deferred_f_from_coro_f
+async def test_audit_counts_findings_per_section(crawl, tmp_path: Path) -> None:
+    """With SITEMAPGEN_SECTIONS (issue 23), audit.json counts each section's findings: a
+    finding belongs to the section its URL goes to; the URLs of no section are "default"."""
+    with SiteServer() as site:
+        u = site.url
+        links = "".join(f"<a href='{p}'>{p}</a>" for p in ("/products/p1", "/blog/b1", "/about"))
+        site.routes["/"] = Route(body=html("<title>home</title>", links))
+        site.routes["/products/p1"] = Route(
+            body=html("<meta name='robots' content='noindex'>", "<p>product one</p>")
+        )
+        site.routes["/blog/b1"] = Route(body=html("", "<p>first post</p>"))
+        site.routes["/about"] = Route(body=html("", "<p>about us</p>"))
+        site.routes["/sitemap.xml"] = Route(
+            body=urlset((u("/"), None), (u("/products/p1"), None), (u("/about"), None)),
+            content_type="application/xml",
+        )
+        report_dir = tmp_path / "report"
+        await crawl(
+            {
+                "SITEMAPGEN_AUDIT": True,
+                "SITEMAPGEN_REPORT_DIR": str(report_dir),
+                "SITEMAPGEN_SECTIONS": [("products", "/products/"), ("blog", "/blog/")],
+            },
+            start_url=u("/"),
+        )
+    report = json.loads((report_dir / site.origin.name / "audit.json").read_text())
+    none = {kind: 0 for kind in report["counts"]}
+    assert report["sections"] == {
+        "products": {**none, "listed_noindex": 1},
+        "blog": {**none, "missing_from_sitemap": 1},
+        "default": none,
+    }
+    assert list(report["sections"]) == ["products", "blog", "default"]

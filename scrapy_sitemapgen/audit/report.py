@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from ..sitemaps.sections import DEFAULT_SECTION, section_of
 from ..sitemaps.verdicts import FINDINGS, LISTED, Finding, Verdict, audit_findings, counts
 from ..stats import audit_findings as audit_findings_key
 from .html import lastmod_age, render
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 
     from scrapy.statscollectors import StatsCollector
 
+    from ..sitemaps.sections import Section
     from ..sitemaps.urls import Origin
     from ..store.verdicts import VerdictLog
     from .live import LiveRead
@@ -46,6 +48,9 @@ class OriginReport:
     invalid_dropped: int = 0
     verdicts: dict[str, int] = field(default_factory=dict)
     lastmod_ages: dict[str, int] = field(default_factory=dict)
+    #: With SITEMAPGEN_SECTIONS: the counts of each section (the section each finding's
+    #: URL goes to; the URLs of no section, and the sitemap files, under "default").
+    sections: dict[str, dict[str, int]] | None = None
     #: Where the report was written.
     folder: Path = field(default_factory=Path)
 
@@ -61,6 +66,7 @@ class OriginReport:
             "sitemaps": self.sitemaps,
             "verdicts": self.verdicts,
             "lastmod_ages": self.lastmod_ages,
+            **({} if self.sections is None else {"sections": self.sections}),
         }
 
 
@@ -72,9 +78,11 @@ def build_report(
     *,
     invalid_dropped: int = 0,
     now: datetime | None = None,
+    sections: tuple[Section, ...] = (),
 ) -> OriginReport:
     """The findings of ``origin`` (``sitemaps``: the live files read; ``invalid``: their
-    violations as (file, finding)), sorted by kind (report order), URL and detail."""
+    violations as (file, finding)), sorted by kind (report order), URL and detail; with
+    ``sections``, counted per section too."""
     now = now or datetime.now(timezone.utc)
     listed = list(log.listed(origin))
     verdicts: dict[str, int] = {}
@@ -106,7 +114,21 @@ def build_report(
         invalid_dropped=invalid_dropped,
         verdicts=dict(sorted(verdicts.items())),
         lastmod_ages=ages,
+        sections=_section_counts(found, sections) if sections else None,
     )
+
+
+def _section_counts(
+    found: Iterable[Finding], sections: tuple[Section, ...]
+) -> dict[str, dict[str, int]]:
+    """Section name -> the counts of its findings (every kind, 0 when none), in the order
+    of SITEMAPGEN_SECTIONS, the URLs of no section last."""
+    by_section: dict[str, list[Finding]] = {s.name: [] for s in sections}
+    by_section[DEFAULT_SECTION] = []
+    for finding in found:
+        name = "" if finding.finding == "invalid_sitemap" else section_of(finding.url, sections)
+        by_section[name or DEFAULT_SECTION].append(finding)
+    return {name: dict(counts(rows)) for name, rows in by_section.items()}
 
 
 def write_report(report: OriginReport, log: VerdictLog, folder: Path) -> None:
@@ -170,6 +192,7 @@ def report_origins(
     reads: Mapping[Origin, LiveRead],
     report_dir: Path,
     stats: StatsCollector | None = None,
+    sections: tuple[Section, ...] = (),
 ) -> list[OriginReport]:
     """The report of every origin with a verdict, a listed URL or a live read, each in
     ``report_dir/<origin folder>`` (the output's folder names); the findings counted in
@@ -184,6 +207,7 @@ def report_origins(
             read.sitemaps if read is not None else (),
             read.invalid if read is not None else (),
             invalid_dropped=read.invalid_dropped if read is not None else 0,
+            sections=sections,
         )
         report.folder = report_dir / origin.name
         write_report(report, log, report.folder)

@@ -128,7 +128,7 @@ class AuditCommand(ScrapyCommand):
             read.sitemaps = [f for f in validator.read_files if not f.endswith("robots.txt")]
             store.flush()
             reads = {origin: read for origin in log.origins()}
-            reports = report_origins(log, reads, report_dir)
+            reports = report_origins(log, reads, report_dir, sections=config.sections)
         finally:
             store.close()
         failed = False

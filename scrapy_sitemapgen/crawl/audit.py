@@ -243,5 +243,6 @@ def write_reports(audit: LiveAudit, log: VerdictLog, source: FactSource | None =
     content out. Runs in a thread: it reads the whole store."""
     if source is not None:
         note_duplicates(log, source)
-    reports = report_origins(log, audit.origins, audit.config.report_dir, audit.stats)
+    config = audit.config
+    reports = report_origins(log, audit.origins, config.report_dir, audit.stats, config.sections)
     return [f"{summary(report)}; report in {report.folder}" for report in reports]
