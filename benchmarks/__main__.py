@@ -32,6 +32,7 @@ from . import (
     profiles,
     redis_memory,
     results,
+    state_size,
     tables,
     website,
 )
@@ -98,6 +99,11 @@ BENCHMARKS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Any]
         redis_memory.add_arguments,
         redis_memory.run,
     ),
+    "state-size": (
+        "the state file's bytes per URL: the URL set and the content notes",
+        state_size.add_arguments,
+        state_size.run,
+    ),
 }
 
 
@@ -114,6 +120,7 @@ DOCS = {
     "spy-crawl": profiles,
     "levels": levels,
     "redis-memory": redis_memory,
+    "state-size": state_size,
 }
 
 

@@ -43,9 +43,11 @@ import os
 import pstats
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -275,6 +277,40 @@ def ours(responses: list[HtmlResponse], config: Config, reporter: Reporter, fold
     return recorded
 
 
+def fingerprint_costs(responses: list[HtmlResponse], repeat: int) -> list[float]:
+    """Per page, the least thread CPU time of its content fingerprint over ``repeat`` tries,
+    in microseconds, on the parse the baseline already made (as in a crawl, where the
+    spider parsed the page first)."""
+    from scrapy_sitemapgen.sitemaps.fingerprint import content_fingerprint
+
+    selectors = [response.selector for response in responses]
+    best = [float("inf")] * len(selectors)
+    clock = time.thread_time_ns
+    for _ in range(repeat):
+        for number, selector in enumerate(selectors):
+            started = clock()
+            content_fingerprint(selector)
+            spent = clock() - started
+            if spent < best[number]:
+                best[number] = spent
+    return [ns / 1000 for ns in best]
+
+
+def with_chrome(body: bytes) -> bytes:
+    """A benchmark page as most sites serve theirs: a navigation bar and a script at the
+    top of the body, a footer and two scripts at its end (the elements the fingerprint
+    leaves out, so its slower path)."""
+    top = (
+        b"<body><nav><ul><li><a href='/'>Home</a></li><li><a href='/about'>About</a></li>"
+        b"</ul></nav><script>window.dataLayer = [];</script>"
+    )
+    end = (
+        b"<footer><p>Generated 2024-05-01 10:00</p></footer><script src='/app.js'></script>"
+        b"<script>init({nonce: 'r4nd0m'});</script></body>"
+    )
+    return body.replace(b"<body>", top, 1).replace(b"</body>", end, 1)
+
+
 def add_profile_crawl_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pages", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=5)
@@ -282,9 +318,12 @@ def add_profile_crawl_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_profile_crawl(args: argparse.Namespace, record: Record, work: Path) -> int:
-    """``measurements``: ``rounds``, one ``{baseline, ours}`` of process seconds for all
-    the pages per round, and ``recorded``. ``summary``: the least of each per page, in
-    microseconds, and ours over the baseline."""
+    """``measurements``: ``rounds``, one ``{baseline, ours, ours_no_fingerprint}`` of
+    process seconds for all the pages per round (the last with the three content settings
+    off, side by side in the same round), ``recorded``, and ``fingerprint_us``: each page's
+    least fingerprint time. ``summary``: the least of each per page, in microseconds, ours
+    over the baseline, the fingerprint's median and 90th percentile a page, and its median
+    on the same pages with a site's chrome added (:func:`with_chrome`)."""
     from scrapy.settings import Settings
     from scrapy.statscollectors import MemoryStatsCollector
 
@@ -301,6 +340,11 @@ def run_profile_crawl(args: argparse.Namespace, record: Record, work: Path) -> i
     settings = Settings()
     settings.set("SITEMAPGEN_URI", "sitemaps")
     config = Config.from_settings(settings)
+    off = settings.copy()
+    off.set("SITEMAPGEN_LASTMOD_SOURCES", ["page", "header"])
+    off.set("SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT", False)
+    off.set("SITEMAPGEN_DEDUPE_CONTENT", False)
+    config_off = Config.from_settings(off)
     reporter = Reporter(MemoryStatsCollector(_Crawler()), logging.getLogger("profile_crawl"))  # type: ignore[arg-type]
     bodies = [website.page(number, args.pages) for number in range(args.pages)]
     rounds: list[dict[str, float]] = []
@@ -311,8 +355,15 @@ def run_profile_crawl(args: argparse.Namespace, record: Record, work: Path) -> i
         folder = work / f"round-{number}"
         folder.mkdir()
         recorded, extension = measure.timed(ours, responses, config, reporter, folder)
-        rounds.append({"baseline": base.cpu, "ours": extension.cpu})
+        responses, _ = measure.timed(baseline, bodies)  # fresh pages: nothing cached
+        _, without = measure.timed(ours, responses, config_off, reporter, folder)
+        rounds.append(
+            {"baseline": base.cpu, "ours": extension.cpu, "ours_no_fingerprint": without.cpu}
+        )
     record["measurements"]["recorded"] = recorded
+    fingerprints = fingerprint_costs(baseline(bodies), args.repeat)
+    record["measurements"]["fingerprint_us"] = fingerprints
+    chrome = sorted(fingerprint_costs(baseline([with_chrome(b) for b in bodies]), args.repeat))
     if args.profile:
         responses = baseline(bodies)
         profile = cProfile.Profile()
@@ -320,17 +371,31 @@ def run_profile_crawl(args: argparse.Namespace, record: Record, work: Path) -> i
         folder.mkdir()
         profile.runcall(ours, responses, config, reporter, folder)
         pstats.Stats(profile).sort_stats("cumulative").print_stats(25)
-    per_page = {key: min(r[key] for r in rounds) / args.pages * 1e6 for key in ("baseline", "ours")}
+    per_page = {
+        key: min(r[key] for r in rounds) / args.pages * 1e6
+        for key in ("baseline", "ours", "ours_no_fingerprint")
+    }
+    ranked = sorted(fingerprints)
     record["summary"] = {
         "baseline_us_per_page": per_page["baseline"],
         "ours_us_per_page": per_page["ours"],
         "ours_vs_baseline": per_page["ours"] / per_page["baseline"],
+        "ours_no_fingerprint_us_per_page": per_page["ours_no_fingerprint"],
+        "fingerprint_us_median": statistics.median(ranked),
+        "fingerprint_us_p90": ranked[int(0.9 * (len(ranked) - 1))],
+        "fingerprint_us_median_with_chrome": statistics.median(chrome),
     }
     print(
         f"{args.pages} pages ({recorded} recorded), process time per page, minimum of {args.repeat}:\n"
         f"  baseline (response, parse, the spider's links): {per_page['baseline']:7.0f} us\n"
         f"  ours (page facts on the shared parse, store):   {per_page['ours']:7.0f} us\n"
-        f"  ours / baseline: {per_page['ours'] / per_page['baseline']:.3f}"
+        f"  ours / baseline: {per_page['ours'] / per_page['baseline']:.3f}\n"
+        f"  ours without the content settings:              "
+        f"{per_page['ours_no_fingerprint']:7.0f} us\n"
+        f"  the content fingerprint alone, per page: median "
+        f"{record['summary']['fingerprint_us_median']:.1f} us, 90th percentile "
+        f"{record['summary']['fingerprint_us_p90']:.1f} us; with a nav, a footer and three "
+        f"scripts: median {record['summary']['fingerprint_us_median_with_chrome']:.1f} us"
     )
     return 0
 

@@ -505,7 +505,27 @@ def profile_crawl_tables(record: Record) -> list[str]:
                 f"{s['ours_us_per_page']:,.0f}",
             ],
             ["ours / baseline", f"{s['ours_vs_baseline']:.3f}"],
-        ],
+        ]
+        + (
+            [
+                [
+                    "ours without the content settings (side by side)",
+                    f"{s['ours_no_fingerprint_us_per_page']:,.0f}",
+                ],
+                ["the content fingerprint alone: median", f"{s['fingerprint_us_median']:.1f}"],
+                [
+                    "the content fingerprint alone: 90th percentile",
+                    f"{s['fingerprint_us_p90']:.1f}",
+                ],
+                [
+                    "the content fingerprint, the pages with a nav, a footer, three scripts: "
+                    "median",
+                    f"{s.get('fingerprint_us_median_with_chrome', float('nan')):.1f}",
+                ],
+            ]
+            if "fingerprint_us_median" in s
+            else []
+        ),
     )
     out += ["", footer(record), ""]
     return out
@@ -637,6 +657,33 @@ def origins_tables(record: Record) -> list[str]:
     return out
 
 
+def state_size_tables(record: Record) -> list[str]:
+    p, s = record["parameters"], record["summary"]
+    out = [f"### The state file's bytes a URL ({p['urls']:,} URLs of one origin)", ""]
+    out += table(
+        ["URLs", "content notes", "URL set", "state file (vacuumed)"],
+        "lrrr",
+        [
+            [
+                label,
+                f"{v['content_per_url']:.1f}",
+                f"{v['url_per_url']:.1f}",
+                f"{v['file_per_url']:.1f}",
+            ]
+            for label, v in s["state"].items()
+        ],
+    )
+    out += [
+        "",
+        f"The duplicate choice holds {s['duplicate_choice_peak_per_url']:.0f} bytes a page at "
+        f"its peak ({s['duplicate_choice_held_per_url']:.0f} after).",
+        "",
+        footer(record),
+        "",
+    ]
+    return out
+
+
 RENDERERS: dict[str, Callable[[Record], list[str]]] = {
     "build": build_tables,
     "origins": origins_tables,
@@ -649,6 +696,7 @@ RENDERERS: dict[str, Callable[[Record], list[str]]] = {
     "spy-crawl": spy_crawl_tables,
     "levels": levels_tables,
     "redis-memory": redis_memory_tables,
+    "state-size": state_size_tables,
 }
 
 

@@ -108,7 +108,9 @@ DEFAULTS: dict[str, Any] = {
     "SITEMAPGEN_VIDEOS": True,
     "SITEMAPGEN_ALTERNATES": True,
     "SITEMAPGEN_NEWS_MAX_AGE": NEWS_MAX_AGE_SECONDS,
-    "SITEMAPGEN_LASTMOD_SOURCES": ["header", "page"],
+    "SITEMAPGEN_LASTMOD_SOURCES": ["page", "header", "observed"],
+    "SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT": True,
+    "SITEMAPGEN_DEDUPE_CONTENT": True,
     "SITEMAPGEN_CHANGEFREQ": [],
     "SITEMAPGEN_PRIORITY": [],
     # The close report
@@ -121,6 +123,11 @@ DEFAULTS: dict[str, Any] = {
     "SITEMAPGEN_INDEXNOW_INITIAL": False,
     "SITEMAPGEN_INDEXNOW_BATCH": MAX_URLS_PER_REQUEST,
     "SITEMAPGEN_INDEXNOW_RETRY_SECONDS": 60.0,
+    # The audit of the live sitemaps (docs/audit.rst)
+    "SITEMAPGEN_AUDIT": False,
+    "SITEMAPGEN_AUDIT_SITEMAPS": [],
+    "SITEMAPGEN_AUDIT_MAX_FETCH": 10_000,
+    "SITEMAPGEN_REPORT_DIR": "sitemapgen-report",
 }
 
 #: The formats SITEMAPGEN_FORMATS may name: XML urlsets (with index) and text sitemaps (P11).
@@ -128,7 +135,7 @@ FORMATS = ("xml", "txt")
 #: The state file of a local output, kept in the output folder (beside the origin folders).
 LOCAL_STATE_NAME = ".sitemapgen-state.sqlite3"
 #: The lastmod sources SITEMAPGEN_LASTMOD_SOURCES may name, in no particular order.
-LASTMOD_SOURCES = ("header", "page", "crawl_time")
+LASTMOD_SOURCES = ("header", "page", "crawl_time", "observed")
 Rule = tuple["re.Pattern[str]", str]
 
 _SAMPLE_ORIGIN = Origin("https", "www.example.com", 443)
@@ -269,6 +276,13 @@ def _lastmod_sources(settings: BaseSettings) -> tuple[str, ...]:
         raise ValueError(
             f"{name}={sources!r} is invalid: it must list, without repeats, some of "
             f"{', '.join(LASTMOD_SOURCES)} in order of precedence."
+        )
+    if "observed" in sources[:-1]:
+        # The crawl settles the stated sources; "observed" is settled at publish, against
+        # the previous runs' fingerprints, so it can only be the last resort.
+        raise ValueError(
+            f"{name}={sources!r} is invalid: 'observed' must come last, after the sources "
+            f"that state a date."
         )
     return tuple(sources)
 
@@ -521,6 +535,10 @@ class Config:
     alternates: bool
     news_max_age: int
     lastmod_sources: tuple[str, ...]
+    #: SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT: an unchanged page keeps its published lastmod.
+    lastmod_follows_content: bool
+    #: SITEMAPGEN_DEDUPE_CONTENT: pages of one origin with one fingerprint listed once.
+    dedupe_content: bool
     changefreq_rules: tuple[Rule, ...]
     priority_rules: tuple[Rule, ...]
     #: Origins the close report gives a log line and ``…/<origin>`` stats of their own;
@@ -545,6 +563,24 @@ class Config:
     #: What looks wrong in the settings without stopping the crawl (an unknown
     #: ``SITEMAPGEN_*`` name, a sitemap-named feed of items); logged once at start.
     warnings: tuple[str, ...]
+    #: SITEMAPGEN_AUDIT: keep every URL's verdict, read the live sitemaps, write the report.
+    audit: bool = False
+    #: SITEMAPGEN_AUDIT_SITEMAPS: sitemap URLs audited besides those each origin announces.
+    audit_sitemaps: tuple[str, ...] = ()
+    #: SITEMAPGEN_AUDIT_MAX_FETCH: listed URLs the crawl never reached, fetched at most.
+    audit_max_fetch: int = 10_000
+    #: SITEMAPGEN_REPORT_DIR: the local folder of the audit's report, one folder per origin.
+    report_dir: Path = Path("sitemapgen-report")
+
+    @property
+    def fingerprints(self) -> bool:
+        """Whether the crawl records each page's content fingerprint: a setting reads it
+        (the ``observed`` source, lastmods that follow the content, dropping duplicates)."""
+        return (
+            "observed" in self.lastmod_sources
+            or self.lastmod_follows_content
+            or self.dedupe_content
+        )
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Config:
@@ -652,6 +688,8 @@ class Config:
                 "seconds; Google News: 2 days",
             ),
             lastmod_sources=_lastmod_sources(settings),
+            lastmod_follows_content=_bool(settings, "SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT"),
+            dedupe_content=_bool(settings, "SITEMAPGEN_DEDUPE_CONTENT"),
             changefreq_rules=_rules(
                 settings,
                 "SITEMAPGEN_CHANGEFREQ",
@@ -681,4 +719,37 @@ class Config:
             ),
             sitemap_feeds=sitemap_feeds,
             warnings=(*_unknown_names(settings), *feed_warnings),
+            **_audit(settings, output_dir),
         )
+
+
+def _audit(settings: BaseSettings, output_dir: Path | None) -> dict[str, Any]:
+    """The audit's settings, checked: the Config fields they give."""
+    sitemaps = _strings(settings, "SITEMAPGEN_AUDIT_SITEMAPS", "sitemap URLs")
+    for url in sitemaps:
+        parts = urlsplit(url)
+        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+            raise ValueError(
+                f"SITEMAPGEN_AUDIT_SITEMAPS holds {url!r}, which is no absolute http(s) URL: "
+                f"it must be a list of sitemap URLs."
+            )
+    name = "SITEMAPGEN_REPORT_DIR"
+    report_dir = _get(settings, name)
+    if not isinstance(report_dir, (str, Path)) or not str(report_dir).strip():
+        raise ValueError(f"{name}={report_dir!r} is invalid: it must be a local folder path.")
+    report = Path(str(report_dir).strip())
+    if output_dir is not None and "%(" not in str(output_dir):
+        out, where = output_dir.resolve(), report.resolve()
+        if where == out or out in where.parents or where in out.parents:
+            raise ValueError(
+                f"{name}={report_dir!r} is invalid: the report is kept apart from the published "
+                f"sitemaps in SITEMAPGEN_URI={str(output_dir)!r}; name another folder."
+            )
+    return {
+        "audit": _bool(settings, "SITEMAPGEN_AUDIT"),
+        "audit_sitemaps": tuple(sitemaps),
+        "audit_max_fetch": _int(
+            settings, "SITEMAPGEN_AUDIT_MAX_FETCH", 0, 10_000_000, "URLs fetched by the audit"
+        ),
+        "report_dir": report,
+    }

@@ -27,6 +27,18 @@ OUTPUT_POSTPONED = f"{PREFIX}/output/postponed"
 RESUME_REISSUED = f"{PREFIX}/resume/reissued"
 RESUME_QUEUES_REMOVED = f"{PREFIX}/resume/queues_removed"
 STORE_LOST = f"{PREFIX}/store/lost"
+# The audit of the live sitemaps (SITEMAPGEN_AUDIT)
+VERDICTS_RECORDED = f"{PREFIX}/verdicts/recorded"
+AUDIT_SITEMAPS_READ = f"{PREFIX}/audit/sitemaps_read"
+AUDIT_LISTED = f"{PREFIX}/audit/listed"
+AUDIT_FETCHED = f"{PREFIX}/audit/fetched"
+AUDIT_NOT_FETCHED = f"{PREFIX}/audit/not_fetched"
+AUDIT_REPORT_FAILED = f"{PREFIX}/audit/report_failed"
+
+
+def audit_findings(finding: str) -> str:
+    """Findings of one kind over every origin audited (``listed_not_found``, ...)."""
+    return f"{PREFIX}/audit/findings/{finding}"
 
 
 def excluded(reason: str) -> str:
@@ -41,6 +53,11 @@ def skipped(reason: str) -> str:
 
 #: Records of a build's ``--input`` feed without a ``loc`` field (or with an empty one).
 ITEMS_NO_LOC = skipped("item_no_loc")
+
+#: The exclusion reason of a page whose content another URL of its origin also has
+#: (SITEMAPGEN_DEDUPE_CONTENT), and its count.
+DUPLICATE_CONTENT = "duplicate_content"
+EXCLUDED_DUPLICATE_CONTENT = excluded(DUPLICATE_CONTENT)
 
 
 def delivery_failed(storage: str) -> str:
@@ -111,8 +128,13 @@ class Reporter:
         self.stats = stats
         self.logger = logger
         self._warned: set[str] = set()
+        #: The last exclusion (reason, detail) and the last skip's reason: what the verdict
+        #: of the page being judged says (the audit resets and reads them around a page).
+        self.last_exclusion: tuple[str, str | None] | None = None
+        self.last_skip: str | None = None
 
     def skip(self, reason: str, url: str, detail: object = None) -> None:
+        self.last_skip = reason
         self.stats.inc_value(skipped(reason))
         first = reason not in self._warned
         self._warned.add(reason)
@@ -127,7 +149,9 @@ class Reporter:
             },
         )
 
-    def exclude(self, reason: str, url: str) -> None:
+    def exclude(self, reason: str, url: str, detail: str | None = None) -> None:
+        """``detail``: where the page points instead (its canonical, its refresh target)."""
+        self.last_exclusion = (reason, detail)
         self.stats.inc_value(excluded(reason))
         self.logger.debug(
             "Sitemap: not listing %(url)s (%(reason)s)", {"url": url[:300], "reason": reason}

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import threading
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -66,6 +68,28 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
     server = RedisServer(tmp_path)
     yield server
     server.stop()
+
+
+@pytest.fixture
+def ftp_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    with warnings.catch_warnings():  # pyftpdlib still imports asyncore on Python < 3.12
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from pyftpdlib.authorizers import DummyAuthorizer
+        from pyftpdlib.handlers import FTPHandler
+        from pyftpdlib.servers import ThreadedFTPServer
+
+    home = tmp_path / "ftp-home"
+    home.mkdir()
+    authorizer = DummyAuthorizer()
+    authorizer.add_user("crawler", "s3cret", str(home), perm="elradfmwMT")
+    handler = type("Handler", (FTPHandler,), {"authorizer": authorizer, "banner": "test"})
+    server = ThreadedFTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"timeout": 0.1}, daemon=True)
+    thread.start()
+    port = server.address[1]
+    yield f"ftp://crawler:s3cret@127.0.0.1:{port}", home
+    server.close_all()
+    thread.join(timeout=5)
 
 
 @pytest.fixture(scope="session")

@@ -33,6 +33,7 @@ import urllib.request
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from html import escape
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -480,7 +481,9 @@ class SiteServer:
 
 
 def _links(*hrefs: str) -> str:
-    return "".join(f"<a href='{h}'>link</a>\n" for h in hrefs)
+    """Links named by their targets: pages linking elsewhere read differently, so no two
+    are duplicates by content (SITEMAPGEN_DEDUPE_CONTENT)."""
+    return "".join(f"<a href='{h}'>{escape(h)}</a>\n" for h in hrefs)
 
 
 LM_HOME = "Wed, 21 Oct 2015 07:28:00 GMT"

@@ -9,8 +9,6 @@ import hashlib
 import json
 import logging
 import sqlite3
-import threading
-import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
@@ -225,28 +223,6 @@ async def test_failed_upload_counts_keeps_going_and_holds_back_the_index(
     stats = crawler.stats.get_stats()
     assert stats["sitemapgen/delivery/failed/FlakyStorage"] == 1
     assert stats["sitemapgen/delivery/stored/FlakyStorage"] == 6  # a again; nothing of b
-
-
-@pytest.fixture
-def ftp_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    with warnings.catch_warnings():  # pyftpdlib still imports asyncore on Python < 3.12
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from pyftpdlib.authorizers import DummyAuthorizer
-        from pyftpdlib.handlers import FTPHandler
-        from pyftpdlib.servers import ThreadedFTPServer
-
-    home = tmp_path / "ftp-home"
-    home.mkdir()
-    authorizer = DummyAuthorizer()
-    authorizer.add_user("crawler", "s3cret", str(home), perm="elradfmwMT")
-    handler = type("Handler", (FTPHandler,), {"authorizer": authorizer, "banner": "test"})
-    server = ThreadedFTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"timeout": 0.1}, daemon=True)
-    thread.start()
-    port = server.address[1]
-    yield f"ftp://crawler:s3cret@127.0.0.1:{port}", home
-    server.close_all()
-    thread.join(timeout=5)
 
 
 @deferred_f_from_coro_f

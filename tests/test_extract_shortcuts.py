@@ -81,7 +81,7 @@ class Skips:
     def skip(self, reason: str, url: str, detail: object = None) -> None:
         self.calls.append((reason, detail))
 
-    def exclude(self, reason: str, url: str) -> None:
+    def exclude(self, reason: str, url: str, detail: str | None = None) -> None:
         self.calls.append((f"excluded/{reason}", url))
 
 

@@ -44,7 +44,8 @@ def shop(tmp_path: Path) -> Iterator[SiteServer]:
     server = SiteServer()
     server.routes["/"] = Route(body=html(body=_links("/a", "/b", "/c", "/d")))
     for day, path in enumerate(("/a", "/b", "/c", "/d"), start=1):
-        server.routes[path] = Route(body=html(body="<p>x</p>"), headers=_modified(day))
+        # Each its own text, so none is another's duplicate by content.
+        server.routes[path] = Route(body=html(body=f"<p>{path}</p>"), headers=_modified(day))
     server.static = tmp_path / "out" / server.origin.name
     yield server
     server.close()
@@ -56,6 +57,9 @@ def _links(*paths: str) -> str:
 
 def _settings(endpoint: IndexNowServer, **more: object) -> dict[str, object]:
     return {
+        # The runs change a page by moving its Last-Modified, not its text: its lastmod
+        # follows the header, not the content (SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT).
+        "SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT": False,
         "SITEMAPGEN_INDEXNOW_KEY": KEY,
         "SITEMAPGEN_INDEXNOW_ENDPOINT": endpoint.url,
         "SITEMAPGEN_INDEXNOW_BATCH": 2,

@@ -232,7 +232,8 @@ def expected(server: SiteServer) -> dict[str, dict[str, object]]:
         ),
         u("/future-lm"): entry(),  # a Last-Modified in 2300 is no lastmod
         u("/page-modified"): entry(lastmod="2024-03-01T09:00:00+00:00"),
-        u("/header-and-page"): entry(lastmod="2024-01-01T00:00:00+00:00"),  # header first
+        # The page first (the default order since issue 21): its og:updated_time.
+        u("/header-and-page"): entry(lastmod="2024-03-01T10:00:00+00:00"),
         u("/news-new"): entry(changefreq="hourly"),
         u("/news-old"): entry(changefreq="hourly"),
     }

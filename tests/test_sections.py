@@ -38,9 +38,12 @@ PAGES += ["/blog/b1", "/blog/b2"]
 def shop() -> Iterator[SiteServer]:
     """A home page linking to every page: three of no section, three products, two posts."""
     server = SiteServer()
-    server.routes["/"] = Route(body=html(body=_links(*PAGES[1:])))
+    # The links in a <nav>: the site's menu, no content of the home page, which a new
+    # link in it does not change (docs/lastmod.rst, "Content").
+    server.routes["/"] = Route(body=html(body=f"<nav>{_links(*PAGES[1:])}</nav>"))
     for path in PAGES[1:]:
-        server.routes[path] = Route(body=html(body="<p>page</p>"))
+        # Each its own text, so none is another's duplicate by content.
+        server.routes[path] = Route(body=html(body=f"<p>{path}</p>"))
     yield server
     server.close()
 
@@ -124,7 +127,7 @@ async def test_a_new_blog_page_leaves_the_product_files_alone(shop, crawl, tmp_p
     folder = tmp_path / "out" / shop.origin.name
     before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir()}
     manifest_before = json.loads((folder / "manifest.json").read_text())
-    shop.routes["/"] = Route(body=html(body=_links(*PAGES[1:], "/blog/b3")))
+    shop.routes["/"] = Route(body=html(body=f"<nav>{_links(*PAGES[1:], '/blog/b3')}</nav>"))
     shop.routes["/blog/b3"] = Route(body=html(body="<p>new</p>"))
     crawler = await crawl(SETTINGS, start_url=shop.url("/"))
     after = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir()}

@@ -336,9 +336,13 @@ def test_page_fact_defaults() -> None:
     assert cfg.image_policy.allow == () and cfg.image_policy.deny == ()
     # Google News: articles of the last two days.
     assert cfg.news_max_age == 2 * 24 * 60 * 60 == 172_800
-    # P4: lastmod from the server or the page, never invented from the crawl time.
-    assert cfg.lastmod_sources == ("header", "page")
+    # P4: lastmod the page's author wrote first, then the server's, then a change the
+    # crawls observed (issue 21); never invented from the crawl time.
+    assert cfg.lastmod_sources == ("page", "header", "observed")
     assert "crawl_time" not in cfg.lastmod_sources
+    assert cfg.lastmod_follows_content is True
+    assert cfg.dedupe_content is True
+    assert cfg.fingerprints is True
     assert cfg.changefreq_rules == ()
     assert cfg.priority_rules == ()
 
@@ -578,6 +582,8 @@ def test_g3_bad_host_aliases(value: dict[str, Any], shown: str) -> None:
         ("page,header", ("page", "header")),  # -s on the command line
         ('["header", "page", "crawl_time"]', ("header", "page", "crawl_time")),
         (["Header"], ("header",)),
+        (["observed"], ("observed",)),
+        (["header", "observed"], ("header", "observed")),
     ],
 )
 def test_p4_lastmod_sources_accepted(value: Any, expected: tuple[str, ...]) -> None:
@@ -595,7 +601,43 @@ def test_p4_lastmod_sources_accepted(value: Any, expected: tuple[str, ...]) -> N
     ids=repr,
 )
 def test_p4_bad_lastmod_sources(value: list[str]) -> None:
-    assert_rejected("SITEMAPGEN_LASTMOD_SOURCES", value, "header", "page", "crawl_time", "repeat")
+    assert_rejected(
+        "SITEMAPGEN_LASTMOD_SOURCES", value, "header", "page", "crawl_time", "observed", "repeat"
+    )
+
+
+@pytest.mark.parametrize(
+    "value", [["observed", "header"], ["page", "observed", "crawl_time"]], ids=repr
+)
+def test_observed_must_come_last(value: list[str]) -> None:
+    """``observed`` is settled at publish, after the stated sources: it can only be last."""
+    assert_rejected("SITEMAPGEN_LASTMOD_SOURCES", value, "'observed' must come last")
+
+
+@pytest.mark.parametrize(
+    "name", ["SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT", "SITEMAPGEN_DEDUPE_CONTENT"]
+)
+def test_content_switches(name: str) -> None:
+    field = {"SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT": "lastmod_follows_content"}.get(
+        name, "dedupe_content"
+    )
+    assert getattr(config(**{name: False}), field) is False
+    assert getattr(config(**{name: "0"}), field) is False  # -s on the command line
+    assert getattr(config(**{name: True}), field) is True
+    assert_rejected(name, "maybe", "True or False")
+
+
+def test_no_fingerprints_unless_a_rule_reads_them() -> None:
+    """The crawl computes no fingerprint when no setting reads one."""
+    off = config(
+        SITEMAPGEN_LASTMOD_SOURCES=["header"],
+        SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT=False,
+        SITEMAPGEN_DEDUPE_CONTENT=False,
+    )
+    assert off.fingerprints is False
+    assert config(
+        SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT=False, SITEMAPGEN_DEDUPE_CONTENT=False
+    ).fingerprints
 
 
 # --- SITEMAPGEN_NEWS_MAX_AGE ------------------------------------------------------------

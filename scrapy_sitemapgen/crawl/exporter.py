@@ -9,13 +9,14 @@ from typing import TYPE_CHECKING
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
-from scrapy.utils.asyncio import run_in_thread
+from scrapy.utils.asyncio import is_asyncio_available, run_in_thread
 
 from .. import stats as keys
 from ..publish.delivery import DestinationError, check_destination
 from ..publish.publisher import publish
 from ..stats import Reporter
 from ..store.base import StoreError
+from .audit import LiveAudit, write_reports
 from .feed import SitemapFeeds
 from .recorder import Recorder
 from .startup import checked_config, refuse_start
@@ -59,6 +60,8 @@ class SitemapExporter:
         #: Why nothing was recorded, when the caller knows (a build's feed held no usable
         #: record): said by the close report when there is nothing to publish.
         self.empty_reason: str | None = None
+        #: The audit of the live sitemaps (SITEMAPGEN_AUDIT), run when the spider idles.
+        self.audit = LiveAudit(crawler, config, self.recorder) if config.audit else None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -73,6 +76,11 @@ class SitemapExporter:
             check_destination(config, crawler)
         except DestinationError as exc:
             refuse_start(str(exc))
+        if config.audit and not is_asyncio_available():
+            refuse_start(
+                "SITEMAPGEN_AUDIT=True needs the asyncio reactor (TWISTED_REACTOR = "
+                "'twisted.internet.asyncioreactor.AsyncioSelectorReactor', Scrapy's default)."
+            )
         exporter = cls(crawler, config)
         try:
             exporter.recorder.check()
@@ -80,6 +88,8 @@ class SitemapExporter:
             refuse_start(str(exc))
         crawler.signals.connect(exporter.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(exporter.spider_closed, signal=signals.spider_closed)
+        if exporter.audit is not None:
+            crawler.signals.connect(exporter.audit.spider_idle, signal=signals.spider_idle)
         return exporter
 
     @classmethod
@@ -126,6 +136,29 @@ class SitemapExporter:
         )
         return False
 
+    async def _report_audit(self, source: FactSource) -> None:
+        """The audit's report and its close log lines; a failure is logged and counted,
+        never raised (the sitemaps are out already)."""
+        audit, log = self.audit, self.recorder.verdicts
+        if audit is None or log is None:
+            return
+        if not audit.done:
+            logger.info("Sitemap audit: the crawl closed before the audit ran; no report")
+            return
+        try:
+            deduped = source if self.config.dedupe_content else None
+            lines = await run_in_thread(write_reports, audit, log, deduped)
+        except Exception:
+            self.stats.inc_value(keys.AUDIT_REPORT_FAILED)
+            logger.error(
+                "Sitemap audit: writing the report to %(dir)s failed",
+                {"dir": self.config.report_dir},
+                exc_info=True,
+            )
+            return
+        for line in lines:
+            logger.info("Sitemap audit of %(line)s", {"line": line})
+
     async def spider_closed(self, spider: Spider, reason: str) -> None:
         recorder = self.recorder
         store = recorder.store
@@ -168,6 +201,7 @@ class SitemapExporter:
             finally:
                 # Counted after writing: a build's run store learns its count as it merges.
                 self.stats.set_value(keys.URLS_STORED, await run_in_thread(len, source))
+                await self._report_audit(source)
         except Exception:  # Scrapy would swallow it; make the failure visible and counted.
             self.stats.inc_value(keys.OUTPUT_FAILED)
             recorder.count_lost()

@@ -20,6 +20,7 @@ from scrapy.utils.response import get_base_url
 from ..sitemaps import page
 from ..sitemaps.facts import (
     Alternate,
+    Content,
     FactRejected,
     UrlFacts,
     Video,
@@ -29,6 +30,7 @@ from ..sitemaps.facts import (
     parse_hreflang,
     parse_lastmod,
 )
+from ..sitemaps.fingerprint import content_fingerprint
 from ..sitemaps.limits import MAX_IMAGES_PER_URL
 from ..sitemaps.urls import (
     UrlRejected,
@@ -115,10 +117,15 @@ class _Page:
         self._ld: list[Any] | None = None
         # Computed on first use (plain attributes: functools.cached_property takes a lock).
         self._nodes: page.PageNodes | None = None
+        self._selector: Selector | None = None
+        # Whether the page's one canonical names the page itself (set by exclusion()).
+        self._self_canonical: bool | None = None
         self._base: str | None = None
         self._prefix: str | None = None
         self._encoding: str | None = None
         self._locs: dict[str, str] = {}
+        #: Where an excluded page points instead (its canonical, its refresh target).
+        self.elsewhere: str | None = None
 
     @property
     def encoding(self) -> str:
@@ -130,23 +137,30 @@ class _Page:
         return self._encoding
 
     @property
-    def nodes(self) -> page.PageNodes:
-        """The elements every reader looks at, gathered in one walk of the tree of Scrapy's
-        cached selector (built on first use here or in the spider, never twice)."""
-        if self._nodes is None:
+    def selector(self) -> Selector:
+        """Scrapy's cached selector of the page (built on first use here or in the spider,
+        never twice)."""
+        if self._selector is None:
             response = self.response
             if not isinstance(response, HtmlResponse):
-                selector = _NO_HTML
+                self._selector = _NO_HTML
             else:
                 try:
-                    selector = response.selector
+                    self._selector = response.selector
                 except ValueError:
                     # Scrapy builds its selector with get_base_url(), which raises on a
                     # <base href> the URL parser rejects ("http://[::1/x"). The spider
                     # meets the same error; the page is read here without Scrapy's cache.
                     self.base  # noqa: B018  # counts the broken <base href>
-                    selector = Selector(text=response.text, type="html")
-            self._nodes = page.PageNodes(selector)
+                    self._selector = Selector(text=response.text, type="html")
+        return self._selector
+
+    @property
+    def nodes(self) -> page.PageNodes:
+        """The elements every reader looks at, gathered in one walk of the tree of the
+        selector."""
+        if self._nodes is None:
+            self._nodes = page.PageNodes(self.selector)
         return self._nodes
 
     @property
@@ -203,15 +217,41 @@ class _Page:
             if directives & _NOINDEX:
                 return "noindex"
         if config.respect_canonical:
-            canonicals = page.canonical_urls(self.nodes, self.links, self.base, self.response.url)
-            # Several different canonicals contradict each other; Google then ignores them.
-            if len(set(canonicals)) == 1 and not self.same_page(canonicals[0]):
+            canonical = self.canonical()
+            self._self_canonical = None if canonical is None else self.same_page(canonical)
+            if canonical is not None and self._self_canonical is False:
+                self.elsewhere = self.policy_loc(canonical)
                 return "canonical_elsewhere"
         if config.respect_meta_refresh and self.html:
             target = page.refresh_url(self.nodes, self.base)
             if target is not None and not self.same_page(target):
+                self.elsewhere = self.policy_loc(target)
                 return "meta_refresh"
         return None
+
+    def canonical(self) -> str | None:
+        """The page's canonical URL; None when it names none, or several different ones
+        (which contradict each other: Google then ignores them)."""
+        canonicals = page.canonical_urls(self.nodes, self.links, self.base, self.response.url)
+        return canonicals[0] if len(set(canonicals)) == 1 else None
+
+    def self_canonical(self) -> bool | None:
+        """Whether the page's canonical URL is the page itself; None without one."""
+        canonical = self.canonical()
+        return None if canonical is None else self.same_page(canonical)
+
+    def content(self, now: datetime) -> Content | None:
+        """The page's content fingerprint, fetch time and whether it is its own canonical;
+        None for a page without text (or no HTML)."""
+        if not self.html:
+            return None
+        fingerprint = content_fingerprint(self.selector)
+        if fingerprint is None:
+            return None
+        canonical = self._self_canonical
+        if canonical is None and not self.config.respect_canonical:
+            canonical = self.self_canonical()
+        return Content(fingerprint, format_w3c(now), canonical is True)
 
     def lastmod(self, now: datetime) -> str | None:
         """The first valid lastmod among SITEMAPGEN_LASTMOD_SOURCES, in their order."""
@@ -231,6 +271,7 @@ class _Page:
                         self.reporter.skip(exc.reason, self.loc, detail=raw)
             elif source == "crawl_time":
                 return format_w3c(now)
+            # "observed" (always last) is settled at publish, against the previous runs.
         return None
 
     def images(self) -> tuple[str, ...]:
@@ -342,7 +383,7 @@ def page_facts(
     facts = _Page(response, config, reporter, loc)
     exclusion = facts.exclusion()
     if exclusion is not None:
-        reporter.exclude(exclusion, loc)
+        reporter.exclude(exclusion, loc, facts.elsewhere)
         return None
     now = now or datetime.now(timezone.utc)
     html = facts.html
@@ -352,4 +393,5 @@ def page_facts(
         images=facts.images() if config.images and html else (),
         videos=facts.videos(now) if config.videos and html else (),
         alternates=facts.alternates() if config.alternates else (),
+        content=facts.content(now) if config.fingerprints else None,
     )

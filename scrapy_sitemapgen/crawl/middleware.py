@@ -5,8 +5,11 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from scrapy.spidermiddlewares.httperror import HttpError
+
 from .exporter import SitemapExporter
 from .extract import page_facts
+from .verdicts import response_verdicts
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -47,10 +50,23 @@ class SitemapSpiderMiddleware:
             if response.request is not None:
                 self.recorder.answered(response.request)
 
+    def process_spider_exception(self, response: Response, exception: Exception) -> None:
+        """A status Scrapy's HttpErrorMiddleware refused (no errback saw it): its verdict,
+        for the audit; the exception goes on to the other middlewares."""
+        recorder = self.recorder
+        if recorder.verdicts is not None and isinstance(exception, HttpError):
+            recorder.judged(response_verdicts(response, None, None, recorder.config))
+
     def _record(self, response: Response) -> None:
         recorder = self.recorder
         if recorder.store is None:
             return
-        facts = page_facts(response, recorder.config, recorder.reporter)
+        reporter = recorder.reporter
+        judging = recorder.verdicts is not None
+        if judging:
+            reporter.last_exclusion = reporter.last_skip = None
+        facts = page_facts(response, recorder.config, reporter)
         if facts is not None and recorder.record(facts, from_item=False):
             recorder.page_recorded()
+        if judging:
+            recorder.judged(response_verdicts(response, facts, reporter, recorder.config))

@@ -29,9 +29,11 @@ if TYPE_CHECKING:
 
     from ..settings import Config
     from ..sitemaps.facts import UrlFacts
+    from ..sitemaps.verdicts import Verdict
     from ..stats import Reporter
     from ..store.base import FactStore
     from ..store.journal import RequestJournal
+    from ..store.verdicts import VerdictLog
 
 __all__ = ["Recorder"]
 
@@ -64,6 +66,10 @@ class Recorder:
         self._failed = False
         self._flusher: Any = None
         self._pages_uncounted = 0
+        #: Where every URL's verdict goes: only with SITEMAPGEN_AUDIT (and a store that
+        #: keeps verdicts).
+        self.verdicts: VerdictLog | None = None
+        self._verdicts_uncounted = 0
 
     @property
     def keeps_store(self) -> bool:
@@ -119,6 +125,14 @@ class Recorder:
             self._marker = Path(location).with_name(Path(location).name + ".closed")
             self.closed_cleanly = self._marker.exists()
             self._marker.unlink(missing_ok=True)
+        if config.audit:
+            self.verdicts = store.verdicts()
+            if self.verdicts is None:
+                logger.warning(
+                    "Sitemap: the store %(backend)s keeps no verdicts, so there is no audit "
+                    "(SITEMAPGEN_AUDIT needs the SQLite store)",
+                    {"backend": type(store).__name__},
+                )
         self._flusher = create_looping_call(self._flush)
         self._flusher.start(config.commit_seconds, now=False)
         if self._temp_dir is None and coordination is None and len(store):
@@ -138,6 +152,17 @@ class Recorder:
             return False
         return True
 
+    def judged(self, verdicts: list[Verdict]) -> None:
+        """Keep the verdicts of a response; a storage failure is logged and counted."""
+        assert self.verdicts is not None
+        for verdict in verdicts:
+            try:
+                self.verdicts.put(verdict)
+            except _STORE_ERRORS:
+                self._store_failed(verdict.url)
+                return
+            self._verdicts_uncounted += 1
+
     def page_recorded(self) -> None:
         """Count a page recorded by the middleware (in the stats by the hundred)."""
         self._pages_uncounted += 1
@@ -145,6 +170,9 @@ class Recorder:
             self._count_pages()
 
     def _count_pages(self) -> None:
+        if self._verdicts_uncounted:
+            self.stats.inc_value(keys.VERDICTS_RECORDED, self._verdicts_uncounted)
+            self._verdicts_uncounted = 0
         if self._pages_uncounted:
             self.stats.inc_value(keys.PAGES_RECORDED, self._pages_uncounted)
             self._pages_uncounted = 0
@@ -204,6 +232,7 @@ class Recorder:
         """Release the store (its files stay when it outlives the crawl); mark a clean
         close for the next run on it."""
         store, self.store = self.store, None
+        self.verdicts = None
         if store is None:
             return
         try:

@@ -72,6 +72,13 @@ async def publish(
     nothing to publish."""
     staged: list[Path] = []
     state = await run_in_thread(PublishState, config.state_path)
+    if state.migrated:
+        logger.info(
+            "Sitemap: the state file %(path)s was written by an earlier version, which kept "
+            "no page contents: this run records them, and lastmods follow the content from "
+            "the next run on",
+            {"path": config.state_path},
+        )
     try:
         sets = await run_in_thread(_stage, store, config, reporter, state, staged)
         if feeds is not None and crawler is not None:

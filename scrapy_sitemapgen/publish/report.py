@@ -52,6 +52,25 @@ def report(
         unchanged += len(sitemaps) - changed_files
         shown = number < log_origins
         _report_sections(origin_set, reporter, shown)
+        if origin_set.duplicates:
+            logger.log(
+                logging.INFO if shown else logging.DEBUG,
+                "Sitemap: %(root)s: %(count)d page(s) left out as duplicates by content "
+                "(%(key)s): %(first)s%(more)s",
+                {
+                    "root": origin_set.origin.root,
+                    "count": origin_set.duplicates,
+                    "key": keys.EXCLUDED_DUPLICATE_CONTENT,
+                    "first": ", ".join(
+                        f"{left} (same as {listed})" for left, listed in origin_set.first_duplicates
+                    ),
+                    "more": (
+                        ", ... (all at DEBUG)"
+                        if origin_set.duplicates > len(origin_set.first_duplicates)
+                        else ""
+                    ),
+                },
+            )
         if shown:
             stats.set_value(keys.urls_written_for(name), urls)
             stats.set_value(keys.files_written_for(name), changed_files)

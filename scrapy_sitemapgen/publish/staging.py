@@ -17,9 +17,18 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol
 
+from ..sitemaps.content import ContentNotes, Seen, duplicate_choice
 from ..sitemaps.facts import format_w3c
 from ..sitemaps.indexnow import ChangeNotes, fingerprint, key_file_name, previous_fingerprints
-from ..sitemaps.manifest import URL_BLOCK, FileRecord, UrlNotes, manifest_json, previous_locs
+from ..sitemaps.manifest import (
+    URL_BLOCK,
+    FileRecord,
+    UrlNotes,
+    encode_contents,
+    manifest_json,
+    previous_contents,
+    previous_locs,
+)
 from ..sitemaps.naming import MANIFEST_NAME, ROBOTS_NAME
 from ..sitemaps.sections import in_section
 from ..sitemaps.urls import Origin, base_url_for, origin_folder
@@ -31,7 +40,7 @@ from ..sitemaps.writer import (
     write_origin,
     write_text,
 )
-from ..stats import Tally
+from ..stats import DUPLICATE_CONTENT, Tally
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -69,6 +78,16 @@ class StateView(Protocol):
 
     def change_notes(self, output: str, origin: str) -> ChangeNotes: ...
 
+    def content_notes(
+        self, output: str, origin: str
+    ) -> tuple[Iterator[tuple[str, Seen]], Callable[[list[tuple[str, Seen]]], None]]: ...
+
+    def previous_contents(self, output: str, origin: str) -> Iterator[tuple[str, Seen]]: ...
+
+
+#: How many duplicates by content the close log names per origin (the rest at DEBUG).
+DUPLICATES_SHOWN = 5
+
 
 @dataclass(slots=True)
 class OriginSet:
@@ -86,6 +105,9 @@ class OriginSet:
     sectioned: bool = False
     #: IndexNow's count of URLs added, changed and removed (None: IndexNow is off).
     indexnow: dict[str, int] | None = None
+    #: Pages left out as duplicates by content, and the first few as (left out, listed).
+    duplicates: int = 0
+    first_duplicates: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def robots_lines(self) -> str:
@@ -161,12 +183,87 @@ def _fingerprinted(entries: Iterable[UrlFacts], changes: ChangeNotes) -> Iterato
     changes.note_all(pairs)
 
 
-def _section_pass(
-    store: FactSource, origin: Origin, config: Config, section: str
-) -> Iterator[UrlFacts]:
+def _section_pass(listing: _Listing, config: Config, section: str) -> Iterator[UrlFacts]:
     """One section's entries, from a pass of their own over the store (the store gives
     one origin in loc order; each section is written as a sequence of its own)."""
-    yield from in_section(with_rules(store.entries(origin), config), config.sections, section)
+    entries = listing.entries(first=False)
+    yield from in_section(with_rules(entries, config), config.sections, section)
+
+
+class _Listing:
+    """The entries of one origin to publish: duplicates by content left out (counted once,
+    on the first pass), lastmods settled against the previous runs' content notes (kept
+    for the next run on the first pass, the one that sees every URL)."""
+
+    def __init__(
+        self,
+        store: FactSource,
+        origin: Origin,
+        config: Config,
+        state: StateView,
+        reporter: SkipReporter,
+    ) -> None:
+        self.store = store
+        self.origin = origin
+        self.config = config
+        self.state = state
+        self.reporter = reporter
+        self.duplicates = 0
+        self.first_duplicates: list[tuple[str, str]] = []
+        # A pass over the store before the ones that write: which URL of each content is
+        # listed must be known before the first of them is written.
+        self.chosen = (
+            duplicate_choice(store.entries(origin))
+            if config.dedupe_content and getattr(store, "has_content", True)
+            else {}
+        )
+        self.notes = self._notes(*state.content_notes(config.uri, origin.name))
+
+    def _notes(
+        self,
+        previous: Iterator[tuple[str, Seen]],
+        save: Callable[[list[tuple[str, Seen]]], None] | None,
+    ) -> ContentNotes:
+        return ContentNotes(
+            previous,
+            save,
+            observed="observed" in self.config.lastmod_sources,
+            follows_content=self.config.lastmod_follows_content,
+            block=URL_BLOCK,
+        )
+
+    def entries(self, *, first: bool, settled: bool = True) -> Iterator[UrlFacts]:
+        """The origin's entries; ``first``: the pass whose exclusions and notes count. The
+        other passes (sections, text) settle each lastmod again, the same way, against
+        the previous run's notes read again; ``settled=False``: not at all."""
+        entries = self.store.entries(self.origin)
+        if self.chosen:
+            entries = self._unique(entries, first)
+        if first:
+            return self.notes.follow(entries)
+        if not settled:
+            return entries
+        previous = self.state.previous_contents(self.config.uri, self.origin.name)
+        return self._notes(previous, None).follow(entries)
+
+    def news_entries(self) -> Iterator[UrlFacts]:
+        entries = self.store.news_entries(self.origin)
+        return self._unique(entries, False) if self.chosen else entries
+
+    def _unique(self, entries: Iterable[UrlFacts], first: bool) -> Iterator[UrlFacts]:
+        chosen = self.chosen
+        for facts in entries:
+            content = facts.content
+            if content is not None:
+                listed = chosen.get(content.fingerprint, facts.loc)
+                if listed != facts.loc:
+                    if first:
+                        self.duplicates += 1
+                        if len(self.first_duplicates) < DUPLICATES_SHOWN:
+                            self.first_duplicates.append((facts.loc, listed))
+                        self.reporter.exclude(DUPLICATE_CONTENT, facts.loc)
+                    continue
+            yield facts
 
 
 def _robots(config: Config, origin: Origin, lines: str) -> bytes:
@@ -224,15 +321,14 @@ def stage_origin(
     output = OriginOutput()
     notes = state.url_notes(config.uri, origin.name)
     changes = state.change_notes(config.uri, origin.name) if config.indexnow_key else None
+    listing = _Listing(store, origin, config, state, reporter)
     if "xml" in config.formats:
         # The URLs of no section in the pass that notes every URL, in loc order.
-        noted = _noted(with_rules(store.entries(origin), config), notes, changes)
+        noted = _noted(with_rules(listing.entries(first=True), config), notes, changes)
         output = write_origin(
             in_section(noted, config.sections, "") if config.sections else noted,
-            sections=[
-                (s.name, _section_pass(store, origin, config, s.name)) for s in config.sections
-            ],
-            news=fresh_news(store.news_entries(origin), now, config.news_max_age, reporter),
+            sections=[(s.name, _section_pass(listing, config, s.name)) for s in config.sections],
+            news=fresh_news(listing.news_entries(), now, config.news_max_age, reporter),
             scope=origin.root,
             base_url=base_url,
             lastmod=lastmod,
@@ -241,14 +337,17 @@ def stage_origin(
             on_skip=skip,
         )
     if "txt" in config.formats:
-        entries = store.entries(origin)
+        xml = "xml" in config.formats
+        # A text sitemap has no lastmod: the pass after the XML one need not settle them.
+        entries = listing.entries(first=not xml, settled=not xml)
         output.texts = write_text(
-            entries if "xml" in config.formats else _noted(entries, notes, changes),
+            entries if xml else _noted(entries, notes, changes),
             scope=origin.root,
             open_sink=open_sink,
             options=options,
             on_skip=skip,
         )
+    listing.notes.finish()
     if not output.sitemaps and not output.texts:
         return None
     kinds = {
@@ -283,6 +382,8 @@ def stage_origin(
         sectioned=bool(config.sections),
     )
     origin_set.added, origin_set.removed = notes.finish()
+    origin_set.duplicates = listing.duplicates
+    origin_set.first_duplicates = listing.first_duplicates
     if changes is not None:
         origin_set.indexnow = changes.finish()
     # robots.txt and the manifest go out before the index, which is always published last.
@@ -435,6 +536,10 @@ class _WorkerState:
             "CREATE TABLE blocks (origin TEXT NOT NULL, seq INTEGER NOT NULL,"
             " data BLOB NOT NULL, PRIMARY KEY (origin, seq))"
         )
+        self._db.execute(
+            "CREATE TABLE contents (origin TEXT NOT NULL, seq INTEGER NOT NULL,"
+            " data BLOB NOT NULL, PRIMARY KEY (origin, seq))"
+        )
 
     def previous_files(self, output: str, origin: str) -> dict[str, tuple[str, str]]:
         return self.previous
@@ -444,6 +549,23 @@ class _WorkerState:
             self._db.execute("INSERT INTO blocks VALUES (?, ?, ?)", (origin, seq, data))
 
         return UrlNotes(previous_locs(self._state, output, origin), save)
+
+    def content_notes(
+        self, output: str, origin: str
+    ) -> tuple[Iterator[tuple[str, Seen]], Callable[[list[tuple[str, Seen]]], None]]:
+        seq = 0
+
+        def save(notes: list[tuple[str, Seen]]) -> None:
+            nonlocal seq
+            self._db.execute(
+                "INSERT INTO contents VALUES (?, ?, ?)", (origin, seq, encode_contents(notes))
+            )
+            seq += 1
+
+        return previous_contents(self._state, output, origin), save
+
+    def previous_contents(self, output: str, origin: str) -> Iterator[tuple[str, Seen]]:
+        return previous_contents(self._state, output, origin)
 
     def change_notes(self, output: str, origin: str) -> ChangeNotes:
         """IndexNow's notes, into the scratch file's ``fingerprints`` and ``changes``
@@ -472,6 +594,7 @@ class _WorkerState:
     def forget(self, origin: str) -> None:
         """Drop what was noted for ``origin``: it had nothing to publish."""
         self._db.execute("DELETE FROM blocks WHERE origin = ?", (origin,))
+        self._db.execute("DELETE FROM contents WHERE origin = ?", (origin,))
         if _has_table(self._db, "fingerprinted"):
             for table in ("fingerprinted", "fingerprints", "changes"):
                 self._db.execute(f"DELETE FROM {table} WHERE origin = ?", (origin,))

@@ -28,6 +28,7 @@ from .limits import (
 __all__ = [
     "FUTURE_TOLERANCE",
     "Alternate",
+    "Content",
     "FactRejected",
     "News",
     "UrlFacts",
@@ -124,6 +125,18 @@ class News:
     title: str
 
 
+@dataclass(frozen=True, slots=True)
+class Content:
+    """What a page's content was when it was fetched: its fingerprint
+    (:mod:`sitemaps.fingerprint`), the fetch time (a W3C Datetime, the ``observed``
+    lastmod when the content turns out to have changed), and whether the page names
+    itself as its canonical URL (the preferred one of duplicates)."""
+
+    fingerprint: str
+    fetched: str
+    canonical: bool = False
+
+
 @dataclass(slots=True)
 class UrlFacts:
     """One ``<url>`` entry: ``loc`` normalised (see :func:`urls.normalize_loc`), the rest
@@ -142,6 +155,7 @@ class UrlFacts:
     videos: tuple[Video, ...] = ()
     alternates: tuple[Alternate, ...] = ()
     news: News | None = None
+    content: Content | None = None
 
 
 def format_w3c(moment: datetime) -> str:

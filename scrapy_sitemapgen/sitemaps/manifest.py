@@ -15,13 +15,24 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from . import indexnow
+from .content import Seen
 from .sections import section_counts
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
     from pathlib import Path
 
-__all__ = ["URL_BLOCK", "FileRecord", "PublishState", "UrlNotes", "manifest_json", "previous_locs"]
+__all__ = [
+    "URL_BLOCK",
+    "FileRecord",
+    "PublishState",
+    "UrlNotes",
+    "decode_contents",
+    "encode_contents",
+    "manifest_json",
+    "previous_contents",
+    "previous_locs",
+]
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS files (
@@ -33,6 +44,12 @@ _SCHEMA = (
     # row per URL cost more than writing the sitemaps themselves. (A state file of 0.1.0
     # has a row per URL in ``urls`` instead: read once, then moved to blocks.)
     """CREATE TABLE IF NOT EXISTS url_blocks (
+        output TEXT NOT NULL, origin TEXT NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL,
+        PRIMARY KEY (output, origin, seq))""",
+    # What each published page's content was (``content.Seen``), in loc order, as zlib
+    # blocks of tab-separated lines: loc, fingerprint, observed, lastmod ("" for none).
+    # A state file of 0.1.0 has no such table: every page is then seen for the first time.
+    """CREATE TABLE IF NOT EXISTS content_blocks (
         output TEXT NOT NULL, origin TEXT NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL,
         PRIMARY KEY (output, origin, seq))""",
     # Per section (SITEMAPGEN_SECTIONS) of each origin: its urlset files and URLs.
@@ -55,6 +72,46 @@ def _encode_block(locs: list[str]) -> bytes:
 
 def _decode_block(data: bytes) -> list[str]:
     return zlib.decompress(data).decode().split("\n")
+
+
+def encode_contents(notes: list[tuple[str, Seen]]) -> bytes:
+    """A block of content notes as the state keeps it."""
+    lines = [
+        f"{loc}\t{seen.fingerprint}\t{seen.observed or ''}\t{seen.lastmod or ''}"
+        for loc, seen in notes
+    ]
+    text = "\n".join(lines)
+    if text.count("\n") != len(lines) - 1 or text.count("\t") != 3 * len(lines):
+        raise ValueError("a loc with a line feed or a tab cannot be noted")
+    return zlib.compress(text.encode(), 1)
+
+
+def decode_contents(data: bytes) -> list[tuple[str, Seen]]:
+    notes = []
+    for line in zlib.decompress(data).decode().split("\n"):
+        loc, fingerprint, observed, lastmod = line.split("\t")
+        notes.append((loc, Seen(fingerprint, observed or None, lastmod or None)))
+    return notes
+
+
+def previous_contents(
+    db: sqlite3.Connection, output: str, origin: str
+) -> Iterator[tuple[str, Seen]]:
+    """The content notes the previous run kept for (``output``, ``origin``), in loc
+    order, one block in memory at a time (each block its own query, as
+    :func:`previous_locs`)."""
+    if not _has_table(db, "content_blocks"):  # a read-only look at an old state file
+        return
+    seq = 0
+    while True:
+        row = db.execute(
+            "SELECT data FROM content_blocks WHERE output = ? AND origin = ? AND seq = ?",
+            (output, origin, seq),
+        ).fetchone()
+        if row is None:
+            return
+        yield from decode_contents(row[0])
+        seq += 1
 
 
 def previous_locs(db: sqlite3.Connection, output: str, origin: str) -> Iterator[str]:
@@ -177,11 +234,22 @@ class PublishState:
         self.path = path
         self._db = sqlite3.connect(path, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode = WAL")
+        #: Whether this state file was written by a version that kept no content notes
+        #: (it has published files, no content table): the publish says so once.
+        self.migrated = (
+            not _has_table(self._db, "content_blocks")
+            and _has_table(self._db, "files")
+            and self._db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is not None
+        )
         with self._db:
             for statement in _SCHEMA:
                 self._db.execute(statement)
         self._db.execute(
             "CREATE TEMP TABLE IF NOT EXISTS current_blocks (origin TEXT NOT NULL,"
+            " seq INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (origin, seq))"
+        )
+        self._db.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS current_contents (origin TEXT NOT NULL,"
             " seq INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (origin, seq))"
         )
         self._old_urls = _has_table(self._db, "urls")
@@ -283,6 +351,28 @@ class PublishState:
 
         return UrlNotes(previous_locs(self._db, output, origin), save)
 
+    def content_notes(
+        self, output: str, origin: str
+    ) -> tuple[Iterator[tuple[str, Seen]], Callable[[list[tuple[str, Seen]]], None]]:
+        """The previous run's content notes of ``origin`` and where this run's go (anew if
+        it is staged again): what :class:`content.ContentNotes` reads and saves."""
+        self._db.execute("DELETE FROM current_contents WHERE origin = ?", (origin,))
+        seq = 0
+
+        def save(notes: list[tuple[str, Seen]]) -> None:
+            nonlocal seq
+            self._db.execute(
+                "INSERT INTO current_contents VALUES (?, ?, ?)",
+                (origin, seq, encode_contents(notes)),
+            )
+            seq += 1
+
+        return previous_contents(self._db, output, origin), save
+
+    def previous_contents(self, output: str, origin: str) -> Iterator[tuple[str, Seen]]:
+        """The previous run's content notes of ``origin`` again, for another pass."""
+        return previous_contents(self._db, output, origin)
+
     def take_notes(self, path: Path) -> None:
         """Take the blocks a staging worker saved into another SQLite file (its ``blocks``
         table: origin, seq, data), for every origin it holds, copied inside SQLite."""
@@ -296,6 +386,13 @@ class PublishState:
                 )
                 self._db.execute(
                     "INSERT INTO current_blocks SELECT origin, seq, data FROM notes.blocks"
+                )
+                self._db.execute(
+                    "DELETE FROM current_contents WHERE origin IN "
+                    "(SELECT DISTINCT origin FROM notes.contents)"
+                )
+                self._db.execute(
+                    "INSERT INTO current_contents SELECT origin, seq, data FROM notes.contents"
                 )
                 if _has_table(self._db, "fingerprinted", "notes"):  # IndexNow's, when on
                     noted = [
@@ -344,6 +441,14 @@ class PublishState:
                 self._db.execute(
                     "INSERT INTO url_blocks SELECT ?, origin, seq, data FROM current_blocks "
                     "WHERE origin = ?",
+                    (output, origin),
+                )
+                self._db.execute(
+                    "DELETE FROM content_blocks WHERE output = ? AND origin = ?", (output, origin)
+                )
+                self._db.execute(
+                    "INSERT INTO content_blocks SELECT ?, origin, seq, data FROM current_contents"
+                    " WHERE origin = ?",
                     (output, origin),
                 )
                 self._commit_fingerprints(output, origin)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from .facts import Alternate, News, UrlFacts, Video
+from .facts import Alternate, Content, News, UrlFacts, Video
 from .limits import MAX_IMAGES_PER_URL
 
 if TYPE_CHECKING:
@@ -121,11 +121,15 @@ def _compact_json(value: object) -> str:
 
 
 def _dump_extra(facts: UrlFacts) -> str:
-    """Images, videos and alternates as compact JSON; "" when there are none (not NULL, so
-    a newer page record without media does replace an older one's)."""
-    if not (facts.images or facts.videos or facts.alternates):
+    """Images, videos, alternates and the page's content as compact JSON; "" when there
+    are none (not NULL, so a newer page record without them does replace an older one's).
+    The content goes with the page's media: a page fact, the latest page record's wins."""
+    content = facts.content
+    if not (facts.images or facts.videos or facts.alternates or content):
         return ""
     extra: dict[str, Any] = {}
+    if content is not None:
+        extra["c"] = [content.fingerprint, content.fetched, 1 if content.canonical else 0]
     if facts.images:
         extra["i"] = facts.images
     if facts.videos:
@@ -191,8 +195,9 @@ def row_facts(
 ) -> UrlFacts:
     """:func:`entry`, given the lastmod already chosen (as the SQLite store's query does).
     Images of both sources combine (page first, repeats dropped, at most 1,000), videos
-    likewise by :func:`video_key`; alternates are the page's."""
+    likewise by :func:`video_key`; alternates and content are the page's."""
     page, item = _load_extra(page_extra), _load_extra(item_extra)
+    content = page.get("c")
     images = tuple(dict.fromkeys([*page.get("i", ()), *item.get("i", ())]))[:MAX_IMAGES_PER_URL]
     videos = unique_videos(Video(*fields) for fields in [*page.get("v", ()), *item.get("v", ())])
     return UrlFacts(
@@ -204,4 +209,5 @@ def row_facts(
         videos=videos,
         alternates=tuple(Alternate(h, href) for h, href in page.get("a", ())),
         news=News(*json.loads(news)) if news else None,
+        content=Content(content[0], content[1], bool(content[2])) if content else None,
     )

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ..sitemaps.facts import UrlFacts
     from ..sitemaps.urls import Origin
     from .journal import RequestJournal
+    from .verdicts import VerdictLog
 
 __all__ = ["Coordination", "FactSink", "FactSource", "FactStore", "StoreError"]
 
@@ -51,6 +52,10 @@ class FactSink(Protocol):
 
 class FactSource(Protocol):
     """What the writer lists: origins, and each origin's merged entries in ``loc`` order."""
+
+    #: Whether entries can carry a page's content (``UrlFacts.content``): a source of
+    #: item records only (a feed) says no, so no pass is made to find duplicates.
+    has_content: bool = True
 
     def origins(self) -> list[Origin]:
         """Every origin with at least one URL, sorted."""
@@ -129,4 +134,9 @@ class FactStore(FactSink, FactSource, Protocol):
 
     def coordination(self) -> Coordination | None:
         """The workers sharing this store, when several processes write into it."""
+        return None
+
+    def verdicts(self) -> VerdictLog | None:
+        """The verdict of every URL judged and the URLs live sitemaps list, for the
+        audit (``SITEMAPGEN_AUDIT``); None: this store keeps no verdicts."""
         return None

@@ -37,7 +37,7 @@ class OrderedWrites(Protocol):
         """Run one write after every write made before it."""
         ...
 
-    def read(self, sql: str) -> Iterable[tuple[Any, ...]]:
+    def read(self, sql: str, params: tuple[Any, ...] = ()) -> Iterable[tuple[Any, ...]]:
         """Rows of a query, after every write made before it."""
         ...
 

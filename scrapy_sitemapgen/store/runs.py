@@ -271,6 +271,8 @@ class RunStore(FactSource):
     publish. Read-only; :meth:`close` removes the files and stops the
     worker processes, which the exporter stages origins in (see build.stage_origins)."""
 
+    has_content = False  # a feed's records are items: no page content
+
     def __init__(
         self,
         folder: Path,

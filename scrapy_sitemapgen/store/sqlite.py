@@ -16,6 +16,9 @@ from ..sitemaps.urls import Origin, origin_of
 from .base import FactStore, StoreError
 from .journal import SCHEMA as JOURNAL_SCHEMA
 from .journal import RequestJournal
+from .verdicts import SCHEMA as VERDICT_SCHEMA
+from .verdicts import TABLES as VERDICT_TABLES
+from .verdicts import VerdictLog
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -113,7 +116,8 @@ class SqliteFactStore(FactStore):
                     "SELECT name FROM sqlite_master WHERE type = 'table'"
                 )
             }
-            if tables and (version != _SCHEMA_VERSION or tables != _TABLES):
+            # The verdict tables came later: a store without them gets them (they are new).
+            if tables and (version != _SCHEMA_VERSION or tables - VERDICT_TABLES != _TABLES):
                 self._db.close()
                 raise StoreError(
                     f"{self.path} is not a scrapy-sitemapgen store of schema "
@@ -124,6 +128,8 @@ class SqliteFactStore(FactStore):
             with self._db:
                 self._db.execute(_SCHEMA)
                 self._db.execute(JOURNAL_SCHEMA)
+                for schema in VERDICT_SCHEMA:
+                    self._db.execute(schema)
                 self._db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
             self._db.close()
@@ -154,13 +160,16 @@ class SqliteFactStore(FactStore):
         self._count()
         return cursor
 
-    def read(self, sql: str) -> list[tuple[Any, ...]]:
+    def read(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Cursor:
         """The rows of a query, after every write made before it."""
         self._drain()
-        return self._db.execute(sql).fetchall()
+        return self._db.execute(sql, params)
 
     def journal(self) -> RequestJournal:
         return RequestJournal(self)
+
+    def verdicts(self) -> VerdictLog:
+        return VerdictLog(self)
 
     def _count(self) -> None:
         if not self._uncommitted:

@@ -27,8 +27,10 @@ from ._scope import SourceError, source_path
 from .checker import (
     DEFAULT_MAX_FILES,
     DEFAULT_TIMEOUT,
+    RAW_SLACK,
     CheckIncomplete,
     InputError,
+    SitemapFile,
     Validator,
     Violation,
     validate,
@@ -37,9 +39,11 @@ from .checker import (
 __all__ = [
     "DEFAULT_MAX_FILES",
     "DEFAULT_TIMEOUT",
+    "RAW_SLACK",
     "SCHEMA_DIR",
     "CheckIncomplete",
     "InputError",
+    "SitemapFile",
     "SourceError",
     "Validator",
     "Violation",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -48,16 +49,18 @@ from ._scope import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Generator, Iterable, Iterator
+    from collections.abc import Callable, Generator, Iterable, Iterator
     from urllib.request import OpenerDirector
 
 
 __all__ = [
     "DEFAULT_MAX_FILES",
     "DEFAULT_TIMEOUT",
+    "RAW_SLACK",
     "SCHEMA_DIR",
     "CheckIncomplete",
     "InputError",
+    "SitemapFile",
     "Validator",
     "Violation",
     "validate",
@@ -69,6 +72,13 @@ DEFAULT_MAX_FILES: Final = 1_000
 DEFAULT_TIMEOUT: Final = 30.0
 
 _XSI_NS: Final = "http://www.w3.org/2001/XMLSchema-instance"
+_LASTMOD: Final = f"{{{SITEMAP_NS}}}lastmod"
+#: Raw bytes a stored file may have past the uncompressed limit (gzip headers and blocks):
+#: what a downloader that fetches files for :meth:`Validator.check_data` may allow.
+RAW_SLACK: Final = _RAW_SLACK
+
+#: A file to check (what :meth:`Validator.file` and :meth:`Validator.check_data` give).
+SitemapFile = _Target
 _URL = f"{{{SITEMAP_NS}}}url"
 _SITEMAP = f"{{{SITEMAP_NS}}}sitemap"
 _LOC = f"{{{SITEMAP_NS}}}loc"
@@ -179,6 +189,7 @@ class Validator:
         max_bytes: int = MAX_BYTES_PER_SITEMAP,
         max_files: int = DEFAULT_MAX_FILES,
         timeout: float = DEFAULT_TIMEOUT,
+        on_entry: Callable[[str, str | None, str], None] | None = None,
     ) -> None:
         if base_url is not None and _Place.of(base_url) is None:
             raise ValueError(f"base_url={base_url!r} is not an absolute http(s) URL")
@@ -190,6 +201,8 @@ class Validator:
         self.timeout = timeout
         #: Files read (urlsets, indexes, robots.txt, text sitemaps).
         self.files = 0
+        #: The files read, in reading order (their names as reported).
+        self.read_files: list[str] = []
         #: ``<url>`` entries (and text sitemap lines) read.
         self.urls = 0
         #: The inputs that could not be checked, in reading order: when there are any,
@@ -204,6 +217,41 @@ class Validator:
         # format of the same set, so each kind is deduplicated on its own.
         self._locs: dict[tuple[str, str], tuple[str, int]] = {}
         self._listed: dict[str, tuple[str, int]] = {}
+        #: Called with (loc, lastmod as written or None, the file's name) for each URL a
+        #: urlset or text sitemap lists within its scope (P12, P13): what a search engine
+        #: would take from the file.
+        self.on_entry = on_entry
+
+    def file(self, url: str) -> SitemapFile:
+        """The file at the http(s) URL ``url``, announced by no other file (a source), for
+        :meth:`check_data`."""
+        if _Place.of(url) is None:
+            raise SourceError(f"{url}: not an absolute http(s) URL")
+        return _Target(url, url, url)
+
+    def check_data(
+        self, target: SitemapFile, data: bytes
+    ) -> tuple[list[Violation], list[SitemapFile]]:
+        """Check ``target``, whose bytes (as stored: gzip or not) someone else fetched,
+        with the same bounded reading as :meth:`check`; its violations, and the files it
+        lists (an index's sitemaps, a robots.txt's), not followed: the caller fetches them
+        and checks each in turn. A file checked before gives nothing again."""
+        if target.location in self._opened:
+            return [], []
+        self._opened.add(target.location)
+        self.files += 1
+        self.read_files.append(target.display)
+        listed: list[_Target] = []
+        source = _Source(io.BytesIO(data), None, "download", self.max_bytes + _RAW_SLACK)
+        violations = [
+            v._replace(message=_one_line(v.message)) for v in self._read(target, source, listed)
+        ]
+        return violations, listed
+
+    def unfetched(self, target: SitemapFile, why: str) -> Violation:
+        """The violation of a file that could not be fetched (an HTTP status, no answer)."""
+        violation = self._missing(target, why)
+        return violation._replace(message=_one_line(violation.message))
 
     def check(self, sources: Iterable[str]) -> Iterator[Violation]:
         """Violations of each source and of every file it lists, in reading order.
@@ -276,7 +324,13 @@ class Validator:
             yield from self._unreadable(target, exc)
             return
         self.files += 1
+        self.read_files.append(target.display)
         listed: list[_Target] = []
+        yield from self._read(target, source, listed)
+        for child in listed:
+            yield from self._follow(child)
+
+    def _read(self, target: _Target, source: _Source, listed: list[_Target]) -> Iterator[Violation]:
         try:
             body = _Body(source, self.max_bytes)
             yield from self._check_body(target, body, listed)
@@ -284,10 +338,10 @@ class Validator:
             yield from self._unreadable(target, exc)
         except _BadGzip as exc:
             yield Violation(target.display, 0, "P1", f"not a valid gzip file: {exc}")
+        except _TooLarge as exc:  # the stored bytes alone, before the first line
+            yield self._too_large(target, exc)
         finally:
             source.close()
-        for child in listed:
-            yield from self._follow(child)
 
     def _unreadable(self, target: _Target, exc: _Unreadable) -> Iterator[Violation]:
         """A violation when the file is missing where it was announced or listed (an HTTP
@@ -536,6 +590,10 @@ class Validator:
         problem = state.scope.problem(loc, line)
         if problem is not None:
             yield Violation(display, line, *problem)
+        elif self.on_entry is not None and _loc_problem(loc) is None:
+            lastmod = element.find(_LASTMOD)
+            text = lastmod.text.strip() if lastmod is not None and lastmod.text else None
+            self.on_entry(loc, text, display)
         yield from self._duplicate(("news" if news else "url", loc), display, line)
         for video in element.iterchildren(_VIDEO):
             for media in video.iterchildren(*_MEDIA_LOCS):
@@ -725,6 +783,8 @@ class Validator:
                 scope_problem = scope.problem(url, number)
                 if scope_problem is not None:
                     yield Violation(display, number, *scope_problem)
+                elif self.on_entry is not None:
+                    self.on_entry(url, None, display)
                 yield from self._duplicate(("text", url), display, number)
         except _TooLarge as exc:
             yield self._too_large(target, exc)

@@ -1,0 +1,248 @@
+"""LiveAudit: the sitemaps each origin publishes today, read through the crawl's own
+downloader once the crawl's links are exhausted, and the listed URLs it never reached.
+
+When the spider first goes idle, the audit keeps it open (``DontCloseSpider``) and, per
+origin: fetches ``robots.txt`` and follows its ``Sitemap:`` lines (else ``/sitemap.xml``),
+plus ``SITEMAPGEN_AUDIT_SITEMAPS``, every index's sitemaps after it; each file goes
+through the validator's bounded reading (:meth:`Validator.check_data`), whose violations
+become ``invalid_sitemap`` findings and whose entries are kept in the store. Then the
+listed URLs without a verdict (at most ``SITEMAPGEN_AUDIT_MAX_FETCH``) are fetched and
+judged by the listing rules, without following their links and without adding them to the
+published sitemap. Every fetch is ``engine.download_async``: the downloader middlewares
+(proxies, auth, robots.txt, throttling, retries, redirects) apply, the spider's callbacks
+do not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from typing import TYPE_CHECKING
+
+from scrapy import Request
+from scrapy.exceptions import DontCloseSpider, IgnoreRequest
+from scrapy.statscollectors import DummyStatsCollector
+
+from .. import stats as keys
+from ..audit.live import LiveRead, key_of
+from ..audit.report import report_origins, summary
+from ..sitemaps.content import duplicate_choice
+from ..sitemaps.urls import Origin, origin_of
+from ..sitemaps.verdicts import (
+    BLOCKED_BY_ROBOTS,
+    DUPLICATE_CONTENT,
+    FETCH_FAILED,
+    SOURCE_SITEMAP,
+    Verdict,
+)
+from ..stats import Reporter
+from ..validate import DEFAULT_MAX_FILES, RAW_SLACK, Validator
+from .extract import page_facts
+from .verdicts import response_verdicts
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+    from ..settings import Config
+    from ..store.base import FactSource
+    from ..store.verdicts import VerdictLog
+    from ..validate import SitemapFile
+    from .recorder import Recorder
+
+__all__ = ["LiveAudit", "write_reports"]
+
+logger = logging.getLogger(__name__)
+
+#: Listed URLs fetched at once: the downloader's own limits (per domain, delays) still
+#: apply; this only bounds what waits in memory.
+_PARALLEL = 16
+#: The meta key that marks the audit's own requests, for downloader middlewares that
+#: want to tell them apart (they never reach the spider or its middlewares).
+AUDIT_META = "sitemapgen_audit"
+
+
+class LiveAudit:
+    """The audit of one crawl, driven by ``spider_idle``; :attr:`origins` holds what it
+    read once :attr:`done`."""
+
+    def __init__(self, crawler: Crawler, config: Config, recorder: Recorder) -> None:
+        self.crawler = crawler
+        self.config = config
+        self.recorder = recorder
+        self.stats = crawler.stats
+        #: The listing rules' counts of audit fetches stay out of the crawl's stats.
+        self._reporter = Reporter(DummyStatsCollector(crawler), logger)
+        self.origins: dict[Origin, LiveRead] = {}
+        self.done = False
+        self._task: asyncio.Future[None] | None = None
+
+    def spider_idle(self) -> None:
+        """Keep the spider open until the audit has read everything."""
+        if self.done or self.recorder.verdicts is None:
+            return
+        if self._task is None:
+            self._task = asyncio.ensure_future(self._run())
+        raise DontCloseSpider
+
+    async def _run(self) -> None:
+        log = self.recorder.verdicts
+        assert log is not None
+        try:
+            await self._audit(log)
+        except Exception:  # the audit must never take the crawl's sitemaps down with it
+            logger.error("Sitemap audit: reading the live sitemaps failed", exc_info=True)
+        finally:
+            self.done = True
+
+    async def _audit(self, log: VerdictLog) -> None:
+        log.clear_listed()
+        sources: dict[Origin, list[str]] = {o: [] for o in log.origins()}
+        for url in self.config.audit_sitemaps:
+            sources.setdefault(origin_of(key_of(url, self.config.url_policy)), []).append(url)
+        for origin in sorted(sources):
+            self.origins[origin] = await self._read_origin(origin, sources[origin], log)
+        log.flush()
+        budget = self.config.audit_max_fetch
+        for origin in sorted(self.origins):
+            unjudged = list(log.unjudged(origin))
+            fetch, rest = unjudged[:budget], unjudged[budget:]
+            budget -= len(fetch)
+            if rest:
+                self.stats.inc_value(keys.AUDIT_NOT_FETCHED, len(rest))
+                logger.warning(
+                    "Sitemap audit: %(count)d URLs listed on %(origin)s were not fetched "
+                    "(SITEMAPGEN_AUDIT_MAX_FETCH = %(max)d); they have no verdict",
+                    {"count": len(rest), "origin": origin.root, "max": self.config.audit_max_fetch},
+                )
+            for start in range(0, len(fetch), _PARALLEL):
+                batch = fetch[start : start + _PARALLEL]
+                await asyncio.gather(*(self._judge(url) for _, url in batch))
+        log.flush()
+
+    async def _fetch(self, url: str, *, sitemap: bool) -> Response:
+        # Redirects are followed (a moved sitemap is read where it went; a listed page's
+        # chain gives each URL on it a verdict), as the downloader follows them.
+        meta: dict[str, object] = {AUDIT_META: True}
+        if sitemap:
+            limit = self.config.max_bytes + RAW_SLACK
+            meta["download_maxsize"] = limit
+            meta["download_warnsize"] = limit
+        engine = self.crawler.engine
+        assert engine is not None
+        return await engine.download_async(Request(url, meta=meta, dont_filter=True))
+
+    async def _read_origin(self, origin: Origin, extra: list[str], log: VerdictLog) -> LiveRead:
+        found = LiveRead(origin, self.config.url_policy)
+        validator = Validator(max_bytes=self.config.max_bytes, on_entry=found.entry)
+        robots = validator.file(origin.root + "robots.txt")
+        queue: list[SitemapFile] = []
+        robots_body = await self._body(robots, found, validator, announced=False)
+        if robots_body is not None:
+            violations, queue = validator.check_data(robots, robots_body)
+            for violation in violations:
+                found.violation(violation)
+        fallback = not queue
+        if fallback:
+            queue = [validator.file(origin.root + "sitemap.xml")]
+        queue.extend(validator.file(url) for url in extra)
+        fetched: set[str] = set()
+        while queue:
+            target = queue.pop(0)
+            if target.location in fetched:  # announced twice (robots.txt and the setting)
+                continue
+            fetched.add(target.location)
+            if validator.files >= DEFAULT_MAX_FILES:
+                found.add_invalid(
+                    target.display,
+                    f"not read: more than {DEFAULT_MAX_FILES:,} sitemap files on this origin",
+                )
+                break
+            announced = not (fallback and target.display == origin.root + "sitemap.xml")
+            body = await self._body(target, found, validator, announced=announced)
+            if body is None:
+                continue
+            found.sitemaps.append(target.display)
+            self.stats.inc_value(keys.AUDIT_SITEMAPS_READ)
+            violations, children = validator.check_data(target, body)
+            for violation in violations:
+                found.violation(violation)
+            self.stats.inc_value(keys.AUDIT_LISTED, found.keep(log))
+            queue.extend(children)
+        return found
+
+    async def _body(
+        self, target: SitemapFile, found: LiveRead, validator: Validator, *, announced: bool
+    ) -> bytes | None:
+        """The stored bytes of a file, or None: an announced file that cannot be fetched
+        is a finding; a robots.txt or an unannounced ``/sitemap.xml`` that is not there is
+        only a site without one."""
+        try:
+            response = await self._fetch(target.location, sitemap=True)
+        except Exception as exc:  # no answer, a refused or oversized download: a finding
+            why = str(exc) or type(exc).__name__
+            if announced:
+                found.violation(validator.unfetched(target, why))
+            return None
+        if response.status != 200:
+            if announced:
+                found.violation(validator.unfetched(target, f"HTTP {response.status}"))
+            return None
+        return response.body
+
+    async def _judge(self, url: str) -> None:
+        """Fetch a listed URL the crawl never reached and keep its verdict."""
+        recorder = self.recorder
+        config = self.config
+        try:
+            response = await self._fetch(url, sitemap=False)
+        except Exception as exc:  # robots.txt's refusal (IgnoreRequest), or no answer
+            blocked = isinstance(exc, IgnoreRequest) and "robots.txt" in str(exc)
+            verdict = Verdict(
+                key_of(url, config.url_policy),
+                BLOCKED_BY_ROBOTS if blocked else FETCH_FAILED,
+                detail=None if blocked else str(exc) or type(exc).__name__,
+                source=SOURCE_SITEMAP,
+            )
+            recorder.judged([verdict])
+            return
+        self.stats.inc_value(keys.AUDIT_FETCHED)
+        reporter = self._reporter
+        reporter.last_exclusion = reporter.last_skip = None
+        facts = page_facts(response, config, reporter)
+        recorder.judged(response_verdicts(response, facts, reporter, config, SOURCE_SITEMAP))
+
+
+def note_duplicates(log: VerdictLog, source: FactSource) -> None:
+    """Give the pages that the publish left out as duplicates by content
+    (SITEMAPGEN_DEDUPE_CONTENT) that verdict, with the URL listed for them as its detail:
+    the crawl judged them listable, the publish chose another URL of the same content. The
+    choice is the publish's own (:func:`duplicate_choice` over the same store)."""
+    for origin in log.origins():
+        chosen = duplicate_choice(source.entries(origin))
+        if not chosen:
+            continue
+        for facts in source.entries(origin):
+            content = facts.content
+            if content is None or chosen[content.fingerprint] == facts.loc:
+                continue
+            listed = chosen[content.fingerprint]
+            known = log.get(facts.loc)
+            log.put(
+                Verdict(facts.loc, DUPLICATE_CONTENT, detail=listed)
+                if known is None
+                else dataclasses.replace(known, verdict=DUPLICATE_CONTENT, detail=listed)
+            )
+    log.flush()
+
+
+def write_reports(audit: LiveAudit, log: VerdictLog, source: FactSource | None = None) -> list[str]:
+    """Each origin's report in ``SITEMAPGEN_REPORT_DIR/<origin folder>``; the close log's
+    lines. ``source``: the store the publish listed from, when it left duplicates by
+    content out. Runs in a thread: it reads the whole store."""
+    if source is not None:
+        note_duplicates(log, source)
+    config = audit.config
+    reports = report_origins(log, audit.origins, config.report_dir, audit.stats, config.sections)
+    return [f"{summary(report)}; report in {report.folder}" for report in reports]

@@ -1,0 +1,149 @@
+"""What a page's content says across runs: the ``observed`` lastmod, lastmods that follow
+the content (SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT), and which one of several pages with the
+same content is listed (SITEMAPGEN_DEDUPE_CONTENT). The rules are in docs/lastmod.rst.
+
+Pure. An origin's entries come in ``loc`` order, as every store gives them, and so do the
+previous run's notes in the state file: following them is one merge pass, with one block
+of notes in memory, as the URL sets are compared (:class:`manifest.UrlNotes`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
+
+    from .facts import UrlFacts
+
+__all__ = ["ContentNotes", "Seen", "duplicate_choice", "settle"]
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """What the state remembers of one URL's content: its fingerprint, when a run last
+    found it changed (``None``: never, since its first sight), and the lastmod published
+    with it."""
+
+    fingerprint: str
+    observed: str | None
+    lastmod: str | None
+
+
+def settle(
+    facts: UrlFacts, seen: Seen | None, *, observed: bool, follows_content: bool
+) -> tuple[str | None, Seen | None]:
+    """The lastmod to publish for ``facts`` (whose ``lastmod`` is what the stated sources
+    gave, or an item), and what to remember of it, given what was remembered (``seen``).
+
+    - No fingerprint now (no HTML, no text, a record from a feed): the content was not
+      seen, which is no change; the stated lastmod is published and ``seen`` kept.
+    - First sight: ``observed`` gives nothing (never a guess).
+    - Changed since ``seen``: ``observed`` gives the time this run fetched the page.
+    - Unchanged: ``observed`` gives the time it was last found changed; and with
+      ``follows_content`` the lastmod published before is kept, whatever the sources now
+      say, so a rebuilt site whose text did not change keeps its lastmods.
+    """
+    content = facts.content
+    if content is None:
+        return facts.lastmod, seen
+    fingerprint = content.fingerprint
+    if seen is None:
+        when = None
+    elif seen.fingerprint != fingerprint:
+        when = content.fetched
+    else:
+        when = seen.observed
+        if follows_content and seen.lastmod is not None:
+            return seen.lastmod, seen
+    lastmod = facts.lastmod
+    if lastmod is None and observed:
+        lastmod = when
+    return lastmod, Seen(fingerprint, when, lastmod)
+
+
+def _rank(facts: UrlFacts) -> tuple[bool, int, str]:
+    """The preferred of duplicates sorts first: a page that names itself canonical, then
+    the shortest URL, then the first in code-point order."""
+    content = facts.content
+    return (not (content is not None and content.canonical), len(facts.loc), facts.loc)
+
+
+def duplicate_choice(entries: Iterable[UrlFacts]) -> dict[str, str]:
+    """Fingerprint -> the ``loc`` listed of the pages that share it (every fingerprint of
+    ``entries``, each with its preferred URL). The choice depends only on the set of
+    pages, never on the order they were crawled or recorded in."""
+    best: dict[str, tuple[bool, int, str]] = {}
+    for facts in entries:
+        content = facts.content
+        if content is None:
+            continue
+        rank = _rank(facts)
+        known = best.get(content.fingerprint)
+        if known is None or rank < known:
+            best[content.fingerprint] = rank
+    return {fingerprint: rank[2] for fingerprint, rank in best.items()}
+
+
+#: The notes of one URL as the state keeps them: (loc, what was seen).
+Note = tuple[str, Seen]
+
+
+class ContentNotes:
+    """One origin's entries as this run publishes them, in ``loc`` order, each with the
+    lastmod :func:`settle` gives against the previous run's notes (read in the same
+    order), and the notes for the next run handed to ``save`` in blocks of ``block``
+    (``save=None``: another pass over the same entries, which keeps nothing). A URL the
+    run did not publish keeps no note: when it comes back, it is new."""
+
+    def __init__(
+        self,
+        previous: Iterator[Note],
+        save: Callable[[list[Note]], None] | None,
+        *,
+        observed: bool,
+        follows_content: bool,
+        block: int,
+    ) -> None:
+        self._previous = previous
+        self._head = next(previous, None)
+        self._save = save
+        self._observed = observed
+        self._follows = follows_content
+        self._block_size = block
+        self._block: list[Note] = []
+
+    def follow(self, entries: Iterable[UrlFacts]) -> Iterator[UrlFacts]:
+        """``entries`` with their lastmod settled."""
+        for facts in entries:
+            loc = facts.loc
+            head = self._head
+            while head is not None and head[0] < loc:
+                head = next(self._previous, None)
+            seen = None
+            if head is not None and head[0] == loc:
+                seen = head[1]
+                head = next(self._previous, None)
+            self._head = head
+            lastmod, note = settle(
+                facts, seen, observed=self._observed, follows_content=self._follows
+            )
+            if note is not None and self._save is not None:
+                self._note((loc, note))
+            if lastmod != facts.lastmod:
+                facts = dataclasses.replace(facts, lastmod=lastmod)
+            yield facts
+
+    def _note(self, note: Note) -> None:
+        self._block.append(note)
+        if len(self._block) >= self._block_size and self._save is not None:
+            self._save(self._block)
+            self._block = []
+
+    def finish(self) -> None:
+        """Save the last block, once every entry was followed."""
+        if self._block and self._save is not None:
+            self._save(self._block)
+            self._block = []

@@ -1,0 +1,221 @@
+"""Verdicts and audit findings: why each URL is in or out of the sitemap, and what a
+published sitemap gets wrong against what the crawl saw.
+
+Pure: the crawl records :class:`Verdict` values, the audit reads :class:`Listed` entries
+from the live sitemaps, and :func:`audit_findings` compares the two. The names here are
+part of the interface (the columns of ``urls.csv`` and ``audit.csv``, the keys of
+``audit.json``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator, Mapping
+
+__all__ = [
+    "FINDINGS",
+    "LISTED",
+    "Finding",
+    "Listed",
+    "Verdict",
+    "audit_findings",
+    "counts",
+    "lastmod_mismatch",
+]
+
+#: The verdict of a page that goes into the sitemap.
+LISTED = "listed"
+#: A URL that answered with a redirect; ``detail`` is where it led.
+REDIRECTED = "redirected"
+#: A URL that robots.txt forbids (the downloader refused to fetch it).
+BLOCKED_BY_ROBOTS = "blocked_by_robots"
+#: A URL that got no answer at all (connection refused, timeout); ``detail`` says why.
+FETCH_FAILED = "fetch_failed"
+#: A page left out at publish time because another URL of its origin has the same
+#: content (SITEMAPGEN_DEDUPE_CONTENT); ``detail`` is the URL listed for it.
+DUPLICATE_CONTENT = "excluded/duplicate_content"
+#: Where a verdict came from: the crawl's own requests, or the audit's fetch of a URL
+#: that only a live sitemap names.
+SOURCE_CRAWL = "crawl"
+SOURCE_SITEMAP = "sitemap"
+#: Longest ``detail`` kept: a canonical or redirect target is a URL (P3: < 2,048).
+MAX_DETAIL = 2048
+
+#: Every finding of ``audit.csv``, in report order.
+FINDINGS = (
+    "listed_not_found",
+    "listed_redirected",
+    "listed_noindex",
+    "listed_canonicalised",
+    "listed_blocked_by_robots",
+    "listed_not_html",
+    "listed_duplicate",
+    "listed_unreachable",
+    "missing_from_sitemap",
+    "lastmod_mismatch",
+    "invalid_sitemap",
+)
+
+#: Verdicts (exclusion reasons of the listing rules) -> the finding of a listed URL.
+_EXCLUSION_FINDINGS = {
+    "excluded/noindex": "listed_noindex",
+    "excluded/canonical_elsewhere": "listed_canonicalised",
+    "excluded/meta_refresh": "listed_redirected",
+    "excluded/content_type": "listed_not_html",
+    REDIRECTED: "listed_redirected",
+    BLOCKED_BY_ROBOTS: "listed_blocked_by_robots",
+    FETCH_FAILED: "listed_not_found",
+    DUPLICATE_CONTENT: "listed_duplicate",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What the crawl decided about one URL (``url``: its ``<loc>`` key).
+
+    ``verdict`` is :data:`LISTED`, ``excluded/<reason>`` or ``skipped/<reason>`` (the
+    reasons of the ``sitemapgen/excluded/...`` and ``sitemapgen/skipped/...`` stats),
+    :data:`REDIRECTED`, :data:`BLOCKED_BY_ROBOTS` or :data:`FETCH_FAILED`. ``status`` is
+    the HTTP status when there was an answer; ``detail`` the redirect target, the
+    canonical or refresh target, or why a fetch failed; ``lastmod`` and ``images`` what a
+    listed page publishes; ``source`` :data:`SOURCE_CRAWL` or :data:`SOURCE_SITEMAP`.
+    """
+
+    url: str
+    verdict: str
+    status: int | None = None
+    detail: str | None = None
+    lastmod: str | None = None
+    source: str = SOURCE_CRAWL
+    images: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """One URL a live sitemap lists: as written (``url``), its key (the crawl's ``<loc>``
+    of it), its ``<lastmod>`` as written, and the sitemap that lists it."""
+
+    url: str
+    key: str
+    lastmod: str | None
+    sitemap: str
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Finding:
+    """One row of ``audit.csv``."""
+
+    url: str
+    finding: str
+    detail: str = ""
+
+
+def _moment(value: str) -> datetime | date | None:
+    """A W3C Datetime (P4) as a date (date only) or an aware datetime; None if it is none."""
+    text = value.strip()
+    try:
+        if len(text) == 10:
+            return date.fromisoformat(text)
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+
+
+def lastmod_mismatch(listed: str, crawled: str) -> bool:
+    """Whether a listed ``<lastmod>`` disagrees with the crawl's: compared as days when
+    either is a date only, else to the second (P4 allows both precisions). A listed value
+    that is no W3C Datetime at all disagrees."""
+    a, b = _moment(listed), _moment(crawled)
+    if b is None:
+        return False
+    if a is None:
+        return True
+    if not isinstance(a, datetime) or not isinstance(b, datetime):
+        day_a = a.astimezone(timezone.utc).date() if isinstance(a, datetime) else a
+        day_b = b.astimezone(timezone.utc).date() if isinstance(b, datetime) else b
+        return day_a != day_b
+    return a.replace(microsecond=0) != b.replace(microsecond=0)
+
+
+def _listed_finding(verdict: Verdict) -> str | None:
+    """The finding of a listed URL whose key got ``verdict`` (None: nothing wrong)."""
+    if verdict.verdict == LISTED:
+        return "listed_unreachable" if verdict.source == SOURCE_SITEMAP else None
+    found = _EXCLUSION_FINDINGS.get(verdict.verdict)
+    if found is not None:
+        return found
+    if verdict.verdict.startswith("excluded/status/"):
+        status = verdict.status or 0
+        return "listed_redirected" if 300 <= status < 400 else "listed_not_found"
+    return None
+
+
+def _listed_detail(finding: str, verdict: Verdict) -> str:
+    if finding == "listed_duplicate":
+        return verdict.detail or ""
+    if finding in ("listed_redirected", "listed_canonicalised", "listed_not_found"):
+        if verdict.detail:
+            return verdict.detail
+        return f"HTTP {verdict.status}" if verdict.status else ""
+    return ""
+
+
+def audit_findings(
+    listed: Iterable[Listed],
+    verdict_of: Callable[[str], Verdict | None],
+    crawled: Iterable[Verdict],
+    invalid: Iterable[tuple[str, str]] = (),
+) -> Iterator[Finding]:
+    """The findings of one origin, in no particular order.
+
+    ``listed``: what its live sitemaps list; ``verdict_of``: the verdict of a key, or
+    None; ``crawled``: every listed verdict of the crawl (for ``missing_from_sitemap``);
+    ``invalid``: (sitemap, the validator's finding) for each broken rule. A URL listed
+    twice under one key is a ``listed_duplicate`` of the first listing of it (the one
+    written as the key when there is one); the other findings are given once per key.
+    """
+    for sitemap, message in invalid:
+        yield Finding(sitemap, "invalid_sitemap", message)
+    by_key: dict[str, list[Listed]] = {}
+    for entry in listed:
+        by_key.setdefault(entry.key, []).append(entry)
+    for key, entries in by_key.items():
+        kept = next((e for e in entries if e.url == key), entries[0])
+        for entry in entries:
+            if entry is not kept:  # the same URL twice too (the validator also says P2)
+                yield Finding(entry.url, "listed_duplicate", kept.url)
+        verdict = verdict_of(key)
+        if verdict is None:
+            continue
+        finding = _listed_finding(verdict)
+        if finding is not None:
+            yield Finding(kept.url, finding, _listed_detail(finding, verdict))
+        if (
+            verdict.verdict == LISTED
+            and kept.lastmod
+            and verdict.lastmod
+            and lastmod_mismatch(kept.lastmod, verdict.lastmod)
+        ):
+            yield Finding(
+                kept.url, "lastmod_mismatch", f"listed {kept.lastmod}, crawled {verdict.lastmod}"
+            )
+    for verdict in crawled:
+        if (
+            verdict.verdict == LISTED
+            and verdict.source == SOURCE_CRAWL
+            and verdict.url not in by_key
+        ):
+            yield Finding(verdict.url, "missing_from_sitemap")
+
+
+def counts(findings: Iterable[Finding]) -> Mapping[str, int]:
+    """How many findings of each kind, every kind present (0 when none), in report order."""
+    tally = dict.fromkeys(FINDINGS, 0)
+    for finding in findings:
+        tally[finding.finding] += 1
+    return tally

@@ -1,0 +1,220 @@
+"""The content rules across runs (docs/lastmod.rst): the ``observed`` source, lastmods that
+follow the content, the duplicate choice, and the state's content notes. The expectations
+are written by hand from the issue's rules."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import sqlite3
+from typing import TYPE_CHECKING
+
+import pytest
+
+from scrapy_sitemapgen.sitemaps.content import ContentNotes, Seen, duplicate_choice, settle
+from scrapy_sitemapgen.sitemaps.facts import Content, UrlFacts
+from scrapy_sitemapgen.sitemaps.manifest import (
+    PublishState,
+    decode_contents,
+    encode_contents,
+    previous_contents,
+)
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+A, B = "a" * 16, "b" * 16  # two fingerprints
+RUN1, RUN2, RUN3 = (
+    "2026-01-01T00:00:00+00:00",
+    "2026-02-01T00:00:00+00:00",
+    "2026-03-01T00:00:00+00:00",
+)
+STATED = "2020-05-05T00:00:00+00:00"
+LATER = "2026-02-15T00:00:00+00:00"
+
+
+def page(fingerprint: str | None, fetched: str, lastmod: str | None = None) -> UrlFacts:
+    content = None if fingerprint is None else Content(fingerprint, fetched)
+    return UrlFacts("https://example.com/p", lastmod, content=content)
+
+
+# (case, facts, seen, observed named, follows content) -> (lastmod, what is remembered)
+SETTLE = [
+    ("first sight, nothing stated: observed gives nothing",
+     page(A, RUN1), None, True, True, (None, Seen(A, None, None))),
+    ("first sight, a stated date is published",
+     page(A, RUN1, STATED), None, True, True, (STATED, Seen(A, None, STATED))),
+    ("changed, nothing stated: the fetch time of this run",
+     page(B, RUN2), Seen(A, None, None), True, True, (RUN2, Seen(B, RUN2, RUN2))),
+    ("changed, observed not named: no lastmod",
+     page(B, RUN2), Seen(A, None, None), False, True, (None, Seen(B, RUN2, None))),
+    ("changed, a stated date wins over observed",
+     page(B, RUN2, LATER), Seen(A, None, STATED), True, True, (LATER, Seen(B, RUN2, LATER))),
+    ("unchanged after an observed change: it stays",
+     page(B, RUN3), Seen(B, RUN2, RUN2), True, True, (RUN2, Seen(B, RUN2, RUN2))),
+    ("unchanged, follows content off: observed still stays",
+     page(B, RUN3), Seen(B, RUN2, RUN2), True, False, (RUN2, Seen(B, RUN2, RUN2))),
+    ("unchanged, the header moved (a rebuilt site): the published date is kept",
+     page(A, RUN2, LATER), Seen(A, None, STATED), True, True, (STATED, Seen(A, None, STATED))),
+    ("unchanged, the header moved, follows content off: the header's date",
+     page(A, RUN2, LATER), Seen(A, None, STATED), True, False, (LATER, Seen(A, None, LATER))),
+    ("unchanged, nothing was published before: the stated date now",
+     page(A, RUN2, LATER), Seen(A, None, None), True, True, (LATER, Seen(A, None, LATER))),
+    ("unchanged, an earlier date stated now: the published one is kept",
+     page(A, RUN2, "2001-01-01"), Seen(A, None, STATED), True, True,
+     (STATED, Seen(A, None, STATED))),
+    ("no fingerprint now (no text, a feed record): the stated date, the note kept",
+     page(None, RUN2, LATER), Seen(A, RUN1, STATED), True, True,
+     (LATER, Seen(A, RUN1, STATED))),
+    ("no fingerprint, never seen: nothing remembered",
+     page(None, RUN2), None, True, True, (None, None)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("case", "facts", "seen", "observed", "follows", "expected"), SETTLE, ids=[c[0] for c in SETTLE]
+)
+def test_settle(
+    case: str,
+    facts: UrlFacts,
+    seen: Seen | None,
+    observed: bool,
+    follows: bool,
+    expected: tuple[str | None, Seen | None],
+) -> None:
+    assert settle(facts, seen, observed=observed, follows_content=follows) == expected
+
+
+def _dup(loc: str, fingerprint: str | None, canonical: bool = False) -> UrlFacts:
+    content = None if fingerprint is None else Content(fingerprint, RUN1, canonical)
+    return UrlFacts(f"https://example.com{loc}", content=content)
+
+
+@pytest.mark.parametrize(
+    ("pages", "listed"),
+    [
+        # the shortest URL: / over /index.html
+        ([("/", A), ("/index.html", A)], {A: "/"}),
+        # a page that names itself canonical wins over a shorter one
+        ([("/", A), ("/index.html", A, True)], {A: "/index.html"}),
+        # same length: the first in code-point order ("B" < "a")
+        ([("/a", A), ("/B", A), ("/c", A)], {A: "/B"}),
+        # two canonicals: the shorter of them
+        ([("/x", A), ("/long", A, True), ("/ab", A, True)], {A: "/ab"}),
+        # one word apart: two contents, both listed
+        ([("/paris-lyon", A), ("/paris-nice", B)], {A: "/paris-lyon", B: "/paris-nice"}),
+        # no fingerprint: never anybody's duplicate
+        ([("/a", None), ("/b", None)], {}),
+    ],
+)
+def test_duplicate_choice(pages: list[tuple], listed: dict[str, str]) -> None:
+    entries = [_dup(*p) for p in pages]
+    want = {fp: f"https://example.com{loc}" for fp, loc in listed.items()}
+    # Whatever the order the pages come in (crawl order, workers): the same choice.
+    for order in itertools.permutations(entries):
+        assert duplicate_choice(order) == want
+
+
+def test_notes_merge_with_the_previous_run() -> None:
+    """One pass over both, in loc order: URLs gone, URLs new and URLs kept."""
+    u = "https://example.com/"
+    previous = iter(
+        [
+            (u + "a", Seen(A, None, STATED)),
+            (u + "b", Seen(A, None, None)),
+            (u + "d", Seen(B, RUN1, RUN1)),
+        ]
+    )
+    saved: list[list[tuple[str, Seen]]] = []
+    notes = ContentNotes(previous, saved.append, observed=True, follows_content=True, block=2)
+    entries = [
+        UrlFacts(u + "a", LATER, content=Content(A, RUN2)),  # unchanged: STATED kept
+        UrlFacts(u + "c", None, content=Content(A, RUN2)),  # new: nothing
+        UrlFacts(u + "d", None, content=Content(A, RUN2)),  # changed: RUN2
+    ]
+    got = [(f.loc, f.lastmod) for f in notes.follow(entries)]
+    notes.finish()
+    assert got == [(u + "a", STATED), (u + "c", None), (u + "d", RUN2)]
+    assert saved == [
+        [(u + "a", Seen(A, None, STATED)), (u + "c", Seen(A, None, None))],
+        [(u + "d", Seen(A, RUN2, RUN2))],
+    ]
+
+
+def test_content_blocks_round_trip() -> None:
+    notes = [
+        ("https://example.com/é?q=1", Seen(A, None, None)),
+        ("https://example.com/z", Seen(B, RUN1, "2024-01-01")),
+    ]
+    assert decode_contents(encode_contents(notes)) == notes
+    with pytest.raises(ValueError, match="tab"):
+        encode_contents([("https://example.com/\tx", Seen(A, None, None))])
+
+
+def _old_state(path: Path) -> None:
+    """A state file as 0.1.0 left it: published files, URL blocks, no content table."""
+    db = sqlite3.connect(path)
+    db.execute(
+        "CREATE TABLE files (output TEXT NOT NULL, origin TEXT NOT NULL, name TEXT NOT NULL,"
+        " sha256 TEXT NOT NULL, lastmod TEXT NOT NULL, PRIMARY KEY (output, origin, name))"
+        " WITHOUT ROWID"
+    )
+    db.execute("INSERT INTO files VALUES ('out', 'o', 'sitemap.xml', 'x', ?)", (RUN1,))
+    db.commit()
+    db.close()
+
+
+def test_state_of_the_previous_version_is_migrated(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    _old_state(path)
+    state = PublishState(path)
+    assert state.migrated is True
+    previous, save = state.content_notes("out", "o")
+    assert list(previous) == []  # every page is seen for the first time
+    save([("https://example.com/a", Seen(A, None, STATED))])
+    state.commit("out", "o", [])
+    state.close()
+    again = PublishState(path)
+    assert again.migrated is False  # said once: the next run finds the notes
+    assert list(again.content_notes("out", "o")[0]) == [
+        ("https://example.com/a", Seen(A, None, STATED))
+    ]
+    again.close()
+    # A read-only look (a staging worker's) at an old file finds no notes, and no error.
+    _old_state(tmp_path / "old.sqlite3")
+    db = sqlite3.connect(tmp_path / "old.sqlite3")
+    assert list(previous_contents(db, "out", "o")) == []
+    db.close()
+
+
+def test_new_state_file_is_no_migration(tmp_path: Path) -> None:
+    state = PublishState(tmp_path / "new.sqlite3")
+    assert state.migrated is False
+    state.close()
+
+
+def test_choice_is_independent_of_order_at_scale() -> None:
+    """A few hundred pages in pairs and triples, shuffled: always the same choice."""
+    rng = random.Random(21)
+    entries = [
+        _dup(f"/{'x' * (i % 7)}{i}", f"{i // 3:016x}", canonical=i % 11 == 0) for i in range(300)
+    ]
+    want = duplicate_choice(sorted(entries, key=lambda f: f.loc))
+    for _ in range(5):
+        rng.shuffle(entries)
+        assert duplicate_choice(entries) == want
+
+
+def test_content_goes_through_the_stored_row() -> None:
+    """The content is a page fact: kept in the page's column, the latest page record's
+    wins, and an item record of the URL leaves it as it was."""
+    from scrapy_sitemapgen.sitemaps.merge import entry, fact_row, merge
+
+    loc = "https://example.com/p"
+    first = UrlFacts(loc, content=Content(A, RUN1, True))
+    second = UrlFacts(loc, images=("https://example.com/i.png",), content=Content(B, RUN2))
+    item = UrlFacts(loc, "2024-01-01")
+    row = merge(merge(fact_row(first, False), fact_row(second, False)), fact_row(item, True))
+    assert entry(loc, row).content == Content(B, RUN2, False)
+    assert entry(loc, fact_row(first, False)).content == Content(A, RUN1, True)
+    assert entry(loc, fact_row(item, True)).content is None
