@@ -28,6 +28,7 @@ from . import (
     feed,
     kill,
     levels,
+    origins,
     profiles,
     redis_memory,
     results,
@@ -57,6 +58,11 @@ BENCHMARKS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Any]
         "a local crawl with the add-on on and off, in alternating pairs",
         crawl.add_arguments,
         crawl.run,
+    ),
+    "origins": (
+        "sitemapgen-build --input over many origins against the same records over three",
+        origins.add_arguments,
+        origins.run,
     ),
     "kill": (
         "JOBDIR crawls killed with SIGKILL (and paused with SIGINT), then resumed",
@@ -106,6 +112,7 @@ DOCS = {
     "build": build,
     "memory": build,
     "crawl": crawl,
+    "origins": origins,
     "kill": kill,
     "ab": ab,
     "profile-build": profiles,
@@ -162,6 +169,7 @@ def parser() -> argparse.ArgumentParser:
     )
     sub.add_argument("--records", type=int, default=100_000)
     sub.add_argument("--seed", type=int, default=1)
+    feed.add_shape_arguments(sub)
     sub = commands.add_parser("serve", help="serve the benchmark site on 127.0.0.1 until Ctrl-C")
     sub.add_argument("--pages", type=int, default=2000)
     sub.add_argument("--delay", type=float, default=0.0, help="seconds before each page")
@@ -233,7 +241,12 @@ def main(argv: list[str] | None = None, command: str | None = None) -> int:
     if args.command == "tables":
         return tables.main(args)
     if args.command == "feed":
-        print(json.dumps(asdict(feed.build(args.records, args.seed)), indent=1))
+        print(
+            json.dumps(
+                asdict(feed.build(args.records, args.seed, shape=args.shape, origins=args.origins)),
+                indent=1,
+            )
+        )
         return 0
     return website.serve(args.pages, args.delay)
 

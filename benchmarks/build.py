@@ -470,6 +470,7 @@ def add_build_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--records", type=int, default=100_000, help="feed size")
     parser.add_argument("--repeat", type=int, default=3, help="rounds (at least 3)")
     parser.add_argument("--seed", type=int, default=1)
+    feed.add_shape_arguments(parser)
     parser.add_argument(
         "--xsw-level",
         default="6,9",
@@ -509,11 +510,13 @@ def run_build(args: argparse.Namespace, record: Record, work: Path) -> int:
         raise SystemExit("--repeat must be at least 3 (or --smoke, to try the harness)")
     from scrapy_sitemapgen.sitemaps.writer import DEFAULT_GZIP_BACKEND, DEFAULT_GZIP_LEVEL
 
-    info = feed.build(args.records, args.seed)
+    info = feed.build(args.records, args.seed, shape=args.shape, origins=args.origins)
     record["parameters"] = {
         "records": args.records,
         "repeat": args.repeat,
         "seed": args.seed,
+        "shape": args.shape,
+        "origins": info.origins,
         "xsw_levels": list(xsw_levels),
         "skip": sorted(skip),
         "feed": asdict(info),
@@ -629,8 +632,10 @@ def phases(log: Path, started: float, ended: float) -> dict[str, float] | None:
     }
 
 
-def memory_run(size: int, seed: int, work: Path) -> dict[str, Any]:
-    info = feed.build(size, seed)
+def memory_run(
+    size: int, seed: int, work: Path, shape: str = "ours", origins: int = 0
+) -> dict[str, Any]:
+    info = feed.build(size, seed, shape=shape, origins=origins)
     run = work / f"memory-{size}"
     run.mkdir()
     log = run / "run.log"
@@ -661,6 +666,7 @@ def add_memory_arguments(parser: argparse.ArgumentParser) -> None:
         help="comma-separated feed sizes, one run each",
     )
     parser.add_argument("--seed", type=int, default=1)
+    feed.add_shape_arguments(parser)
 
 
 def run_memory(args: argparse.Namespace, record: Record, work: Path) -> int:
@@ -672,12 +678,17 @@ def run_memory(args: argparse.Namespace, record: Record, work: Path) -> int:
         sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
     except ValueError:
         raise SystemExit(f"--sizes: comma-separated record counts, not {args.sizes!r}") from None
-    record["parameters"] = {"sizes": sizes, "seed": args.seed}
+    record["parameters"] = {
+        "sizes": sizes,
+        "seed": args.seed,
+        "shape": args.shape,
+        "origins": args.origins or len(feed.ORIGINS),
+    }
     runs: list[dict[str, Any]] = []
     record["measurements"] = {"runs": runs}
     print(f"memory: ours at {', '.join(f'{n:,}' for n in sizes)} records", flush=True)
     for size in sizes:
-        result = memory_run(size, args.seed, work)
+        result = memory_run(size, args.seed, work, args.shape, args.origins)
         runs.append(result)
         print(
             f"  {size:>10,} records: {result['wall']:.1f} s, {result['rss'] / 1024:.0f} MiB, "

@@ -13,6 +13,17 @@ UTF-8), about 10 % with ``&`` in the query, 0-3 image URLs per record, some W3C
 earlier page (a re-crawl with a newer lastmod), so the URL count is not the record count.
 The feed is written as a Scrapy project with ``FEED_EXPORT_ENCODING = "utf-8"`` writes it.
 
+That is the ``ours`` shape. ``--shape realistic`` is a second one, generated independently
+(its own seed stream): slugs of 60-140 characters, a W3C date-time on about three records in
+four in mixed forms (``Z``, ``+00:00``, ``+02:00``) and an explicit ``null`` lastmod on the
+rest, 0-3 images each on a CDN host with long names, the same three origins, about 6 %
+non-ASCII and about 10 % with ``&``. ``--origins N`` spreads either shape's records over N
+origins instead of three (``host-000001.example.com`` ..., every seventh on a port), drawn
+at random for each record as a broad crawl interleaves its hosts:
+
+    python -m benchmarks feed --records 1000000 --shape realistic
+    python -m benchmarks feed --records 1000000 --origins 100000
+
 The store's pages (:func:`store_pages`), for redis-memory: the same three origins, locs of
 about 60 characters, a lastmod on every other page and an image on every third.
 """
@@ -38,6 +49,7 @@ OUT = Path(__file__).with_name("out")
 VERSION = 1
 
 ORIGINS = ("https://www.example.com", "https://shop.example.org", "http://blog.example.net:8080")
+SHAPES = ("ours", "realistic")
 _ORIGIN_WEIGHTS = (0.5, 0.8)  # cumulative: 50 % www, 30 % shop, 20 % blog
 _WORDS = (
     "guide",
@@ -97,6 +109,9 @@ class FeedInfo:
     images: int
     with_lastmod: int
     seconds: float
+    shape: str = "ours"
+    origins: int = 3
+    distinct_origins: int = 0  # origins with a URL (0: a feed cached before it was counted)
 
 
 def _slug(rng: random.Random) -> str:
@@ -111,6 +126,38 @@ def _path(rng: random.Random, origin: int, i: int, word: str) -> str:
     return f"/{2015 + i % 10}/{1 + i % 12:02d}/{word}-{i}/"
 
 
+def _origin_root(k: int) -> str:
+    """The root of origin ``k`` of a many-origins feed (``--origins``)."""
+    if k % 7 == 6:
+        return f"http://host-{k:06d}.example.net:8080"
+    return f"https://host-{k:06d}.example.com"
+
+
+def _long_slug(rng: random.Random) -> str:
+    """A slug of 60-140 characters, as article and product pages have them."""
+    length = rng.randint(60, 140)
+    words: list[str] = []
+    size = -1
+    while size < length:
+        word = rng.choice(_WORDS)
+        words.append(word)
+        size += len(word) + 1
+    return "-".join(words)[:length].rstrip("-")
+
+
+def _realistic_lastmod(rng: random.Random) -> str | None:
+    roll = rng.random()
+    if roll >= 0.75:
+        return None
+    stamp = time.gmtime(_START + rng.randrange(10 * 365 * 86400))
+    text = time.strftime("%Y-%m-%dT%H:%M:%S", stamp)
+    if roll < 0.3:
+        return text + "Z"
+    if roll < 0.55:
+        return text + "+00:00"
+    return text + "+02:00"
+
+
 def _lastmod(rng: random.Random) -> str | None:
     roll = rng.random()
     if roll >= 0.65:
@@ -123,9 +170,14 @@ def _lastmod(rng: random.Random) -> str | None:
     return time.strftime("%Y-%m-%dT%H:%M:%S+02:00", stamp)
 
 
-def records(count: int, seed: int) -> Any:
-    """Yield (record, flags) for ``count`` records; the same seed gives the same records."""
+def records(count: int, seed: int, shape: str = "ours", origins: int = 0) -> Any:
+    """Yield (record, flags) for ``count`` records; the same arguments give the same
+    records. ``origins`` (0: the three of :data:`ORIGINS`) spreads them over that many."""
+    if shape == "realistic":
+        yield from _realistic(count, seed, origins)
+        return
     rng = random.Random(seed)
+    spread = random.Random(f"origins-{seed}") if origins else None
     recent: list[str] = []
     for i in range(count):
         if recent and rng.random() < 0.01:
@@ -135,6 +187,7 @@ def records(count: int, seed: int) -> Any:
             continue
         roll = rng.random()
         origin = 0 if roll < _ORIGIN_WEIGHTS[0] else 1 if roll < _ORIGIN_WEIGHTS[1] else 2
+        root = ORIGINS[origin] if spread is None else _origin_root(spread.randrange(origins))
         non_ascii = rng.random() < 0.06
         raw = non_ascii and rng.random() < 0.1
         if non_ascii:
@@ -142,7 +195,7 @@ def records(count: int, seed: int) -> Any:
             word = word if raw else quote(word)
         else:
             word = _slug(rng)
-        loc = ORIGINS[origin] + _path(rng, origin, i, word)
+        loc = root + _path(rng, origin, i, word)
         amp = rng.random() < 0.1
         if amp:
             loc += f"?color={rng.choice(_WORDS)}&size={rng.randint(1, 12)}"
@@ -169,13 +222,61 @@ def records(count: int, seed: int) -> Any:
         yield record, {"repeat": False, "amp": amp, "non_ascii": non_ascii, "raw": raw}
 
 
-def feed_path(count: int, seed: int) -> Path:
-    return OUT / f"feed-n{count}-s{seed}-v{VERSION}.jsonl"
+def _realistic(count: int, seed: int, origins: int) -> Any:
+    """The ``realistic`` shape (see the module's docstring): its own random stream, so it
+    shares no sequence with ``ours``."""
+    rng = random.Random(f"realistic-{seed}")
+    spread = random.Random(f"realistic-origins-{seed}") if origins else None
+    for i in range(count):
+        roll = rng.random()
+        origin = 0 if roll < _ORIGIN_WEIGHTS[0] else 1 if roll < _ORIGIN_WEIGHTS[1] else 2
+        root = ORIGINS[origin] if spread is None else _origin_root(spread.randrange(origins))
+        non_ascii = rng.random() < 0.06
+        raw = non_ascii and rng.random() < 0.1
+        slug = _long_slug(rng)
+        if non_ascii:
+            word = rng.choice(_NON_ASCII)
+            slug = f"{word if raw else quote(word)}-{slug}"[: max(60, len(slug))]
+        loc = root + _path(rng, origin, i, slug)
+        amp = rng.random() < 0.1
+        if amp:
+            loc += f"?utm_source={rng.choice(_WORDS)}&ref={rng.randint(1, 9999)}"
+        record: dict[str, Any] = {"loc": loc, "lastmod": _realistic_lastmod(rng)}
+        images = [
+            f"https://images-cdn.static-assets.example-media.com/uploads/{2015 + i % 10}/"
+            f"{1 + i % 12:02d}/{_long_slug(rng)[: rng.randint(30, 80)].rstrip('-')}-{i}-{k}"
+            f"-1920x1080.jpg"
+            for k in range(rng.randint(0, 3))
+        ]
+        if images:
+            record["images"] = images
+        yield record, {"repeat": False, "amp": amp, "non_ascii": non_ascii, "raw": raw}
 
 
-def build(count: int, seed: int, *, quiet: bool = False) -> FeedInfo:
-    """The cached feed of ``count`` records for ``seed``; generated on the first call."""
-    path = feed_path(count, seed)
+def add_shape_arguments(parser: Any) -> None:
+    """``--shape`` and ``--origins``, for every benchmark that reads a generated feed."""
+    parser.add_argument(
+        "--shape", choices=SHAPES, default="ours", help="the feed's shape (default: ours)"
+    )
+    parser.add_argument(
+        "--origins", type=int, default=0, help="spread the records over this many origins"
+    )
+
+
+def feed_path(count: int, seed: int, shape: str = "ours", origins: int = 0) -> Path:
+    # The ``ours`` shape on three origins keeps its name of before there were shapes.
+    tag = ("" if shape == "ours" else f"-{shape}") + (f"-o{origins}" if origins else "")
+    return OUT / f"feed-n{count}-s{seed}{tag}-v{VERSION}.jsonl"
+
+
+def build(
+    count: int, seed: int, *, shape: str = "ours", origins: int = 0, quiet: bool = False
+) -> FeedInfo:
+    """The cached feed of ``count`` records for ``seed`` (``shape``, ``origins``: see the
+    module's docstring); generated on the first call."""
+    if shape not in SHAPES:
+        raise SystemExit(f"--shape: one of {', '.join(SHAPES)}, not {shape!r}")
+    path = feed_path(count, seed, shape, origins)
     meta = path.with_suffix(".meta.json")
     if path.is_file() and meta.is_file():
         info = FeedInfo(**json.loads(meta.read_text()))
@@ -188,20 +289,26 @@ def build(count: int, seed: int, *, quiet: bool = False) -> FeedInfo:
 
     normalise = Config.from_settings(Settings()).url_policy.loc
     if not quiet:
-        print(f"generating {path.name} ({count:,} records, seed {seed}) ...", flush=True)
+        print(
+            f"generating {path.name} ({count:,} records, seed {seed}, shape {shape}) ...",
+            flush=True,
+        )
     started = time.perf_counter()
     OUT.mkdir(parents=True, exist_ok=True)
     part = path.with_suffix(".part")
     seen: set[int] = set()
+    roots: set[str] = set()
     totals = dict.fromkeys(("repeat", "non_ascii", "raw", "amp", "images", "lastmod"), 0)
     with part.open("w", encoding="utf-8") as sink:
-        for record, flags in records(count, seed):
+        for record, flags in records(count, seed, shape, origins):
             sink.write(json.dumps(record, ensure_ascii=False) + "\n")
-            seen.add(hash(normalise(record["loc"])))
+            loc = normalise(record["loc"])
+            seen.add(hash(loc))
+            roots.add(loc[: loc.index("/", 8)])
             for name in ("repeat", "non_ascii", "raw", "amp"):
                 totals[name] += bool(flags.get(name))
             totals["images"] += len(record.get("images", ()))
-            totals["lastmod"] += "lastmod" in record
+            totals["lastmod"] += record.get("lastmod") is not None
     os.replace(part, path)
     info = FeedInfo(
         path=str(path),
@@ -217,6 +324,9 @@ def build(count: int, seed: int, *, quiet: bool = False) -> FeedInfo:
         images=totals["images"],
         with_lastmod=totals["lastmod"],
         seconds=round(time.perf_counter() - started, 1),
+        shape=shape,
+        origins=origins or len(ORIGINS),
+        distinct_origins=len(roots),
     )
     meta.write_text(json.dumps(asdict(info), indent=1))
     return info

@@ -6,6 +6,7 @@ published sitemap file is hashed (an index's <lastmod>, the time of the run, mas
 difference fails the run.
 
     python -m benchmarks.identical --base HEAD~3
+    python -m benchmarks.identical --base HEAD~3 --shape realistic --origins 2000
 
 The crawls cover the demo site (example_spider/site, two origins), the test suite's
 two-origin site (tests/helpers.py: redirects, bad dates, P3's length boundary, items) and
@@ -110,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base", required=True, help="the git revision to compare with")
     parser.add_argument("--records", type=int, default=200_000, help="feed size for the build")
     parser.add_argument("--pages", type=int, default=500, help="benchmark site size")
+    parser.add_argument("--shape", default="ours", help="the feed's shape (benchmarks.feed)")
+    parser.add_argument("--origins", type=int, default=0, help="the feed's origins (0: three)")
     args = parser.parse_args(argv)
     sys.path[:0] = [str(REPO), str(REPO / "example_spider")]
     from serve import serve_site  # example_spider/serve.py
@@ -120,7 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     a, b = SiteServer(), SiteServer()
     build_site(a, b)
     site = Site(args.pages)
-    feed = Path(build_feed(args.records, 1, quiet=True).path)
+    feed = Path(
+        build_feed(args.records, 1, shape=args.shape, origins=args.origins, quiet=True).path
+    )
     starts = ",".join(
         [a.url("/"), b.url("/"), site.root + "/p/0", *(u + "/" for u in demo.urls.values())]
     )

@@ -162,6 +162,7 @@ def top_rows(stats: pstats.Stats, key: str, top: int, within: str = "") -> list[
 def add_profile_build_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--records", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=1)
+    feed.add_shape_arguments(parser)
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument(
         "--workers",
@@ -176,10 +177,12 @@ def run_profile_build(args: argparse.Namespace, record: Record, work: Path) -> i
     """``measurements``: ``wall``, ``cpu`` (this process, all threads), ``max_rss`` (KiB),
     ``code``, ``profile`` (the saved file), ``top`` (``cumulative``, ``package``,
     ``tottime``: rows of :func:`top_rows`)."""
-    info = feed.build(args.records, args.seed)
+    info = feed.build(args.records, args.seed, shape=args.shape, origins=args.origins)
     record["parameters"] = {
         "records": args.records,
         "seed": args.seed,
+        "shape": args.shape,
+        "origins": info.origins,
         "top": args.top,
         "workers": args.workers,
         "feed": {"path": info.path, "records": info.records, "distinct_locs": info.distinct_locs},

@@ -618,6 +618,45 @@ def redis_memory_tables(record: Record) -> list[str]:
     return out
 
 
+def origins_tables(record: Record) -> list[str]:
+    """The build over many origins against three: medians and the ratios within pairs."""
+    p, s = record["parameters"], record["summary"]
+    feeds = p["feeds"]
+    out = [
+        f"### Many origins: {p['records']:,} records over 3 and over {p['origins']:,} origins "
+        f"({p['pairs']} alternating pairs, shape `{p.get('shape', 'ours')}`)",
+        "",
+    ]
+    rows = []
+    for key, label in (("three", "3 origins"), ("many", f"{p['origins']:,} origins")):
+        rows.append(
+            [
+                label,
+                f"{feeds[key]['distinct_locs']:,}",
+                f"{s['wall'][key]:.1f} s",
+                f"{s['cpu'][key]:.1f} s",
+                f"{s['rss'][key] / 1024:.0f} MiB",
+                f"{s['tree_rss'][key] / 1024:.0f} MiB",
+            ]
+        )
+    out += table(
+        ["feed", "URLs", "wall", "CPU", "peak RSS (largest process)", "peak RSS (all processes)"],
+        "lrrrrr",
+        rows,
+    )
+    pairs = ", ".join(f"{r:.2f}x" for r in s["wall_ratio"]["pairs"])
+    cpus = ", ".join(f"{r:.2f}x" for r in s["cpu_ratio"]["pairs"])
+    out += [
+        "",
+        f"Many over three, within each pair: wall **{s['wall_ratio']['median']:.2f}x** "
+        f"(median; pairs {pairs}), CPU {s['cpu_ratio']['median']:.2f}x ({cpus}).",
+        "",
+        footer(record),
+        "",
+    ]
+    return out
+
+
 def state_size_tables(record: Record) -> list[str]:
     p, s = record["parameters"], record["summary"]
     out = [f"### The state file's bytes a URL ({p['urls']:,} URLs of one origin)", ""]
@@ -647,6 +686,7 @@ def state_size_tables(record: Record) -> list[str]:
 
 RENDERERS: dict[str, Callable[[Record], list[str]]] = {
     "build": build_tables,
+    "origins": origins_tables,
     "memory": memory_tables,
     "crawl": crawl_tables,
     "kill": kill_tables,

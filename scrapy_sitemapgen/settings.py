@@ -113,6 +113,8 @@ DEFAULTS: dict[str, Any] = {
     "SITEMAPGEN_DEDUPE_CONTENT": True,
     "SITEMAPGEN_CHANGEFREQ": [],
     "SITEMAPGEN_PRIORITY": [],
+    # The close report
+    "SITEMAPGEN_LOG_ORIGINS": 20,
     # Sections and IndexNow (issue 23)
     "SITEMAPGEN_SECTIONS": [],
     "SITEMAPGEN_INDEXNOW_KEY": "",
@@ -539,6 +541,9 @@ class Config:
     dedupe_content: bool
     changefreq_rules: tuple[Rule, ...]
     priority_rules: tuple[Rule, ...]
+    #: Origins the close report gives a log line and ``…/<origin>`` stats of their own;
+    #: the others are summed up in one line (a broad crawl has 100,000 origins).
+    log_origins: int
     #: SITEMAPGEN_SECTIONS: the urlset sequences besides the URLs of no section.
     sections: tuple[Section, ...]
     #: SITEMAPGEN_INDEXNOW_KEY; "" when IndexNow is off.
@@ -693,6 +698,9 @@ class Config:
             ),
             priority_rules=_rules(
                 settings, "SITEMAPGEN_PRIORITY", parse_priority, "a number from 0.0 to 1.0 (P6)"
+            ),
+            log_origins=_int(
+                settings, "SITEMAPGEN_LOG_ORIGINS", 0, 10**9, "origins with a close line each"
             ),
             sections=_sections(settings),
             indexnow_key=_indexnow_key(settings),

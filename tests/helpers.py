@@ -396,7 +396,8 @@ STATIC_TYPES = {".gz": "application/gzip", ".xml": "application/xml", ".txt": "t
 
 
 class SiteServer:
-    """One origin: a stdlib HTTP server on 127.0.0.1 (a random port), the tests' only one.
+    """One origin: a stdlib HTTP server on 127.0.0.1 (a random port), the tests' only one;
+    ``host`` another loopback address (127.0.0.0/8), for a crawl of many hosts.
 
     A request is answered from ``routes`` (by its exact target, query included; an
     absolute-form target too, so the server also serves as an HTTP proxy), else from the
@@ -404,7 +405,7 @@ class SiteServer:
     Every request target received is appended to ``requested``. Routes can point at
     another server's URLs (the two-origin site)."""
 
-    def __init__(self, static: Path | None = None) -> None:
+    def __init__(self, static: Path | None = None, host: str = "127.0.0.1") -> None:
         self.routes: dict[str, Route] = {}
         #: A folder whose files are served for paths no route names.
         self.static = static
@@ -421,11 +422,11 @@ class SiteServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = ThreadingHTTPServer((host, 0), Handler)
         self.port = self.httpd.server_address[1]
-        self.origin = Origin("http", "127.0.0.1", self.port)
+        self.origin = Origin("http", host, self.port)
         #: The origin's URL without the final slash: ``root + path`` is a URL.
-        self.root = f"http://127.0.0.1:{self.port}"
+        self.root = f"http://{host}:{self.port}"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def route(self, path: str) -> Route:

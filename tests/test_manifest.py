@@ -3,6 +3,7 @@ kept as blocks in a real SQLite file, and a state file of 0.1.0 (a row per URL) 
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from typing import TYPE_CHECKING
 
@@ -10,7 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scrapy_sitemapgen.sitemaps.manifest import URL_BLOCK, FileRecord, PublishState, UrlNotes
+from scrapy_sitemapgen.sitemaps.manifest import (
+    URL_BLOCK,
+    FileRecord,
+    PublishState,
+    UrlNotes,
+    manifest_json,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -111,3 +118,47 @@ def test_changes_match_set_arithmetic_over_runs(
         current = {f"{url(n)}{tail if n % 3 else ''}" for n in numbers}
         assert publish(path, list(current)) == (len(current - previous), len(previous - current))
         previous = current
+
+
+_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    origin=_text,
+    files=st.lists(
+        st.builds(
+            FileRecord,
+            name=_text,
+            kind=st.sampled_from(["urlset", "news", "text", "index", "robots", "manifest"]),
+            entries=st.integers(0, 50_000),
+            size=st.integers(0, 52_428_800),
+            sha256=_text,
+            lastmod=_text,
+            changed=st.booleans(),
+        ),
+        min_size=0,
+        max_size=5,
+    ),
+)
+def test_manifest_is_the_json_of_its_files(origin: str, files: list[FileRecord]) -> None:
+    """The manifest is JSON with one-space indents (non-ASCII as it is, quotes and control
+    characters escaped) of the origin and each file's facts, in order, ``changed`` left
+    out; read back, it is that document."""
+    document = {
+        "origin": origin,
+        "files": [
+            {
+                "name": f.name,
+                "kind": f.kind,
+                "entries": f.entries,
+                "bytes": f.size,
+                "sha256": f.sha256,
+                "lastmod": f.lastmod,
+            }
+            for f in files
+        ],
+    }
+    data = manifest_json(origin, files)
+    assert data == (json.dumps(document, indent=1, ensure_ascii=False) + "\n").encode()
+    assert json.loads(data) == document

@@ -734,3 +734,17 @@ def test_gzip_level_out_of_range_is_refused(value: object) -> None:
 def test_gzip_level(value: object, expected: int) -> None:
     settings = {} if value is None else {"SITEMAPGEN_GZIP_LEVEL": value}
     assert config(**settings).gzip_level == expected
+
+
+# --- SITEMAPGEN_LOG_ORIGINS ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [-1, "many", 2.5, True, [3]])
+def test_log_origins_must_be_a_count(value: object) -> None:
+    assert_rejected("SITEMAPGEN_LOG_ORIGINS", value, r"\b0\b", "integer")
+
+
+@pytest.mark.parametrize(("value", "expected"), [(None, 20), (0, 0), ("5", 5), (100_000, 100_000)])
+def test_log_origins(value: object, expected: int) -> None:
+    settings = {} if value is None else {"SITEMAPGEN_LOG_ORIGINS": value}
+    assert config(**settings).log_origins == expected

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import glob
 import gzip
 import importlib.util
 import logging
@@ -43,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DestinationError",
+    "Stagings",
     "check_destination",
     "local_folder",
     "publish_feeds",
@@ -148,18 +148,47 @@ def local_folder(folder: str) -> Path:
     return Path(os.path.abspath(path))  # lexically: a symbolic link is not followed
 
 
-def staging_for(config: Config, origin_folder: str) -> Path:
-    """A new staging folder: beside the origin folder for a local output (same file system,
-    so the final step is a rename), in the temporary folder otherwise."""
-    if config.local:
+class Stagings:
+    """New staging folders for one publish: beside each origin folder for a local output
+    (same file system, so the final step is a rename), in the temporary folder otherwise.
+
+    A crawl killed while writing left its staging folders; the store's lock means no other
+    crawl of this store is writing now, so they are only debris. Each parent folder is
+    listed once per publish, the first time an origin in it is staged, not once per origin:
+    a broad crawl puts 100,000 origin folders (and their stagings) side by side, and a
+    listing per origin made staging grow with the square of the origins."""
+
+    def __init__(self, config: Config) -> None:
+        self._config = config
+        #: parent folder -> origin folder name -> its debris, listed before any staging of ours.
+        self._debris: dict[Path, dict[str, list[Path]]] = {}
+
+    def _debris_in(self, parent: Path) -> dict[str, list[Path]]:
+        found = self._debris.get(parent)
+        if found is None:
+            found = self._debris[parent] = {}
+            with os.scandir(parent) as entries:
+                for entry in entries:
+                    name, tmp, _suffix = entry.name.rpartition(".tmp-")
+                    if tmp and name.startswith("."):
+                        found.setdefault(name[1:], []).append(Path(entry.path))
+        return found
+
+    def new(self, origin_folder: str) -> Path:
+        """A new staging folder for the files of ``origin_folder``."""
+        if not self._config.local:
+            return Path(tempfile.mkdtemp(prefix="sitemapgen-"))
         target = local_folder(origin_folder)
         target.parent.mkdir(parents=True, exist_ok=True)
-        # A crawl killed while writing left its staging folder; the store's lock means no
-        # other crawl of this store is writing now, so it is only debris.
-        for debris in target.parent.glob(f".{glob.escape(target.name)}.tmp-*"):
+        for debris in self._debris_in(target.parent).pop(target.name, ()):
             shutil.rmtree(debris, ignore_errors=True)
         return Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    return Path(tempfile.mkdtemp(prefix="sitemapgen-"))
+
+
+def staging_for(config: Config, origin_folder: str) -> Path:
+    """A new staging folder for one origin (see :class:`Stagings`, which a publish of many
+    origins uses)."""
+    return Stagings(config).new(origin_folder)
 
 
 def _move_into_place(source: Path, target: Path) -> None:
@@ -180,19 +209,37 @@ def publish_local(sets: list[OriginSet]) -> None:
     """Move every origin's changed files into place; raise before any move on a blocked
     destination, so nothing changes at all."""
     targets = [local_folder(s.folder) for s in sets]
-    for origin_set, target in zip(sets, targets):
+    # Folders this publish created hold nothing yet: nothing in them to check, to keep or
+    # to remove (a broad crawl's first run creates 100,000 of them).
+    created: set[int] = set()
+    for number, (origin_set, target) in enumerate(zip(sets, targets)):
         if target.is_symlink():
             # The folder name comes from crawled hosts: never let a planted link redirect it.
             raise NotADirectoryError(
                 errno.ENOTDIR, "a symbolic link stands where an origin folder goes", str(target)
             )
-        target.mkdir(parents=True, exist_ok=True)
+        try:
+            target.mkdir(parents=True)
+        except FileExistsError:
+            if not target.is_dir():
+                raise
+        else:
+            created.add(number)
+            continue
         for record in origin_set.records:
             if (target / record.name).is_dir():
                 raise IsADirectoryError(
                     errno.EISDIR, "a folder stands where a sitemap goes", str(target / record.name)
                 )
-    for origin_set, target in zip(sets, targets):
+    for number, (origin_set, target) in enumerate(zip(sets, targets)):
+        staging, folder = str(origin_set.staging), str(target)
+        if number in created:
+            for record in origin_set.records:
+                _move_into_place(
+                    Path(os.path.join(staging, record.name)),
+                    Path(os.path.join(folder, record.name)),
+                )
+            continue
         for record in origin_set.records:
             destination = target / record.name
             if record.changed or not destination.exists():

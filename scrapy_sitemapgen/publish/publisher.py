@@ -13,7 +13,7 @@ from scrapy.utils.asyncio import run_in_thread
 from .. import stats as keys
 from ..sitemaps.manifest import PublishState
 from ..sitemaps.urls import origin_folder
-from .delivery import publish_feeds, publish_local, publish_remote, staging_for
+from .delivery import Stagings, publish_feeds, publish_local, publish_remote
 from .indexnow import notify
 from .report import report
 from .staging import stage_origins
@@ -45,8 +45,10 @@ class FeedTargets(Protocol):
 def _stage(
     store: FactSource, config: Config, reporter: Reporter, state: PublishState, staged: list[Path]
 ) -> list[OriginSet]:
+    stagings = Stagings(config)
+
     def staging_of(origin: Origin) -> Path:
-        staging = staging_for(config, origin_folder(config.uri, origin))
+        staging = stagings.new(origin_folder(config.uri, origin))
         staged.append(staging)
         return staging
 
@@ -92,10 +94,11 @@ async def publish(
         first_runs = {
             s.origin for s in sets if not state.has_fingerprints(config.uri, s.origin.name)
         }
-        for origin_set in sets:
-            if origin_set.origin in delivered:
-                state.commit(config.uri, origin_set.origin.name, origin_set.records)
-        report(sets, delivered, reporter, empty_reason)
+        state.commit_all(
+            config.uri,
+            ((s.origin.name, s.records) for s in sets if s.origin in delivered),
+        )
+        report(sets, delivered, reporter, empty_reason, log_origins=config.log_origins)
         if config.indexnow_key:
             try:
                 await notify(sets, delivered, first_runs, state, config, crawler, reporter)

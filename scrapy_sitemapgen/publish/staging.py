@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import shutil
 import sqlite3
 import tempfile
@@ -304,8 +305,10 @@ def stage_origin(
         sha256, when = previous.get(written.name, ("", ""))
         return when if sha256 == written.sha256 else stamp
 
+    folder = str(staging)  # a string join per file, not a Path built and parsed
+
     def open_sink(name: str) -> BinaryIO:
-        return (staging / name).open("wb")
+        return open(os.path.join(folder, name), "wb")
 
     options = WriterOptions(
         max_urls=config.max_urls,
@@ -411,7 +414,8 @@ def _staged(
     previous: dict[str, tuple[str, str]],
     stamp: str,
 ) -> FileRecord:
-    (staging / name).write_bytes(data)
+    with open(os.path.join(staging, name), "wb") as file:
+        file.write(data)
     sha256 = hashlib.sha256(data).hexdigest()
     old_sha, old_when = previous.get(name, ("", ""))
     return FileRecord(
@@ -425,6 +429,27 @@ def _staged(
     )
 
 
+#: A staging task in a worker takes origins, the largest first, until it holds this many
+#: rows or this many origins: one task per origin cost, for a broad crawl's many small
+#: origins, more in passing each task its inputs and opening its files than in staging.
+_TASK_ROWS = 50_000
+_TASK_ORIGINS = 500
+
+
+def _tasks(store: FactSource, origins: list[Origin]) -> list[list[Origin]]:
+    """``origins`` in groups for the workers: the largest first, so that the last task to
+    finish is a small one; an origin of ``_TASK_ROWS`` rows or more alone."""
+    tasks: list[list[Origin]] = []
+    rows = 0
+    for size, origin in sorted(((store.size_of(o), o) for o in origins), key=lambda p: -p[0]):
+        if not tasks or rows + size > _TASK_ROWS or len(tasks[-1]) >= _TASK_ORIGINS:
+            tasks.append([])
+            rows = 0
+        tasks[-1].append(origin)
+        rows += size
+    return tasks
+
+
 def stage_origins(
     store: FactSource,
     config: Config,
@@ -436,10 +461,11 @@ def stage_origins(
     """:func:`stage_origin` for every origin of ``store``, in origin order.
 
     A source that worker processes can read (its ``pool()``: the offline build's run
-    files) has its origins staged in them at once: each
-    writes its files, compares its URLs with the previous run's (reading the state file)
-    and saves them into a scratch SQLite file that ``state`` then takes in, and reports
-    into a tally replayed here, so the result and the log are the same.
+    files) has its origins staged in them at once, in tasks of one large origin or many
+    small ones (:func:`_tasks`): each task gets only its own origins' part of the source,
+    writes their files, compares their URLs with the previous run's (reading the state
+    file) and saves them into one scratch SQLite file that ``state`` then takes in, and
+    reports into a tally per origin replayed here, so the result and the log are the same.
     """
     origins = store.origins()
     pool = store.pool()
@@ -454,30 +480,42 @@ def stage_origins(
         return sets
     scratch = Path(tempfile.mkdtemp(prefix="sitemapgen-notes-"))
     try:
-        # The largest origins first, so that the last to finish is a small one.
-        order = sorted(origins, key=lambda o: -store.size_of(o))
-        futures = {
-            origin: pool.submit(
-                _stage_in_worker,
-                store,
-                origin,
-                config,
-                now,
-                state.previous_files(config.uri, origin.name),
-                state.path,
-                staging_of(origin),
-                scratch / f"notes-{n}.sqlite3",
+        tasks = _tasks(store, origins)
+        task_of: dict[Origin, int] = {}
+        futures = []
+        for n, task in enumerate(tasks):
+            for origin in task:
+                task_of[origin] = n
+            futures.append(
+                pool.submit(
+                    _stage_in_worker,
+                    store.part(task),
+                    [
+                        (origin, state.previous_files(config.uri, origin.name), staging_of(origin))
+                        for origin in task
+                    ],
+                    config,
+                    now,
+                    state.path,
+                    scratch / f"notes-{n}.sqlite3",
+                )
             )
-            for n, origin in enumerate(order)
-        }
+        done: dict[int, dict[Origin, tuple[OriginSet | None, Tally]]] = {}
         sets = []
         for origin in origins:
-            origin_set, tally, notes, counted = futures[origin].result()
+            n = task_of[origin]
+            staged = done.get(n)
+            if staged is None:
+                results, notes, counted = futures[n].result()
+                store.add_counts(counted)
+                state.take_notes(notes)
+                staged = done[n] = dict(zip(tasks[n], results))
+            origin_set, tally = staged.pop(origin)
             tally.replay(reporter)
-            store.add_counts(counted)
             if origin_set is not None:
-                state.take_notes(origin.name, notes)
                 sets.append(origin_set)
+            if not staged:
+                del done[n]
         return sets
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -485,24 +523,30 @@ def stage_origins(
 
 class _WorkerState:
     """The state as a staging worker sees it: the previous run's files (read by the
-    parent) and URL set (read here, from the state file), the URLs written saved into a
+    parent) and URL sets (read here, from the state file), the URLs written saved into a
     scratch SQLite file for the parent to take in."""
 
-    def __init__(self, previous: dict[str, tuple[str, str]], state_path: Path, notes: Path) -> None:
-        self._previous = previous
+    def __init__(self, state_path: Path, notes: Path) -> None:
+        self.previous: dict[str, tuple[str, str]] = {}
         self._state = sqlite3.connect(f"{state_path.resolve().as_uri()}?mode=ro", uri=True)
         self._db = sqlite3.connect(notes)
         self._db.execute("PRAGMA journal_mode = OFF")  # scratch: nothing to recover
         self._db.execute("PRAGMA synchronous = OFF")
-        self._db.execute("CREATE TABLE blocks (seq INTEGER PRIMARY KEY, data BLOB NOT NULL)")
-        self._db.execute("CREATE TABLE contents (seq INTEGER PRIMARY KEY, data BLOB NOT NULL)")
+        self._db.execute(
+            "CREATE TABLE blocks (origin TEXT NOT NULL, seq INTEGER NOT NULL,"
+            " data BLOB NOT NULL, PRIMARY KEY (origin, seq))"
+        )
+        self._db.execute(
+            "CREATE TABLE contents (origin TEXT NOT NULL, seq INTEGER NOT NULL,"
+            " data BLOB NOT NULL, PRIMARY KEY (origin, seq))"
+        )
 
     def previous_files(self, output: str, origin: str) -> dict[str, tuple[str, str]]:
-        return self._previous
+        return self.previous
 
     def url_notes(self, output: str, origin: str) -> UrlNotes:
         def save(seq: int, data: bytes) -> None:
-            self._db.execute("INSERT INTO blocks VALUES (?, ?)", (seq, data))
+            self._db.execute("INSERT INTO blocks VALUES (?, ?, ?)", (origin, seq, data))
 
         return UrlNotes(previous_locs(self._state, output, origin), save)
 
@@ -513,7 +557,9 @@ class _WorkerState:
 
         def save(notes: list[tuple[str, Seen]]) -> None:
             nonlocal seq
-            self._db.execute("INSERT INTO contents VALUES (?, ?)", (seq, encode_contents(notes)))
+            self._db.execute(
+                "INSERT INTO contents VALUES (?, ?, ?)", (origin, seq, encode_contents(notes))
+            )
             seq += 1
 
         return previous_contents(self._state, output, origin), save
@@ -522,17 +568,36 @@ class _WorkerState:
         return previous_contents(self._state, output, origin)
 
     def change_notes(self, output: str, origin: str) -> ChangeNotes:
-        """IndexNow's notes, into the scratch file's ``fingerprints`` and ``changes``."""
-        self._db.execute("CREATE TABLE fingerprints (seq INTEGER PRIMARY KEY, data BLOB NOT NULL)")
-        self._db.execute("CREATE TABLE changes (kind TEXT NOT NULL, loc TEXT NOT NULL)")
+        """IndexNow's notes, into the scratch file's ``fingerprints`` and ``changes``
+        (``fingerprinted``: the origins noted, even those that saved no block)."""
+        self._db.execute("CREATE TABLE IF NOT EXISTS fingerprinted (origin TEXT PRIMARY KEY)")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS fingerprints (origin TEXT NOT NULL,"
+            " seq INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (origin, seq))"
+        )
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS changes (origin TEXT NOT NULL, kind TEXT NOT NULL,"
+            " loc TEXT NOT NULL)"
+        )
+        self._db.execute("INSERT OR IGNORE INTO fingerprinted VALUES (?)", (origin,))
 
         def save(seq: int, data: bytes) -> None:
-            self._db.execute("INSERT INTO fingerprints VALUES (?, ?)", (seq, data))
+            self._db.execute("INSERT INTO fingerprints VALUES (?, ?, ?)", (origin, seq, data))
 
         def on_changes(changes: list[tuple[str, str]]) -> None:
-            self._db.executemany("INSERT INTO changes VALUES (?, ?)", changes)
+            self._db.executemany(
+                "INSERT INTO changes VALUES (?, ?, ?)", [(origin, k, loc) for k, loc in changes]
+            )
 
         return ChangeNotes(previous_fingerprints(self._state, output, origin), save, on_changes)
+
+    def forget(self, origin: str) -> None:
+        """Drop what was noted for ``origin``: it had nothing to publish."""
+        self._db.execute("DELETE FROM blocks WHERE origin = ?", (origin,))
+        self._db.execute("DELETE FROM contents WHERE origin = ?", (origin,))
+        if _has_table(self._db, "fingerprinted"):
+            for table in ("fingerprinted", "fingerprints", "changes"):
+                self._db.execute(f"DELETE FROM {table} WHERE origin = ?", (origin,))
 
     def close(self) -> None:
         self._state.close()
@@ -540,20 +605,31 @@ class _WorkerState:
         self._db.close()
 
 
+def _has_table(db: sqlite3.Connection, name: str) -> bool:
+    query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
+    return db.execute(query, (name,)).fetchone() is not None
+
+
 def _stage_in_worker(
     store: FactSource,
-    origin: Origin,
+    task: list[tuple[Origin, dict[str, tuple[str, str]], Path]],
     config: Config,
     now: datetime,
-    previous: dict[str, tuple[str, str]],
     state_path: Path,
-    staging: Path,
     notes: Path,
-) -> tuple[OriginSet | None, Tally, Path, dict[Origin, int]]:
-    tally = Tally()
-    state = _WorkerState(previous, state_path, notes)
+) -> tuple[list[tuple[OriginSet | None, Tally]], Path, dict[Origin, int]]:
+    """One task's origins, each with the files its previous run published and its
+    staging folder: their sets and tallies, in the task's order."""
+    results: list[tuple[OriginSet | None, Tally]] = []
+    state = _WorkerState(state_path, notes)
     try:
-        origin_set = stage_origin(store, origin, config, now, state, tally, staging)
+        for origin, previous, staging in task:
+            tally = Tally()
+            state.previous = previous
+            origin_set = stage_origin(store, origin, config, now, state, tally, staging)
+            if origin_set is None:
+                state.forget(origin.name)
+            results.append((origin_set, tally))
     finally:
         state.close()
-    return origin_set, tally, notes, store.counts()
+    return results, notes, store.counts()

@@ -8,6 +8,7 @@ files' names come from :mod:`.naming`, which also tells delivery which names are
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import re
@@ -174,6 +175,10 @@ class OriginOutput:
 # costs nothing per entry. At most _IN_FLIGHT pieces wait, so memory stays bounded.
 _PIECE_BYTES = 512 * 1024
 _IN_FLIGHT = 2
+# A file's first bytes up to this many are compressed in the writer's own thread: the
+# thread and its hand-overs cost more than compressing a small file (a broad crawl's many
+# origins are each a few small files), and are started only for a file that grows past it.
+_INLINE_BYTES = _PIECE_BYTES
 
 
 class _SwitchInterval:
@@ -223,7 +228,7 @@ class _SplitFile:
     thread, in order. Its entries and bytes are counted by :func:`_split`, which decides
     where files end."""
 
-    __slots__ = ("_deflate", "_hash", "_jobs", "_pool", "_raw", "name")
+    __slots__ = ("_deflate", "_handed", "_hash", "_jobs", "_pool", "_raw", "_start_pool", "name")
 
     def __init__(
         self,
@@ -231,7 +236,7 @@ class _SplitFile:
         sink: BinaryIO,
         options: WriterOptions,
         head: bytes,
-        pool: ThreadPoolExecutor,
+        start_pool: Callable[[], ThreadPoolExecutor],
     ) -> None:
         self.name = name
         self._raw = sink
@@ -242,11 +247,19 @@ class _SplitFile:
             else None
         )
         self._hash = hashlib.sha256()
-        self._pool = pool
+        self._pool: ThreadPoolExecutor | None = None
+        self._start_pool = start_pool
+        self._handed = 0
         self._jobs: deque[Future[None]] = deque()
         self._hand_over(head)
 
     def _hand_over(self, piece: bytes) -> None:
+        if self._pool is None:  # the same pieces in the same order, in this thread
+            self._handed += len(piece)
+            if self._handed < _INLINE_BYTES:
+                self._consume(piece)
+                return
+            self._pool = self._start_pool()
         while len(self._jobs) >= _IN_FLIGHT:
             self._jobs.popleft().result()  # a failed write raises here, in the writer
         self._jobs.append(self._pool.submit(self._consume, piece))
@@ -291,7 +304,16 @@ def _split(
     piece: list[bytes] = []  # the current file's entries not yet handed to it
     piece_size = 0
     entries = size = 0  # the current file's, the piece's included (size: head too)
-    with _QUICK_SWITCHES, ThreadPoolExecutor(1, thread_name_prefix="sitemapgen-compress") as pool:
+    pool: ThreadPoolExecutor | None = None
+
+    def start_pool() -> ThreadPoolExecutor:
+        nonlocal pool
+        if pool is None:
+            pool = ThreadPoolExecutor(1, thread_name_prefix="sitemapgen-compress")
+        return pool
+
+    with _QUICK_SWITCHES, contextlib.ExitStack() as stack:
+        stack.callback(lambda: pool.shutdown() if pool is not None else None)
         for chunk in chunks:
             length = len(chunk)
             if current is not None and (entries >= max_entries or size + length > limit):
@@ -302,7 +324,7 @@ def _split(
             if current is None:
                 number += 1
                 name = name_for(number)
-                current = _SplitFile(name, open_sink(name), options, head, pool)
+                current = _SplitFile(name, open_sink(name), options, head, start_pool)
                 piece, piece_size, entries, size = [], 0, 0, len(head)
             piece.append(chunk)
             piece_size += length

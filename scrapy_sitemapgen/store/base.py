@@ -88,6 +88,11 @@ class FactSource(Protocol):
         them at once), or None: this process only."""
         return None
 
+    def part(self, origins: list[Origin]) -> FactSource:
+        """What a pool worker needs to read ``origins`` (sent to it with each task): this
+        source, or a smaller one that holds only those origins."""
+        return self
+
     def size_of(self, origin: Origin) -> int:
         """An estimate of ``origin``'s entries, for sharing out work among the pool."""
         return 0

@@ -25,7 +25,7 @@ from ..sitemaps.merge import unique_videos, video_fields
 from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS, RecordReader, url_field
 from ..sitemaps.urls import origin_of
 from ..stats import Tally
-from .runs import _FAN_IN, OriginKey, Runs, RunStore, _OriginRuns, _Runs, merge_passes
+from .runs import _FAN_IN, OriginKey, Run, Runs, RunStore, _OriginRuns, _Runs, merge_passes
 from .workers import executor, main_script_hidden
 
 try:
@@ -231,7 +231,7 @@ def build_store(
     pool = executor(workers)
     try:
         tally = Tally()
-        files: dict[OriginKey, list[str]] = {}
+        files: dict[OriginKey, list[Run]] = {}
         rows: dict[OriginKey, list[int]] = {}
         with main_script_hidden():  # the pool starts its processes on the first submits
             futures = [

@@ -21,7 +21,6 @@ import shutil
 from bisect import bisect_right
 from dataclasses import dataclass
 from operator import itemgetter
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..sitemaps.facts import News, UrlFacts, Video
@@ -36,13 +35,14 @@ except ImportError:  # pragma: no cover - Windows: killed builds' folders are le
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from concurrent.futures import Executor
+    from pathlib import Path
 
     from ..sitemaps.urls import Origin
 
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["RunStore", "Runs", "merge_passes", "merged_rows"]
+__all__ = ["Run", "RunStore", "Runs", "merge_passes", "merged_rows"]
 
 # Rows per marshal block: one read or write call per block, not per row. A merge holds
 # one block of each run it reads, and reads at most _FAN_IN runs at once (more are first
@@ -59,6 +59,11 @@ _FAN_IN = 32
 Row = tuple[Any, ...]
 _LOC = itemgetter(0)
 OriginKey = str  # the origin's root, "https://host[:port]/": a prefix of every loc of it
+#: A sorted run of one origin: a file of its own (its path), or, for fewer rows than a
+#: block, a segment of a spill's file shared by such origins: (path, start, end) in bytes.
+#: A broad crawl's feed has a few rows of each of many origins in every spill, and a file
+#: each cost more to create than the rows in it cost to read and sort.
+Run = str | tuple[str, int, int]
 
 
 def _dump_block(file: BinaryIO, rows: list[Row]) -> None:
@@ -75,17 +80,28 @@ def _write_blocks(path: Path, rows: list[Row]) -> None:
             _dump_block(file, rows[start : start + _BLOCK])
 
 
-def _read_blocks(path: Path) -> Iterator[list[Row]]:
-    with path.open("rb") as file:
+def _read_blocks(run: Run) -> Iterator[list[Row]]:
+    if isinstance(run, tuple):
+        path, start, end = run
+        with open(path, "rb") as file:
+            file.seek(start)
+            data = file.read(end - start)
+        at = 0
+        while at < len(data):
+            length = int.from_bytes(data[at : at + 4], "little")
+            yield marshal.loads(data[at + 4 : at + 4 + length])
+            at += 4 + length
+        return
+    with open(run, "rb") as file:
         while size := file.read(4):
             yield marshal.loads(file.read(int.from_bytes(size, "little")))
 
 
-def _whole_blocks(path: Path) -> Iterator[list[Row]]:
+def _whole_blocks(run: Run) -> Iterator[list[Row]]:
     """A run's blocks, joined where a loc goes on into the next block, so that no loc of
     a block's last row comes again in a later one."""
     pending: list[Row] | None = None
-    for block in _read_blocks(path):
+    for block in _read_blocks(run):
         if pending is None:
             pending = block
         elif block[0][0] == pending[-1][0]:
@@ -97,7 +113,7 @@ def _whole_blocks(path: Path) -> Iterator[list[Row]]:
         yield pending
 
 
-def _sorted_batches(paths: list[str]) -> Iterator[list[Row]]:
+def _sorted_batches(paths: list[Run]) -> Iterator[list[Row]]:
     """The rows of sorted runs, in loc order, in batches; rows of equal loc in the order
     of ``paths``, then of their run: what ``heapq.merge(..., key=loc)`` gives, for less.
 
@@ -105,7 +121,7 @@ def _sorted_batches(paths: list[str]) -> Iterator[list[Row]]:
     of each run, the rows up to the smallest last loc among those blocks (nothing later in
     any run can sort before it), and sorts them with the built-in stable sort, which finds
     the sorted pieces and merges them in C."""
-    readers = [_whole_blocks(Path(path)) for path in paths]
+    readers = [_whole_blocks(path) for path in paths]
     heads = [next(reader, None) for reader in readers]
     starts = [0] * len(paths)  # where each head block's unread rows start
     live = [n for n, head in enumerate(heads) if head]
@@ -145,7 +161,7 @@ class _Runs:
         self.run_records = run_records
         self.pending: dict[OriginKey, list[Row]] = {}
         self.held = 0
-        self.files: dict[OriginKey, list[str]] = {}
+        self.files: dict[OriginKey, list[Run]] = {}
         #: Rows and rows with news per origin: repeats counted, so an upper bound.
         self.rows: dict[OriginKey, list[int]] = {}
         self.number = 0
@@ -154,14 +170,29 @@ class _Runs:
         if not self.held:
             return
         self.number += 1
-        for index, (key, rows) in enumerate(self.pending.items()):
-            rows.sort(key=_LOC)  # stable: a repeated URL's rows stay in feed order
-            path = self.folder / f"run-{self.tag}-{self.number}-{index}"
-            _write_blocks(path, rows)
-            self.files.setdefault(key, []).append(str(path))
-            counts = self.rows.setdefault(key, [0, 0])
-            counts[0] += len(rows)
-            counts[1] += sum(1 for row in rows if row[6] is not None)
+        shared_path = str(self.folder / f"run-{self.tag}-{self.number}-small")
+        shared: BinaryIO | None = None
+        try:
+            for index, (key, rows) in enumerate(self.pending.items()):
+                rows.sort(key=_LOC)  # stable: a repeated URL's rows stay in feed order
+                run: Run
+                if len(rows) < _BLOCK:  # one block, into the spill's shared file
+                    if shared is None:
+                        shared = open(shared_path, "wb")  # noqa: SIM115 - closed below
+                    start = shared.tell()
+                    _dump_block(shared, rows)
+                    run = (shared_path, start, shared.tell())
+                else:
+                    path = self.folder / f"run-{self.tag}-{self.number}-{index}"
+                    _write_blocks(path, rows)
+                    run = str(path)
+                self.files.setdefault(key, []).append(run)
+                counts = self.rows.setdefault(key, [0, 0])
+                counts[0] += len(rows)
+                counts[1] += sum(1 for row in rows if row[6] is not None)
+        finally:
+            if shared is not None:
+                shared.close()
         self.pending = {}
         self.held = 0
 
@@ -171,7 +202,7 @@ class Runs:
     """What a range's worker wrote: per origin, its run files (in feed order) and how many
     rows and rows with news they hold (repeats counted)."""
 
-    files: dict[OriginKey, list[str]]
+    files: dict[OriginKey, list[Run]]
     rows: dict[OriginKey, list[int]]
 
 
@@ -190,7 +221,7 @@ def _combine(old: Row, new: Row) -> Row:
     )
 
 
-def merged_rows(paths: list[str]) -> Iterator[Row]:
+def merged_rows(paths: list[Run]) -> Iterator[Row]:
     """One origin's runs (in feed order, at most _FAN_IN of them) in ``loc`` order, each
     URL once, its repeats combined."""
     previous: Row | None = None
@@ -206,7 +237,7 @@ def merged_rows(paths: list[str]) -> Iterator[Row]:
         yield previous
 
 
-def merge_passes(paths: list[str], out: str) -> list[str]:
+def merge_passes(paths: list[Run], out: str) -> list[Run]:
     """In a worker, for an origin of more than _FAN_IN runs (millions of records): its
     runs merged in groups, in order, until at most _FAN_IN are left, so that a reader
     holds at most _FAN_IN blocks whatever the feed's size. Repeats are combined later."""
@@ -222,14 +253,15 @@ def merge_passes(paths: list[str], out: str) -> list[str]:
                     for start in range(0, len(batch), _BLOCK):
                         _dump_block(file, batch[start : start + _BLOCK])
             for path in group:
-                os.unlink(path)
+                if isinstance(path, str):  # a shared file goes with the folder
+                    os.unlink(path)
             paths.append(merged)
     return paths
 
 
 @dataclass(frozen=True)
 class _OriginRuns:
-    paths: list[str]
+    paths: list[Run]
     rows: int  # repeats counted: an upper bound of the URLs
     news: int
 
@@ -272,6 +304,11 @@ class RunStore(FactSource):
     def pool(self) -> Executor | None:
         """The build's worker processes: its run files can be read in any of them."""
         return self._pool
+
+    def part(self, origins: list[Origin]) -> RunStore:
+        """The run files of ``origins`` alone: a staging task's whole input. Sending every
+        origin's runs with every task cost the square of the origins."""
+        return RunStore(self.folder, {o: self._runs[o] for o in origins if o in self._runs})
 
     def counts(self) -> dict[Origin, int]:
         return self.counted

@@ -1,0 +1,178 @@
+"""Many origins, as a broad crawl has them: a real crawl over many hosts on loopback
+(127.0.0.2, 127.0.0.3, ...: the whole 127.0.0.0/8 range is loopback), and an offline build
+of a feed over many origins in worker processes. Each origin gets its own exact, valid set,
+and the close report sums up the origins past SITEMAPGEN_LOG_ORIGINS in one line."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+import scrapy
+from scrapy.utils.defer import deferred_f_from_coro_f
+
+from scrapy_sitemapgen.sitemaps.urls import origin_of
+
+from .helpers import Route, SiteServer, files, html, read_urls, run_scrapy
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+HOSTS = 60
+SHOWN = 5
+_LAST_MODIFIED = "Wed, 01 May 2024 10:00:00 GMT"
+
+
+class BroadSpider(scrapy.Spider):
+    """Follows every link, on any host."""
+
+    name = "broad"
+    start_url: str
+
+    async def start(self) -> Any:
+        yield scrapy.Request(self.start_url)
+
+    def parse(self, response: scrapy.http.Response) -> Iterator[scrapy.Request]:
+        yield from response.follow_all(css="a")
+
+
+def _hosts() -> list[SiteServer]:
+    """Host k (127.0.0.k+2) serves /, /a (with a Last-Modified) and /b?x=1&y=2; the
+    first host's / also links to every other host's /."""
+    servers = [SiteServer(host=f"127.0.0.{k + 2}") for k in range(HOSTS)]
+    for k, server in enumerate(servers):
+        others = "".join(f'<a href="{s.url("/")}">{n}</a>' for n, s in enumerate(servers)) * (
+            k == 0
+        )
+        server.routes["/"] = Route(
+            body=html(body=f'<a href="/a">a</a><a href="/b?x=1&amp;y=2">b</a>{others}')
+        )
+        server.routes["/a"] = Route(body=html(), headers={"Last-Modified": _LAST_MODIFIED})
+        server.routes["/b?x=1&y=2"] = Route(body=html())
+    return servers
+
+
+def _summary(caplog: Any) -> list[str]:
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "scrapy_sitemapgen.publish.report" and r.levelno == logging.INFO
+    ]
+
+
+@deferred_f_from_coro_f
+async def test_a_crawl_over_many_hosts_writes_one_exact_set_each(
+    crawl, tmp_path: Path, caplog
+) -> None:
+    servers = _hosts()
+    try:
+        with caplog.at_level(logging.INFO, logger="scrapy_sitemapgen"):
+            crawler = await crawl(
+                {"SITEMAPGEN_LOG_ORIGINS": SHOWN, "CONCURRENT_REQUESTS": 16},
+                spidercls=BroadSpider,
+                start_url=servers[0].url("/"),
+            )
+    finally:  # at once: each waits up to its serve loop's poll interval
+        with ThreadPoolExecutor(len(servers)) as closing:
+            list(closing.map(SiteServer.close, servers))
+    out = tmp_path / "out"
+    names = [s.origin.name for s in servers]
+    assert files(out) == {
+        *(f"{n}/{f}" for n in names for f in ("sitemap.xml", "sitemap-1.xml.gz")),
+        *(f"{n}/{f}" for n in names for f in ("robots.txt", "manifest.json")),
+        ".sitemapgen-state.sqlite3",
+    }
+    # Every set validated (schemas and the package's validator) and exact: three pages,
+    # the & escaped and read back, /a with its Last-Modified as a W3C date-time (P4).
+    got = read_urls(out)
+    for server in servers:
+        assert {loc: facts["lastmod"] for loc, facts in got[server.origin.name].items()} == {
+            server.url("/"): None,
+            server.url("/a"): "2024-05-01T10:00:00+00:00",
+            server.url("/b?x=1&y=2"): None,
+        }
+        assert (out / server.origin.name / "robots.txt").read_text() == (
+            f"Sitemap: {server.url('/sitemap.xml')}\n"
+        )
+    stats = crawler.stats.get_stats()
+    assert stats["sitemapgen/origins"] == HOSTS
+    assert stats["sitemapgen/urls/written"] == 3 * HOSTS
+    assert stats["sitemapgen/files/written"] == 2 * HOSTS
+    # Per-origin stats and lines for the first SHOWN origins in origin order (127.0.0.10
+    # sorts before 127.0.0.2: hosts are text); one line for the other 55.
+    first = sorted(s.origin for s in servers)[:SHOWN]
+    per_origin = {k.rsplit("/", 1)[1] for k in stats if k.startswith("sitemapgen/urls/written/")}
+    assert per_origin == {o.name for o in first}
+    lines = _summary(caplog)
+    assert len(lines) == SHOWN + 1, lines
+    for origin, line in zip(first, lines):
+        assert line.startswith(f"Sitemap: {origin.root}: 3 URLs (+3, -0 "), line
+    assert lines[-1].startswith(
+        f"Sitemap: and {HOSTS - SHOWN} more origin(s): {3 * (HOSTS - SHOWN)} URLs in "
+        f"{HOSTS - SHOWN} sitemap file(s), {2 * (HOSTS - SHOWN)} file(s) changed "
+    ), lines[-1]
+
+
+def _feed(path: Path, origins: int, big: int) -> dict[str, set[str]]:
+    """A feed over ``origins`` small origins (three records each, interleaved as a broad
+    crawl writes them, one URL twice) and one origin of ``big`` records; what it lists."""
+    expected: dict[str, set[str]] = {}
+    lines = []
+    for page in range(3):
+        for k in range(origins):
+            root = f"https://h{k:04d}.example.com" if k % 7 else f"http://h{k:04d}.example.net:81"
+            loc = f"{root}/page-{page}"
+            lines.append({"loc": loc})
+            expected.setdefault(origin_of(root + "/").name, set()).add(loc)
+        lines.append({"loc": f"https://h0001.example.com/page-{page}", "lastmod": "2024-01-02"})
+    for n in range(big):
+        lines.append({"loc": f"https://big.example.org/item/{n:05d}"})
+    expected[origin_of("https://big.example.org/").name] = {
+        f"https://big.example.org/item/{n:05d}" for n in range(big)
+    }
+    # The big origin's records spread through the feed, so every range holds some.
+    lines = [lines[i] for i in sorted(range(len(lines)), key=lambda i: (i * 7919) % len(lines))]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return expected
+
+
+def test_a_build_over_many_origins_in_workers_is_the_one_process_build(tmp_path: Path) -> None:
+    """More origins than one staging task takes, small ones in shared run segments and one
+    with run files of its own: two workers write, byte for byte, what one process writes."""
+    feed = tmp_path / "feed.jsonl"
+    expected = _feed(feed, origins=700, big=5000)
+    outs = {}
+    for workers in ("1", "2"):
+        out = tmp_path / f"out-{workers}"
+        result = run_scrapy(
+            tmp_path,
+            "sitemapgen-build",
+            "--input",
+            str(feed),
+            "--workers",
+            workers,
+            "-s",
+            f"SITEMAPGEN_URI={out}",
+            "-s",
+            f"SITEMAPGEN_STATE={tmp_path / f'state-{workers}.sqlite3'}",
+            "-s",
+            "SITEMAPGEN_LOG_ORIGINS=3",
+        )
+        assert result.returncode == 0, result.stderr[-3000:]
+        outs[workers] = out
+        assert len(re.findall(r"\] INFO: Sitemap: https?://\S+: \d+ URLs", result.stderr)) == 3
+        assert f"Sitemap: and {len(expected) - 3} more origin(s): " in result.stderr
+    one, two = outs["1"], outs["2"]
+    assert files(one) - {".sitemapgen-state.sqlite3"} == files(two) - {".sitemapgen-state.sqlite3"}
+    # The urlsets and robots.txt byte for byte (the index and the manifest hold the run's
+    # time as the files' lastmod).
+    compared = [n for n in files(one) if n.endswith(("/robots.txt", ".xml.gz"))]
+    assert len(compared) == 2 * len(expected)
+    for name in compared:
+        assert (one / name).read_bytes() == (two / name).read_bytes(), name
+    got = read_urls(two)  # every set validated
+    assert {name: set(urls) for name, urls in got.items()} == expected
