@@ -114,7 +114,7 @@ def root_page(languages: list[str]) -> str:
 
 def pair_spread(values: list[float]) -> dict[str, Any]:
     """The median of per-pair ratios and its spread: the quartiles (Python's default,
-    exclusive, method; the median twice under two values) and the range."""
+    exclusive, method; a single value is its own quartiles) and the range."""
     quartiles = statistics.quantiles(values, n=4) if len(values) > 1 else [values[0]] * 3
     return {
         "median": statistics.median(values),
