@@ -1,10 +1,12 @@
 """Where the files go: in place with atomic renames for a local folder, or through the
 feed storage Scrapy's FEEDS would use for the URI (S3, GCS, FTP, any FEED_STORAGES scheme).
 
-Every origin's set is staged completely before anything is delivered. Locally, each
-destination is checked for all origins before the first move, so a failure leaves the
-previous sets as they were; files go urlsets first and the index last, so an index a search
-engine fetches at any moment names only files that exist. Remotely, one storage per file;
+A publish delivers a group of origins at a time, each staged completely first
+(:mod:`.publisher`). Locally, each destination of the group is checked before the first
+move, so a failure leaves the group's previous sets as they were; an origin with no folder
+yet gets its staging folder renamed into place, and in an existing folder files go urlsets
+first and the index last, so an index a search engine fetches at any moment names only
+files that exist. Remotely, one storage per file;
 a failed upload is logged and counted, the others still go out, and an origin's index is
 uploaded only when every one of its sitemaps was. Unchanged files are not delivered again.
 """
