@@ -25,6 +25,7 @@ from . import (
     ab,
     build,
     crawl,
+    docsite,
     feed,
     kill,
     levels,
@@ -58,6 +59,11 @@ BENCHMARKS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Any]
         "a local crawl with the add-on on and off, in alternating pairs",
         crawl.add_arguments,
         crawl.run,
+    ),
+    "crawl-docs": (
+        "a crawl of a Debian documentation package served by nginx, add-on on and off in pairs",
+        docsite.add_arguments,
+        docsite.run,
     ),
     "origins": (
         "sitemapgen-build --input over many origins against the same records over three",
@@ -112,6 +118,7 @@ DOCS = {
     "build": build,
     "memory": build,
     "crawl": crawl,
+    "crawl-docs": docsite,
     "origins": origins,
     "kill": kill,
     "ab": ab,

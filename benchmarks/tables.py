@@ -5,7 +5,8 @@ date under it.
 
 One section per result, in the order given: build (against the bare loop, the contenders'
 throughput, gzip levels), memory, crawl (add-on on against off, the extension's own time),
-kill, ab, profile-build, profile-crawl, spy-crawl, levels, redis-memory. Several results of
+crawl-docs (a real site, the add-on against none), kill, ab, profile-build, profile-crawl,
+spy-crawl, levels, redis-memory. Several results of
 one benchmark also get a table side by side (build: wall against the bare loop by run;
 crawl: the ratios by run; kill: one row per run, as the README's Reliability table). A
 smoke run (``--smoke``) is labelled as one wherever its figures appear. Nothing here
@@ -338,6 +339,75 @@ def crawl_tables(record: Record) -> list[str]:
         ],
     )
     out += ["", footer(record), ""]
+    return out
+
+
+def spread(figure: dict[str, float]) -> str:
+    """A median of per-pair ratios with its spread (:func:`benchmarks.docsite.pair_spread`)."""
+    return (
+        f"**{figure['median']:.3f}×** (quartiles {figure['q1']:.3f}–{figure['q3']:.3f}, "
+        f"range {figure['min']:.3f}–{figure['max']:.3f})"
+    )
+
+
+def crawl_docs_tables(record: Record) -> list[str]:
+    p, s, m = record["parameters"], record["summary"], record["measurements"]
+    floor = m.get("rss_floor", 0)
+    load = s["load"]
+    out = [
+        f"### Crawl cost on a real site: {p['package']} {p['package_version']} served by "
+        f"{p['server']} {p['server_version']} on 127.0.0.1, {count(s['pairs'], 'alternating pair')}",
+        "",
+        f"{p['pages']:,} HTML pages ({count(len(p['languages']), 'language')} and the root page), "
+        f"{p['img_elements']:,} `<img>` elements in them ({p['image_files']:,} image files); the "
+        f"add-on listed {s['images_listed']:,} images (distinct per page). Add-on on: "
+        "`ADDONS` with the add-on and `SITEMAPGEN_RESPECT_CANONICAL=False`; off: `ADDONS={}`.",
+        "",
+    ]
+    rows = [
+        [
+            label,
+            spread(s[key]),
+            f"{s[key]['on_faster']} of {len(s[key]['pairs'])}",
+            unit(s[key]["on"]),
+            unit(s[key]["off"]),
+        ]
+        for key, label, unit in (
+            ("wall", "wall, the whole process", seconds),
+            ("cpu", "CPU (user+sys), the whole process", seconds),
+            (
+                "time_per_response",
+                "time a response (`elapsed_time_seconds` / responses)",
+                lambda v: f"{v * 1e3:.2f} ms",
+            ),
+        )
+    ]
+    out += table(
+        [
+            "figure",
+            "on over off, median of the pairs",
+            "pairs faster with the add-on",
+            "add-on on (median)",
+            "add-on off (median)",
+        ],
+        "lrrrr",
+        rows,
+    )
+    out += [
+        "",
+        f"Per pair, wall: {ratios(s['wall']['pairs'], 3, '')}; CPU: "
+        f"{ratios(s['cpu']['pairs'], 3, '')}. Responses/s (medians): "
+        f"{s['responses_per_s']['on']:,.0f} on, {s['responses_per_s']['off']:,.0f} off; peak RSS "
+        f"{mib(s['rss']['on'], floor)} on, {mib(s['rss']['off'], floor)} off."
+        + (
+            f" Load average (1 min) before the pairs: {load['min']:.2f} to {load['max']:.2f}."
+            if load
+            else ""
+        ),
+        "",
+        footer(record),
+        "",
+    ]
     return out
 
 
@@ -689,6 +759,7 @@ RENDERERS: dict[str, Callable[[Record], list[str]]] = {
     "origins": origins_tables,
     "memory": memory_tables,
     "crawl": crawl_tables,
+    "crawl-docs": crawl_docs_tables,
     "kill": kill_tables,
     "ab": ab_tables,
     "profile-build": profile_build_tables,

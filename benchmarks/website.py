@@ -152,8 +152,14 @@ def crawl_command(site: Site, out: Path, *settings: str, cpu_stats: str = "") ->
     """``scrapy runspider`` of this file over ``site``, the add-on on, its sitemaps to
     ``out``, with the settings every harness crawl shares and then ``settings``
     (``NAME=VALUE``); ``cpu_stats`` as the spider takes it."""
+    return start_command(f"{site.root}/p/0", out, *settings, cpu_stats=cpu_stats)
+
+
+def start_command(url: str, out: Path, *settings: str, cpu_stats: str = "") -> list[str]:
+    """:func:`crawl_command` from any start URL (the crawl of a served folder starts at its
+    root page)."""
     command = [sys.executable, "-m", "scrapy", "runspider", str(SPIDER)]
-    command += ["-a", f"url={site.root}/p/0"]
+    command += ["-a", f"url={url}"]
     if cpu_stats:
         command += ["-a", f"cpu_stats={cpu_stats}"]
     for setting in (

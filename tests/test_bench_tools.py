@@ -232,3 +232,84 @@ def test_profile_build_profiles_the_worker_processes(tmp_path: Path) -> None:
     assert calls(workers, "stage_origin") == 3
     assert calls(measured["top"]["package"], "read_range") == 0
     assert (tmp_path / "build-workers.prof").is_file()
+
+
+def test_crawl_docs_nginx_config_runs_unprivileged_from_its_prefix(tmp_path: Path) -> None:
+    """Everything nginx writes goes under its ``-p`` prefix (relative paths), nothing under
+    /var; it stays in the foreground for the harness to stop, logs no access, and listens
+    on loopback only, at the port given."""
+    from benchmarks.docsite import nginx_config
+
+    config = nginx_config(tmp_path / "my site", 40123)
+    lines = [line.strip() for line in config.splitlines()]
+    assert "daemon off;" in lines and "access_log off;" in lines
+    assert "listen 127.0.0.1:40123;" in lines
+    assert f'root "{tmp_path}/my site";' in lines  # quoted: the path may hold a space
+    assert "pid nginx.pid;" in lines and "error_log error.log warn;" in lines
+    temps = [line for line in lines if "_temp_path " in line]
+    assert len(temps) == 5 and all(" temp/" in line for line in temps)
+    assert "/var" not in config
+    assert "text/html html htm;" in lines and "image/png png;" in lines
+    assert config.count("{") == config.count("}")
+
+
+def test_crawl_docs_root_page_links_every_language() -> None:
+    from benchmarks.docsite import root_page
+
+    page = root_page(["de-DE", "en-US"])
+    assert '<a href="de-DE/index.html">' in page and '<a href="en-US/index.html">' in page
+    assert page.count("<a ") == 2
+
+
+def test_crawl_docs_summary_is_the_median_of_the_pairs_ratios_with_its_spread() -> None:
+    """Five pairs whose wall ratios are 0.9 .. 1.3 by hand; the quartiles by the exclusive
+    method: positions 1.5 and 4.5 of the sorted five."""
+
+    def crawl(wall: float, cpu: float, elapsed: float) -> dict[str, Any]:
+        return {"wall": wall, "cpu": cpu, "elapsed": elapsed, "responses": 100, "rss": 1024}
+
+    walls = [1.2, 0.9, 1.3, 1.0, 1.1]
+    pairs = [
+        {
+            "on": crawl(10 * w, 4.0, 2.0),
+            "off": crawl(10.0, 2.0, 1.0),
+            "order": "on,off",
+            "load": 1.0 + n,
+        }
+        for n, w in enumerate(walls)
+    ]
+    from benchmarks.docsite import summary
+
+    s = summary(pairs)
+    wall = s["wall"]
+    assert round(wall["median"], 9) == 1.1
+    assert (round(wall["q1"], 9), round(wall["q3"], 9)) == (0.95, 1.25)
+    assert (round(wall["min"], 9), round(wall["max"], 9)) == (0.9, 1.3)
+    assert wall["on_faster"] == 1  # 0.9; 1.0 is a tie, not faster
+    assert s["cpu"]["median"] == 2.0 and s["cpu"]["on"] == 4.0 and s["cpu"]["off"] == 2.0
+    assert s["time_per_response"]["median"] == 2.0  # 100 responses in 2 s against 1 s
+    assert s["responses_per_s"] == {"on": 50.0, "off": 100.0}
+    assert s["load"] == {"min": 1.0, "max": 5.0}
+
+    record = results.new("crawl-docs", ["crawl-docs"], "python -m benchmarks crawl-docs", False)
+    record["parameters"] = {
+        "package": "debian-handbook",
+        "package_version": "11.1",
+        "server": "nginx",
+        "server_version": "1.22.1",
+        "languages": ["en-US"],
+        "pages": 128,
+        "img_elements": 347,
+        "image_files": 150,
+        "pairs": 5,
+    }
+    record["measurements"] = {"pairs": pairs, "rss_floor": 0}
+    record["summary"] = {**s, "images_listed": 300}
+    results.finish(record)
+    text = tables.render([record])
+    assert (
+        "| wall, the whole process | **1.100×** (quartiles 0.950–1.250, range 0.900–1.300) | 1 of 5 |"
+        in text
+    )
+    assert "128 HTML pages (1 language and the root page), 347 `<img>`" in text
+    assert "Load average (1 min) before the pairs: 1.00 to 5.00." in text

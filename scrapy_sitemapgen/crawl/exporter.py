@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
-    from ..publish.staging import OriginSet
     from ..settings import Config
     from ..store.base import Coordination, FactSource
 
@@ -53,7 +52,6 @@ class SitemapExporter:
         #: Published instead of the recorder's store when set (see :meth:`publish_from`).
         self._source: FactSource | None = None
         #: What the last write staged and delivered, per origin (for tests and tools).
-        self.sets: list[OriginSet] = []
         #: The feeds of the ``sitemap`` format (``-O sitemap.xml:sitemap``).
         self.feeds = SitemapFeeds(crawler, config.sitemap_feeds)
         self._feeds_active = False
@@ -190,7 +188,7 @@ class SitemapExporter:
                     return
             try:
                 feeds = self.feeds if self._feeds_active else None
-                self.sets = await publish(
+                await publish(
                     source,
                     self.config,
                     self.reporter,
@@ -206,7 +204,8 @@ class SitemapExporter:
             self.stats.inc_value(keys.OUTPUT_FAILED)
             recorder.count_lost()
             logger.error(
-                "Sitemap: writing to %(out)s failed; the files published before are unchanged",
+                "Sitemap: writing to %(out)s failed; each origin has the files this run "
+                "published for it or, where it did not get that far, those published before",
                 {"out": self.config.uri},
                 exc_info=True,
                 extra={"spider": spider},

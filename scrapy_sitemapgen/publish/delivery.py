@@ -1,10 +1,12 @@
 """Where the files go: in place with atomic renames for a local folder, or through the
 feed storage Scrapy's FEEDS would use for the URI (S3, GCS, FTP, any FEED_STORAGES scheme).
 
-Every origin's set is staged completely before anything is delivered. Locally, each
-destination is checked for all origins before the first move, so a failure leaves the
-previous sets as they were; files go urlsets first and the index last, so an index a search
-engine fetches at any moment names only files that exist. Remotely, one storage per file;
+A publish delivers a group of origins at a time, each staged completely first
+(:mod:`.publisher`). Locally, each destination of the group is checked before the first
+move, so a failure leaves the group's previous sets as they were; an origin with no folder
+yet gets its staging folder renamed into place, and in an existing folder files go urlsets
+first and the index last, so an index a search engine fetches at any moment names only
+files that exist. Remotely, one storage per file;
 a failed upload is logged and counted, the others still go out, and an origin's index is
 uploaded only when every one of its sitemaps was. Unchanged files are not delivered again.
 """
@@ -17,7 +19,9 @@ import gzip
 import importlib.util
 import logging
 import os
+import secrets
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -162,6 +166,7 @@ class Stagings:
         self._config = config
         #: parent folder -> origin folder name -> its debris, listed before any staging of ours.
         self._debris: dict[Path, dict[str, list[Path]]] = {}
+        self._parents: set[Path] = set()
 
     def _debris_in(self, parent: Path) -> dict[str, list[Path]]:
         found = self._debris.get(parent)
@@ -175,14 +180,25 @@ class Stagings:
         return found
 
     def new(self, origin_folder: str) -> Path:
-        """A new staging folder for the files of ``origin_folder``."""
+        """A new staging folder for the files of ``origin_folder``. It is made as the
+        origin folder would be (the umask's mode, not ``mkdtemp``'s 0700), so that the
+        delivery of an origin that has no folder yet is this folder renamed."""
         if not self._config.local:
             return Path(tempfile.mkdtemp(prefix="sitemapgen-"))
         target = local_folder(origin_folder)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        for debris in self._debris_in(target.parent).pop(target.name, ()):
+        parent = target.parent
+        if parent not in self._parents:  # once per parent, not once per origin
+            parent.mkdir(parents=True, exist_ok=True)
+            self._parents.add(parent)
+        for debris in self._debris_in(parent).pop(target.name, ()):
             shutil.rmtree(debris, ignore_errors=True)
-        return Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+        while True:
+            staging = os.path.join(parent, f".{target.name}.tmp-{secrets.token_hex(6)}")
+            try:
+                os.mkdir(staging)
+            except FileExistsError:  # another staging's name: draw again
+                continue
+            return Path(staging)
 
 
 def staging_for(config: Config, origin_folder: str) -> Path:
@@ -205,41 +221,53 @@ def _move_into_place(source: Path, target: Path) -> None:
         os.replace(temporary, target)
 
 
+def _folder_renamed(origin_set: OriginSet, target: Path) -> bool:
+    """Deliver the set of an origin that has no folder yet by renaming its staging folder
+    into place: one rename, atomic, instead of a folder made and a rename per file.
+    False (nothing done) when the staging folder holds anything but the set's files or
+    the rename is refused (a folder made there meanwhile)."""
+    staging = str(origin_set.staging)
+    if set(os.listdir(staging)) != {record.name for record in origin_set.records}:
+        return False
+    try:
+        os.rename(staging, target)
+    except OSError:
+        return False
+    return True
+
+
 def publish_local(sets: list[OriginSet]) -> None:
     """Move every origin's changed files into place; raise before any move on a blocked
-    destination, so nothing changes at all."""
+    destination, so nothing of ``sets`` changes at all."""
     targets = [local_folder(s.folder) for s in sets]
-    # Folders this publish created hold nothing yet: nothing in them to check, to keep or
-    # to remove (a broad crawl's first run creates 100,000 of them).
-    created: set[int] = set()
+    # Origins with no folder yet have nothing in the way, to keep or to remove (a broad
+    # crawl's first run has 100,000 of them): their staging folder becomes theirs.
+    absent: set[int] = set()
     for number, (origin_set, target) in enumerate(zip(sets, targets)):
-        if target.is_symlink():
+        try:
+            mode = os.lstat(target).st_mode
+        except FileNotFoundError:
+            absent.add(number)
+            continue
+        if stat.S_ISLNK(mode):
             # The folder name comes from crawled hosts: never let a planted link redirect it.
             raise NotADirectoryError(
                 errno.ENOTDIR, "a symbolic link stands where an origin folder goes", str(target)
             )
-        try:
-            target.mkdir(parents=True)
-        except FileExistsError:
-            if not target.is_dir():
-                raise
-        else:
-            created.add(number)
-            continue
+        if not stat.S_ISDIR(mode):
+            raise FileExistsError(
+                errno.EEXIST, "a file stands where an origin folder goes", str(target)
+            )
         for record in origin_set.records:
             if (target / record.name).is_dir():
                 raise IsADirectoryError(
                     errno.EISDIR, "a folder stands where a sitemap goes", str(target / record.name)
                 )
     for number, (origin_set, target) in enumerate(zip(sets, targets)):
-        staging, folder = str(origin_set.staging), str(target)
-        if number in created:
-            for record in origin_set.records:
-                _move_into_place(
-                    Path(os.path.join(staging, record.name)),
-                    Path(os.path.join(folder, record.name)),
-                )
-            continue
+        if number in absent:
+            if _folder_renamed(origin_set, target):
+                continue
+            target.mkdir(parents=True, exist_ok=True)
         for record in origin_set.records:
             destination = target / record.name
             if record.changed or not destination.exists():

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from ..stats import Reporter
     from .staging import OriginSet
 
-__all__ = ["notify"]
+__all__ = ["NotifyLog", "notify"]
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +66,49 @@ def key_location(config: Config, origin: Origin) -> str:
     return base_url_for(config.base_url, origin) + key_file_name(config.indexnow_key)
 
 
+class NotifyLog:
+    """IndexNow's lines per origin: the first ``log_origins`` origins (in origin order)
+    get theirs at their level, the others at DEBUG, summed up in one INFO line by
+    :meth:`finish`, as the close report does (a broad crawl's first run would otherwise
+    log a "no previous run" line per origin)."""
+
+    def __init__(self, origins: list[Origin], log_origins: int) -> None:
+        self.shown = set(origins[:log_origins])
+        self.log_origins = log_origins
+        self.rest = {"initial": 0, "initial_urls": 0, "submitted": 0, "sent": 0, "failed": 0}
+        self.no_crawler = 0
+
+    def level(self, origin: Origin, level: int = logging.INFO) -> int:
+        return level if origin in self.shown else logging.DEBUG
+
+    def count(self, origin: Origin, **counts: int) -> None:
+        if origin not in self.shown:
+            for name, value in counts.items():
+                self.rest[name] += value
+
+    def finish(self) -> None:
+        rest = self.rest
+        if rest["initial"] or rest["submitted"]:
+            logger.info(
+                "Sitemap: IndexNow: and %(more)d more origin(s): %(initial)d with no previous "
+                "run, whose %(initial_urls)d URLs were not submitted; %(sent)d URL(s) of "
+                "%(submitted)d origin(s) submitted%(failed)s (one line each at DEBUG; "
+                "SITEMAPGEN_LOG_ORIGINS=%(limit)d)",
+                {
+                    **rest,
+                    "more": rest["initial"] + rest["submitted"],
+                    "failed": f", {rest['failed']} not submitted" if rest["failed"] else "",
+                    "limit": self.log_origins,
+                },
+            )
+        if self.no_crawler:
+            logger.warning(
+                "Sitemap: IndexNow: no crawler to send through; %(count)d more origin(s) not "
+                "submitted",
+                {"count": self.no_crawler},
+            )
+
+
 async def notify(
     sets: list[OriginSet],
     delivered: set[Origin],
@@ -74,9 +117,13 @@ async def notify(
     config: Config,
     crawler: Crawler | None,
     reporter: Reporter,
+    log: NotifyLog | None = None,
 ) -> None:
     """Submit what changed in each delivered origin. ``first_runs``: origins without a
-    previous run's fingerprints, whose URLs go only with SITEMAPGEN_INDEXNOW_INITIAL."""
+    previous run's fingerprints, whose URLs go only with SITEMAPGEN_INDEXNOW_INITIAL.
+    ``log``: the lines of a publish's groups (none: every origin's line at INFO)."""
+    if log is None:
+        log = NotifyLog([s.origin for s in sets], len(sets))
     stats = reporter.stats
     for origin_set in sets:
         counts = origin_set.indexnow
@@ -87,7 +134,9 @@ async def notify(
             stats.inc_value(keys.indexnow_changes(kind), count)
         if origin in first_runs and not config.indexnow_initial:
             stats.inc_value(keys.INDEXNOW_URLS_INITIAL, counts[ADDED])
-            logger.info(
+            log.count(origin, initial=1, initial_urls=counts[ADDED])
+            logger.log(
+                log.level(origin),
                 "Sitemap: IndexNow: %(root)s has no previous run to compare with, so its "
                 "%(count)d URLs were not submitted (SITEMAPGEN_INDEXNOW_INITIAL = True "
                 "submits them); the next run submits what changes",
@@ -95,12 +144,17 @@ async def notify(
             )
             continue
         if crawler is None or crawler.engine is None:
-            logger.warning(
+            if origin not in log.shown:
+                log.no_crawler += 1
+            logger.log(
+                log.level(origin, logging.WARNING),
                 "Sitemap: IndexNow: no crawler to send through; %(root)s not submitted",
                 {"root": origin.root},
             )
             continue
-        await _notify_origin(origin, state.changed_locs(origin.name), config, crawler, reporter)
+        await _notify_origin(
+            origin, state.changed_locs(origin.name), config, crawler, reporter, log
+        )
 
 
 def _owned(
@@ -128,6 +182,7 @@ async def _notify_origin(
     config: Config,
     crawler: Crawler,
     reporter: Reporter,
+    log: NotifyLog,
 ) -> None:
     location = key_location(config, origin)
     sent = failed = 0
@@ -145,7 +200,9 @@ async def _notify_origin(
         else:
             failed += len(batch)
     if sent or failed:
-        logger.info(
+        log.count(origin, submitted=1, sent=sent, failed=failed)
+        logger.log(
+            log.level(origin),
             "Sitemap: IndexNow: %(root)s: %(sent)d URL(s) submitted to %(endpoint)s%(failed)s",
             {
                 "root": origin.root,

@@ -1,5 +1,5 @@
 """One publish: every origin's set staged from a source, delivered, remembered in the
-state, and reported."""
+state, and reported, a group of origins at a time."""
 
 from __future__ import annotations
 
@@ -14,11 +14,12 @@ from .. import stats as keys
 from ..sitemaps.manifest import PublishState
 from ..sitemaps.urls import origin_folder
 from .delivery import Stagings, publish_feeds, publish_local, publish_remote
-from .indexnow import notify
-from .report import report
-from .staging import stage_origins
+from .indexnow import NotifyLog, notify
+from .report import CloseReport
+from .staging import GROUP_ORIGINS, stage_origins
 
 if TYPE_CHECKING:
+    from collections.abc import Generator, Iterable
     from pathlib import Path
 
     from scrapy.crawler import Crawler
@@ -42,17 +43,24 @@ class FeedTargets(Protocol):
         ...
 
 
-def _stage(
-    store: FactSource, config: Config, reporter: Reporter, state: PublishState, staged: list[Path]
-) -> list[OriginSet]:
-    stagings = Stagings(config)
+class _Stagings:
+    """The staging folders of a publish not yet removed: those of the group just
+    delivered, and those the workers are writing into."""
 
-    def staging_of(origin: Origin) -> Path:
-        staging = stagings.new(origin_folder(config.uri, origin))
-        staged.append(staging)
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.stagings = Stagings(config)
+        self.open: set[Path] = set()
+
+    def staging_of(self, origin: Origin) -> Path:
+        staging = self.stagings.new(origin_folder(self.config.uri, origin))
+        self.open.add(staging)
         return staging
 
-    return stage_origins(store, config, datetime.now(timezone.utc), state, reporter, staging_of)
+    def remove(self, stagings: Iterable[Path]) -> None:
+        for staging in stagings:
+            self.open.discard(staging)
+            shutil.rmtree(staging, ignore_errors=True)
 
 
 async def publish(
@@ -63,14 +71,22 @@ async def publish(
     feeds: FeedTargets | None = None,
     *,
     empty_reason: str | None = None,
-) -> list[OriginSet]:
+) -> None:
     """Stage every origin's set from ``store``, deliver it, remember what was published,
     and log and count the result. Staging runs in a thread: a million URLs take seconds.
     ``crawler`` builds the feed storages of a remote output (None: local output only).
     ``feeds`` also get the one-origin sitemap, from the staged files (a local delivery
     moves them away), before the output does. ``empty_reason`` is logged if there was
-    nothing to publish."""
-    staged: list[Path] = []
+    nothing to publish.
+
+    The origins go in groups (:func:`staging.stage_origins`): each group is staged,
+    delivered, remembered in the state file and counted before the next is staged, so
+    that neither the staged sets nor their folders add up over a broad crawl's origins.
+    Each origin's files change together or not at all (the delivery's renames); a
+    publish that stops part-way leaves the groups before it published and remembered,
+    the others as the previous run left them. With feeds of the ``sitemap`` format,
+    which take one origin's set, every origin is one group."""
+    stagings = _Stagings(config)
     state = await run_in_thread(PublishState, config.state_path)
     if state.migrated:
         logger.info(
@@ -79,37 +95,69 @@ async def publish(
             "the next run on",
             {"path": config.state_path},
         )
+    groups: Generator[list[OriginSet], None, None] | None = None
     try:
-        sets = await run_in_thread(_stage, store, config, reporter, state, staged)
-        if feeds is not None and crawler is not None:
-            await publish_feeds(sets, await feeds.closed(), config, crawler, reporter)
-        if config.local:
-            await run_in_thread(publish_local, sets)
-            delivered = {s.origin for s in sets}
-        else:
-            if crawler is None:
-                raise ValueError(f"delivering to {config.uri} needs a crawler for its feed storage")
-            delivered = set(await publish_remote(sets, crawler, reporter))
-        # IndexNow: the origins no previous run left fingerprints for, before the commit.
-        first_runs = {
-            s.origin for s in sets if not state.has_fingerprints(config.uri, s.origin.name)
-        }
-        state.commit_all(
-            config.uri,
-            ((s.origin.name, s.records) for s in sets if s.origin in delivered),
+        origins = await run_in_thread(store.origins)
+        closing = CloseReport(reporter, origins, config.log_origins)
+        notify_log = NotifyLog(origins, config.log_origins)
+        groups = stage_origins(
+            store,
+            config,
+            datetime.now(timezone.utc),
+            state,
+            reporter,
+            stagings.staging_of,
+            group=None if feeds is not None and crawler is not None else GROUP_ORIGINS,
         )
-        report(sets, delivered, reporter, empty_reason, log_origins=config.log_origins)
-        if config.indexnow_key:
+        while (sets := await run_in_thread(next, groups, None)) is not None:
             try:
-                await notify(sets, delivered, first_runs, state, config, crawler, reporter)
-            except Exception:  # the sitemaps are published: this must not undo that
-                reporter.stats.inc_value(keys.INDEXNOW_FAILED)
-                logger.error(
-                    "Sitemap: IndexNow: the submission failed; the published sitemaps stand",
-                    exc_info=True,
-                )
-        return sets
+                await _deliver(sets, state, config, reporter, crawler, feeds, closing, notify_log)
+            finally:
+                await run_in_thread(stagings.remove, [s.staging for s in sets])
+        closing.finish(empty_reason)
+        if config.indexnow_key:
+            notify_log.finish()
     finally:
+        if groups is not None:
+            await run_in_thread(groups.close)  # a generator stopped part-way: its scratch
         state.close()
-        for staging in staged:
-            shutil.rmtree(staging, ignore_errors=True)
+        stagings.remove(list(stagings.open))
+
+
+async def _deliver(
+    sets: list[OriginSet],
+    state: PublishState,
+    config: Config,
+    reporter: Reporter,
+    crawler: Crawler | None,
+    feeds: FeedTargets | None,
+    closing: CloseReport,
+    notify_log: NotifyLog,
+) -> None:
+    """One group of staged sets: delivered, remembered, counted, submitted to IndexNow."""
+    if feeds is not None and crawler is not None:
+        await publish_feeds(sets, await feeds.closed(), config, crawler, reporter)
+    if config.local:
+        await run_in_thread(publish_local, sets)
+        delivered = {s.origin for s in sets}
+    else:
+        if crawler is None:
+            raise ValueError(f"delivering to {config.uri} needs a crawler for its feed storage")
+        delivered = set(await publish_remote(sets, crawler, reporter))
+    # IndexNow: the origins no previous run left fingerprints for, before the commit.
+    first_runs = {s.origin for s in sets if not state.has_fingerprints(config.uri, s.origin.name)}
+    await run_in_thread(
+        state.commit_all,
+        config.uri,
+        [(s.origin.name, s.records) for s in sets if s.origin in delivered],
+    )
+    closing.add(sets, delivered)
+    if config.indexnow_key:
+        try:
+            await notify(sets, delivered, first_runs, state, config, crawler, reporter, notify_log)
+        except Exception:  # the sitemaps are published: this must not undo that
+            reporter.stats.inc_value(keys.INDEXNOW_FAILED)
+            logger.error(
+                "Sitemap: IndexNow: the submission failed; the published sitemaps stand",
+                exc_info=True,
+            )

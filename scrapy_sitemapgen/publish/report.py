@@ -13,34 +13,44 @@ if TYPE_CHECKING:
     from ..stats import Reporter
     from .staging import OriginSet
 
-__all__ = ["report"]
+__all__ = ["CloseReport"]
 
 logger = logging.getLogger(__name__)
 
 _SITEMAP_KINDS = frozenset({"urlset", "news", "text", "index"})
 
 
-def report(
-    sets: list[OriginSet],
-    delivered: set[Origin],
-    reporter: Reporter,
-    empty_reason: str | None = None,
-    *,
-    log_origins: int = 20,
-) -> None:
-    """Count and log what was published; ``empty_reason`` says why nothing was recorded,
-    when the caller knows (a build whose feed held no usable record).
+class CloseReport:
+    """Counts and logs what was published, group by group as the publish delivers them
+    (:meth:`add`), and sums up at the end (:meth:`finish`).
 
-    The first ``log_origins`` origins (in origin order) get an INFO line and per-origin
-    stats each; the others' lines go to DEBUG and one INFO line sums them up, so a broad
-    crawl's close log (and Scrapy's stats dump) stays readable, and its size does not grow
-    with the origin count."""
-    stats = reporter.stats
-    stats.set_value(keys.ORIGINS, len(sets))
-    stats.set_value(keys.URLS_WRITTEN, sum(s.output.url_count for s in sets))
-    written = unchanged = 0
-    rest = {"origins": 0, "urls": 0, "files": 0, "changed": 0, "incomplete": 0}
-    for number, origin_set in enumerate(sets):
+    The first ``log_origins`` origins (in origin order: ``origins``, the publish's list)
+    get an INFO line and per-origin stats each, logged at the end in that order; the
+    others' lines go to DEBUG as their group is added, and one INFO line sums them up, so
+    a broad crawl's close log (and Scrapy's stats dump) stays readable, its size does not
+    grow with the origin count, and nothing here holds more than the shown origins' sets.
+    """
+
+    def __init__(self, reporter: Reporter, origins: list[Origin], log_origins: int = 20) -> None:
+        self.reporter = reporter
+        self.log_origins = log_origins
+        self._shown = {origin: n for n, origin in enumerate(origins[:log_origins])}
+        self._held: dict[int, tuple[OriginSet, bool]] = {}
+        self.origins = self.urls = self.written = self.unchanged = 0
+        self.rest = {"origins": 0, "urls": 0, "files": 0, "changed": 0, "incomplete": 0}
+
+    def add(self, sets: list[OriginSet], delivered: set[Origin]) -> None:
+        for origin_set in sets:
+            self.origins += 1
+            self.urls += origin_set.output.url_count
+            number = self._shown.get(origin_set.origin)
+            if number is not None:
+                self._held[number] = (origin_set, origin_set.origin in delivered)
+            else:
+                self._count(origin_set, origin_set.origin in delivered, shown=False)
+
+    def _count(self, origin_set: OriginSet, delivered: bool, *, shown: bool) -> None:
+        stats = self.reporter.stats
         output = origin_set.output
         name = origin_set.origin.name
         urls = output.url_count or sum(f.entries for f in output.texts)
@@ -48,10 +58,9 @@ def report(
         # written and delivered, and those an incremental run kept as they were (P10).
         sitemaps = [r for r in origin_set.records if r.kind in _SITEMAP_KINDS]
         changed_files = sum(1 for r in sitemaps if r.changed)
-        written += changed_files
-        unchanged += len(sitemaps) - changed_files
-        shown = number < log_origins
-        _report_sections(origin_set, reporter, shown)
+        self.written += changed_files
+        self.unchanged += len(sitemaps) - changed_files
+        _report_sections(origin_set, self.reporter, shown)
         if origin_set.duplicates:
             logger.log(
                 logging.INFO if shown else logging.DEBUG,
@@ -76,13 +85,14 @@ def report(
             stats.set_value(keys.files_written_for(name), changed_files)
             stats.set_value(keys.files_unchanged_for(name), len(sitemaps) - changed_files)
         else:
+            rest = self.rest
             rest["origins"] += 1
             rest["urls"] += urls
             rest["files"] += len(output.sitemaps)
             rest["changed"] += changed_files
-            rest["incomplete"] += origin_set.origin not in delivered
+            rest["incomplete"] += not delivered
             if not logger.isEnabledFor(logging.DEBUG):
-                continue
+                return
         changed = origin_set.changed
         logger.log(
             logging.INFO if shown else logging.DEBUG,
@@ -98,31 +108,42 @@ def report(
                 "news": f", {len(output.news)} news sitemap(s)" if output.news else "",
                 "texts": f", {len(output.texts)} text sitemap(s)" if output.texts else "",
                 "folder": origin_set.folder,
-                "failed": "" if origin_set.origin in delivered else " (DELIVERY INCOMPLETE)",
+                "failed": "" if delivered else " (DELIVERY INCOMPLETE)",
                 "changed": ", ".join(changed) if changed else "nothing",
                 "robots": origin_set.robots_lines.strip().replace("\n", " | "),
             },
         )
-    if rest["origins"]:
-        logger.info(
-            "Sitemap: and %(origins)d more origin(s): %(urls)d URLs in %(files)d sitemap "
-            "file(s), %(changed)d file(s) changed%(failed)s (one line each at DEBUG; "
-            "SITEMAPGEN_LOG_ORIGINS=%(limit)d)",
-            {
-                **rest,
-                "failed": f", DELIVERY INCOMPLETE for {rest['incomplete']}"
-                if rest["incomplete"]
-                else "",
-                "limit": log_origins,
-            },
-        )
-    stats.set_value(keys.FILES_WRITTEN, written)
-    stats.set_value(keys.FILES_UNCHANGED, unchanged)
-    if not sets:
-        logger.info(
-            "Sitemap: no page was recorded, so no sitemap was written%(why)s",
-            {"why": f": {empty_reason}" if empty_reason else ""},
-        )
+
+    def finish(self, empty_reason: str | None = None) -> None:
+        """The shown origins' lines, in origin order, the sum of the others, the totals;
+        ``empty_reason`` says why nothing was recorded, when the caller knows (a build
+        whose feed held no usable record)."""
+        stats = self.reporter.stats
+        stats.set_value(keys.ORIGINS, self.origins)
+        stats.set_value(keys.URLS_WRITTEN, self.urls)
+        for number in sorted(self._held):
+            self._count(*self._held.pop(number), shown=True)
+        rest = self.rest
+        if rest["origins"]:
+            logger.info(
+                "Sitemap: and %(origins)d more origin(s): %(urls)d URLs in %(files)d sitemap "
+                "file(s), %(changed)d file(s) changed%(failed)s (one line each at DEBUG; "
+                "SITEMAPGEN_LOG_ORIGINS=%(limit)d)",
+                {
+                    **rest,
+                    "failed": f", DELIVERY INCOMPLETE for {rest['incomplete']}"
+                    if rest["incomplete"]
+                    else "",
+                    "limit": self.log_origins,
+                },
+            )
+        stats.set_value(keys.FILES_WRITTEN, self.written)
+        stats.set_value(keys.FILES_UNCHANGED, self.unchanged)
+        if not self.origins:
+            logger.info(
+                "Sitemap: no page was recorded, so no sitemap was written%(why)s",
+                {"why": f": {empty_reason}" if empty_reason else ""},
+            )
 
 
 def _report_sections(origin_set: OriginSet, reporter: Reporter, shown: bool) -> None:

@@ -43,7 +43,8 @@ from ..sitemaps.writer import (
 from ..stats import DUPLICATE_CONTENT, Tally
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator
+    from collections.abc import Callable, Generator, Iterable, Iterator
+    from concurrent.futures import Future
 
     from ..settings import Config, Rule
     from ..sitemaps.facts import UrlFacts
@@ -450,6 +451,13 @@ def _tasks(store: FactSource, origins: list[Origin]) -> list[list[Origin]]:
     return tasks
 
 
+_TaskResult = tuple[list[tuple[OriginSet | None, Tally]], Path, dict[Origin, int]]
+
+#: Without worker processes, origins are staged and delivered in groups of this many: the
+#: main process holds one group's staged sets at a time, not every origin's.
+GROUP_ORIGINS = _TASK_ORIGINS
+
+
 def stage_origins(
     store: FactSource,
     config: Config,
@@ -457,67 +465,84 @@ def stage_origins(
     state: PublishState,
     reporter: Reporter,
     staging_of: Callable[[Origin], Path],
-) -> list[OriginSet]:
-    """:func:`stage_origin` for every origin of ``store``, in origin order.
+    *,
+    group: int | None = GROUP_ORIGINS,
+) -> Generator[list[OriginSet], None, None]:
+    """:func:`stage_origin` for every origin of ``store``, yielded in groups for the
+    caller to deliver before the next is staged (``group=None``: all in one group).
 
-    A source that worker processes can read (its ``pool()``: the offline build's run
-    files) has its origins staged in them at once, in tasks of one large origin or many
-    small ones (:func:`_tasks`): each task gets only its own origins' part of the source,
-    writes their files, compares their URLs with the previous run's (reading the state
-    file) and saves them into one scratch SQLite file that ``state`` then takes in, and
-    reports into a tally per origin replayed here, so the result and the log are the same.
+    Without workers, the groups are the origins in origin order, ``group`` at a time. A
+    source that worker processes can read (its ``pool()``: the offline build's run files)
+    has its origins staged in them in tasks of one large origin or many small ones
+    (:func:`_tasks`), and each task's origins are a group, in the order the tasks were
+    made: each task gets only its own origins' part of the source, writes their files,
+    compares their URLs with the previous run's (reading the state file) and saves them
+    into one scratch SQLite file that ``state`` then takes in, and reports into a tally
+    per origin replayed here, so the result and the log are the same. Only a few tasks
+    more than there are workers are in flight, so that staged sets do not pile up here
+    while the caller delivers.
     """
     origins = store.origins()
     pool = store.pool()
     if pool is None or len(origins) < 2:
-        sets = []
+        size = group or max(len(origins), 1)
+        sets: list[OriginSet] = []
         for origin in origins:
             origin_set = stage_origin(
                 store, origin, config, now, state, reporter, staging_of(origin)
             )
             if origin_set is not None:
                 sets.append(origin_set)
-        return sets
+            if len(sets) >= size:
+                yield sets
+                sets = []
+        if sets:
+            yield sets
+        return
     scratch = Path(tempfile.mkdtemp(prefix="sitemapgen-notes-"))
+    futures: dict[int, Future[_TaskResult]] = {}
     try:
         tasks = _tasks(store, origins)
-        task_of: dict[Origin, int] = {}
-        futures = []
-        for n, task in enumerate(tasks):
-            for origin in task:
-                task_of[origin] = n
-            futures.append(
-                pool.submit(
-                    _stage_in_worker,
-                    store.part(task),
-                    [
-                        (origin, state.previous_files(config.uri, origin.name), staging_of(origin))
-                        for origin in task
-                    ],
-                    config,
-                    now,
-                    state.path,
-                    scratch / f"notes-{n}.sqlite3",
-                )
+        window = max(8, 2 * (os.cpu_count() or 1))  # tasks in flight: every worker busy
+
+        def submit(n: int) -> None:
+            task = tasks[n]
+            futures[n] = pool.submit(
+                _stage_in_worker,
+                store.part(task),
+                [
+                    (origin, state.previous_files(config.uri, origin.name), staging_of(origin))
+                    for origin in task
+                ],
+                config,
+                now,
+                state.path,
+                scratch / f"notes-{n}.sqlite3",
             )
-        done: dict[int, dict[Origin, tuple[OriginSet | None, Tally]]] = {}
-        sets = []
-        for origin in origins:
-            n = task_of[origin]
-            staged = done.get(n)
-            if staged is None:
-                results, notes, counted = futures[n].result()
-                store.add_counts(counted)
-                state.take_notes(notes)
-                staged = done[n] = dict(zip(tasks[n], results))
-            origin_set, tally = staged.pop(origin)
-            tally.replay(reporter)
-            if origin_set is not None:
-                sets.append(origin_set)
-            if not staged:
-                del done[n]
-        return sets
+
+        everything: list[OriginSet] = []
+        for n in range(len(tasks)):
+            for ahead in range(n, min(n + window, len(tasks))):
+                if ahead not in futures:
+                    submit(ahead)
+            results, notes, counted = futures.pop(n).result()
+            store.add_counts(counted)
+            state.take_notes(notes)
+            sets = []
+            for origin_set, tally in results:
+                tally.replay(reporter)
+                if origin_set is not None:
+                    sets.append(origin_set)
+            if group is None:
+                everything.extend(sets)
+            elif sets:
+                yield sets
+        if group is None and everything:
+            position = {origin: n for n, origin in enumerate(origins)}
+            yield sorted(everything, key=lambda s: position[s.origin])
     finally:
+        for future in futures.values():
+            future.cancel()
         shutil.rmtree(scratch, ignore_errors=True)
 
 
@@ -617,7 +642,7 @@ def _stage_in_worker(
     now: datetime,
     state_path: Path,
     notes: Path,
-) -> tuple[list[tuple[OriginSet | None, Tally]], Path, dict[Origin, int]]:
+) -> _TaskResult:
     """One task's origins, each with the files its previous run published and its
     staging folder: their sets and tallies, in the task's order."""
     results: list[tuple[OriginSet | None, Tally]] = []
