@@ -71,10 +71,26 @@ REPO = Path(__file__).resolve().parent.parent
 # --- profile-build -------------------------------------------------------------------------
 
 
+#: Put first on the workers' ``PYTHONPATH``: its ``sitecustomize`` profiles each of them.
+WORKER_PROFILE = Path(__file__).resolve().parent / "worker_profile"
+
+
 def profile_build(
     feed_path: Path, work: Path, settings: list[str], workers: int = 1
-) -> tuple[pstats.Stats, measure.Timing, int]:
-    """Run the build in this process; the merged stats, its timing and the exit code."""
+) -> tuple[pstats.Stats, pstats.Stats | None, measure.Timing, int]:
+    """Run the build in this process; the merged stats of this process, those of the
+    worker processes (``workers`` > 1: each profiled by :data:`WORKER_PROFILE`'s
+    ``sitecustomize``, else None), its timing and the exit code."""
+    from .worker_profile.sitecustomize import ENV
+
+    worker_folder = work / "worker-profiles"
+    saved = {name: os.environ.get(name) for name in (ENV, "PYTHONPATH")}
+    if workers > 1:
+        worker_folder.mkdir()
+        os.environ[ENV] = str(worker_folder)
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [str(WORKER_PROFILE), str(REPO), saved["PYTHONPATH"]])
+        )
     profiles: list[cProfile.Profile] = []
     run = threading.Thread.run
 
@@ -106,11 +122,24 @@ def profile_build(
             main.disable()
         return 0
 
-    code, timing = measure.timed(build)
+    try:
+        code, timing = measure.timed(build)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     stats = pstats.Stats(main)
     for profile in profiles:
         stats.add(profile)
-    return stats, timing, code
+    # The pool is shut down (its workers joined, their profiles written) before the
+    # command returns.
+    dumps = sorted(worker_folder.glob("worker-*.prof")) if workers > 1 else []
+    if workers > 1 and not dumps:
+        raise CheckFailed(f"no worker wrote its profile into {worker_folder}")
+    worker_stats = pstats.Stats(*map(str, dumps)) if dumps else None
+    return stats, worker_stats, timing, code
 
 
 def _short(path: str) -> str:
@@ -195,10 +224,15 @@ def run_profile_build(args: argparse.Namespace, record: Record, work: Path) -> i
     ]
     here = Path.cwd()
     try:
-        stats, timing, code = profile_build(Path(info.path), work, settings, args.workers)
+        stats, worker_stats, timing, code = profile_build(
+            Path(info.path), work, settings, args.workers
+        )
     finally:
         os.chdir(here)
     stats.dump_stats(str(out))
+    worker_out = out.with_name(f"{out.stem}-workers{out.suffix}")
+    if worker_stats is not None:
+        worker_stats.dump_stats(str(worker_out))
     record["measurements"] = {
         "wall": timing.wall,
         "cpu": timing.cpu,
@@ -211,6 +245,13 @@ def run_profile_build(args: argparse.Namespace, record: Record, work: Path) -> i
             "tottime": top_rows(stats, "tottime", args.top),
         },
     }
+    if worker_stats is not None:
+        record["measurements"]["worker_profile"] = str(worker_out)
+        record["measurements"]["workers_top"] = {
+            "cumulative": top_rows(worker_stats, "cumulative", args.top),
+            "package": top_rows(worker_stats, "cumulative", args.top, "scrapy_sitemapgen/"),
+            "tottime": top_rows(worker_stats, "tottime", args.top),
+        }
     record["summary"] = {"wall": timing.wall, "records_per_s": info.records / timing.wall}
     print(
         f"sitemapgen-build --input ({info.records:,} records) under cProfile: "
@@ -223,6 +264,12 @@ def run_profile_build(args: argparse.Namespace, record: Record, work: Path) -> i
     print(report(stats, "cumulative", args.top, "scrapy_sitemapgen/"))
     print(f"\ntop {args.top} by own time, all threads:")
     print(report(stats, "tottime", args.top))
+    if worker_stats is not None:
+        print(f"\nworker processes ({args.workers}), profile saved to {worker_out}")
+        print(f"top {args.top} by cumulative time, the package's functions, all workers:")
+        print(report(worker_stats, "cumulative", args.top, "scrapy_sitemapgen/"))
+        print(f"\ntop {args.top} by own time, all workers:")
+        print(report(worker_stats, "tottime", args.top))
     # The worker threads of the asyncio executor are still parked, profiled: the harness
     # leaves without waiting for them at interpreter exit, once the result is written.
     args.exit_at_once = True

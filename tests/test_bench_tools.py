@@ -208,6 +208,32 @@ def test_memory_run_reads_the_phases_from_a_real_build_log(tmp_path: Path) -> No
     assert all(value >= 0 for value in phases.values()), phases
 
 
+def test_profile_build_profiles_the_worker_processes(tmp_path: Path) -> None:
+    """``profile-build --workers 2``: the feed is read and the origins are staged in the
+    worker processes, so their profile, not the main process's, holds the reading (four
+    ranges a worker: 8 calls) and the staging (the realistic feed's three origins)."""
+    import subprocess
+    import sys
+
+    from benchmarks.results import REPO
+
+    out = tmp_path / "profile.json"
+    command = [sys.executable, "-m", "benchmarks", "profile-build", "--records", "3000"]
+    command += ["--shape", "realistic", "--workers", "2", "--top", "200"]
+    command += ["--out", str(tmp_path / "build.prof"), "--results", str(out)]
+    subprocess.run(command, cwd=REPO, check=True, capture_output=True, timeout=600)
+    measured = json.loads(out.read_text())["measurements"]
+
+    def calls(rows: list[dict[str, Any]], name: str) -> int:
+        return sum(row["calls"] for row in rows if row["function"].endswith(f"({name})"))
+
+    workers = measured["workers_top"]["package"]
+    assert calls(workers, "read_range") == 8
+    assert calls(workers, "stage_origin") == 3
+    assert calls(measured["top"]["package"], "read_range") == 0
+    assert (tmp_path / "build-workers.prof").is_file()
+
+
 def test_crawl_docs_nginx_config_runs_unprivileged_from_its_prefix(tmp_path: Path) -> None:
     """Everything nginx writes goes under its ``-p`` prefix (relative paths), nothing under
     /var; it stays in the foreground for the harness to stop, logs no access, and listens

@@ -218,3 +218,68 @@ def test_content_goes_through_the_stored_row() -> None:
     assert entry(loc, row).content == Content(B, RUN2, False)
     assert entry(loc, fact_row(first, False)).content == Content(A, RUN1, True)
     assert entry(loc, fact_row(item, True)).content is None
+
+
+def _followed_by_settle(
+    previous: list[tuple[str, Seen]], entries: list[UrlFacts], *, saving: bool
+) -> tuple[list[tuple[str, str | None]], list[tuple[str, Seen]]]:
+    """The rule applied one entry at a time by :func:`settle` itself, with the previous
+    notes looked up by loc: what ``follow``'s shortcut for entries without content (a
+    feed's every record) must give."""
+    seen_of = dict(previous)
+    got, saved = [], []
+    for facts in entries:
+        lastmod, note = settle(facts, seen_of.get(facts.loc), observed=True, follows_content=True)
+        got.append((facts.loc, lastmod))
+        if note is not None and saving:
+            saved.append((facts.loc, note))
+    return got, saved
+
+
+_U = "https://example.com/"
+
+
+@pytest.mark.parametrize("saving", [True, False], ids=["saved", "second-pass"])
+@pytest.mark.parametrize(
+    ("previous", "entries"),
+    [
+        ([], [UrlFacts(_U + "a", STATED), UrlFacts(_U + "b")]),  # a feed's first build
+        (  # a feed's next build: the notes of its pages are kept as they were
+            [(_U + "a", Seen(A, RUN1, STATED)), (_U + "c", Seen(B, None, None))],
+            [UrlFacts(_U + "a", LATER), UrlFacts(_U + "b"), UrlFacts(_U + "c", STATED)],
+        ),
+        (  # without content and with content mixed, a previous note past the last entry
+            [(_U + "b", Seen(A, None, STATED)), (_U + "z", Seen(B, RUN1, RUN1))],
+            [
+                UrlFacts(_U + "a", STATED),
+                UrlFacts(_U + "b", None, content=Content(A, RUN2)),
+                UrlFacts(_U + "c", LATER),
+                UrlFacts(_U + "d", None, content=Content(B, RUN2)),
+            ],
+        ),
+        (  # notes only before the entries: all passed over
+            [(_U + "0", Seen(A, None, None))],
+            [UrlFacts(_U + "a"), UrlFacts(_U + "b", LATER)],
+        ),
+    ],
+    ids=["first-build", "next-build", "mixed", "notes-before"],
+)
+def test_follow_without_content_is_settle(
+    previous: list[tuple[str, Seen]], entries: list[UrlFacts], saving: bool
+) -> None:
+    """``follow`` skips :func:`settle` for an entry without content (issue 20): the
+    lastmods and the notes kept are those settle gives, entry by entry."""
+    saved: list[list[tuple[str, Seen]]] = []
+    notes = ContentNotes(
+        iter(previous),
+        saved.append if saving else None,
+        observed=True,
+        follows_content=True,
+        block=2,
+    )
+    got = [(f.loc, f.lastmod) for f in notes.follow(entries)]
+    notes.finish()
+    expected, expected_saved = _followed_by_settle(previous, entries, saving=saving)
+    assert got == expected
+    assert [note for block in saved for note in block] == expected_saved
+    assert all(len(block) <= 2 for block in saved)

@@ -117,16 +117,25 @@ class ContentNotes:
 
     def follow(self, entries: Iterable[UrlFacts]) -> Iterator[UrlFacts]:
         """``entries`` with their lastmod settled."""
+        save = self._save
         for facts in entries:
             loc = facts.loc
             head = self._head
-            while head is not None and head[0] < loc:
-                head = next(self._previous, None)
             seen = None
-            if head is not None and head[0] == loc:
-                seen = head[1]
-                head = next(self._previous, None)
-            self._head = head
+            if head is not None:  # a first run, and a feed's build, has no notes to follow
+                while head is not None and head[0] < loc:
+                    head = next(self._previous, None)
+                if head is not None and head[0] == loc:
+                    seen = head[1]
+                    head = next(self._previous, None)
+                self._head = head
+            if facts.content is None:
+                # settle's first rule, without its call: a feed's every record (no
+                # fingerprint) keeps its lastmod and what was seen of it.
+                if seen is not None and save is not None:
+                    self._note((loc, seen))
+                yield facts
+                continue
             lastmod, note = settle(
                 facts, seen, observed=self._observed, follows_content=self._follows
             )

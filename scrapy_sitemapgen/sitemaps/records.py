@@ -102,13 +102,16 @@ def record_fields(
             lastmod = parse_lastmod(raw, now)
         except FactRejected as exc:
             issue(exc.reason, raw)
+    changefreq = get("changefreq")
+    priority = get("priority")
     images = get("images")
     videos = get("videos")
     news = get("news")
     return (
         lastmod,
-        _scalar(get("changefreq"), parse_changefreq, issue),
-        _scalar(get("priority"), parse_priority, issue),
+        # Most records have neither: no call for an absent one (_scalar's first test).
+        None if changefreq is None else _scalar(changefreq, parse_changefreq, issue),
+        None if priority is None else _scalar(priority, parse_priority, issue),
         _images(images, issue) if images is not None else (),
         _videos(videos, issue, now) if videos is not None else (),
         _news(news, issue, now, as_mapping) if news is not None else None,

@@ -357,12 +357,14 @@ def _video(video: Video) -> str:
     return "".join(parts)
 
 
-def _url_chunk(facts: UrlFacts) -> bytes:
+def _url_chunk(facts: UrlFacts, loc: str) -> bytes:
+    """The ``<url>`` element of ``facts``, whose ``loc`` escaped is ``loc``
+    (:func:`_checked_chunks` has looked at the loc already, and escapes it on the way)."""
     # One string grown in place (CPython appends to a string nothing else holds), not a
     # list joined: this runs once per URL.
     lastmod, changefreq, priority = facts.lastmod, facts.changefreq, facts.priority
     text = (
-        f"<url><loc>{escape(facts.loc)}</loc>"
+        f"<url><loc>{loc}</loc>"
         f"{f'<lastmod>{lastmod}</lastmod>' if lastmod else ''}"
         f"{f'<changefreq>{changefreq}</changefreq>' if changefreq else ''}"
         f"{f'<priority>{priority}</priority>' if priority else ''}"
@@ -383,11 +385,11 @@ def _url_chunk(facts: UrlFacts) -> bytes:
     return (text + "</url>\n").encode()
 
 
-def _news_chunk(facts: UrlFacts) -> bytes:
+def _news_chunk(facts: UrlFacts, loc: str) -> bytes:
     news = facts.news
     assert news is not None
     return (
-        f"<url><loc>{escape(facts.loc)}</loc><news:news><news:publication>"
+        f"<url><loc>{loc}</loc><news:news><news:publication>"
         f"<news:name>{escape(news.publication_name)}</news:name>"
         f"<news:language>{news.publication_language}</news:language></news:publication>"
         f"<news:publication_date>{news.publication_date}</news:publication_date>"
@@ -400,24 +402,33 @@ def _checked_chunks(
     scope: str,
     max_bytes: int,
     on_skip: OnSkip,
-    render: Callable[[UrlFacts], bytes] = _url_chunk,
+    render: Callable[[UrlFacts, str], bytes] = _url_chunk,
 ) -> Iterator[bytes]:
-    """Render entries, refusing any that would make the file invalid (never alter a loc)."""
+    """Render entries, refusing any that would make the file invalid (never alter a loc).
+
+    ``render(facts, loc)`` is handed the loc escaped (P1): the look at the loc that finds a
+    forbidden character also tells whether :func:`escape` would have more to do than the
+    five entities, so the loc is looked at once, not twice."""
     room = max_bytes - len(_URLSET_OPEN) - len(_URLSET_CLOSE)
     for facts in entries:
         loc = facts.loc
         if not loc.startswith(scope):
             on_skip("outside_origin", loc)  # P12: every URL shares the sitemap's origin
-        elif len(loc) > MAX_LOC_LENGTH:
+            continue
+        if len(loc) > MAX_LOC_LENGTH:
             on_skip("url_too_long", loc)  # P3
-        elif not (loc.isascii() and loc.isprintable()) and _FORBIDDEN_RE.search(loc):
+            continue
+        if loc.isascii() and loc.isprintable():  # every normalised loc: escape's first road
+            chunk = render(facts, _escape_five(loc) if _has_special(loc) else loc)
+        elif _FORBIDDEN_RE.search(loc):
             on_skip("bad_url", loc)
+            continue
         else:
-            chunk = render(facts)
-            if len(chunk) > room:
-                on_skip("entry_too_large", loc)
-            else:
-                yield chunk
+            chunk = render(facts, escape(loc))
+        if len(chunk) > room:
+            on_skip("entry_too_large", loc)
+        else:
+            yield chunk
 
 
 def _section_name(number: int, *, gzip: bool, section: str) -> str:
@@ -509,8 +520,8 @@ def write_origin(
     return output
 
 
-def _text_line(facts: UrlFacts) -> bytes:
-    return f"{facts.loc}\n".encode()
+def _text_line(facts: UrlFacts, loc: str) -> bytes:
+    return f"{facts.loc}\n".encode()  # a text sitemap's URL is not escaped (P11)
 
 
 def write_text(
@@ -542,4 +553,4 @@ def write_text(
 def url_entry(facts: UrlFacts) -> bytes:
     """The ``<url>`` element a urlset holds for ``facts``: what "this URL's entry changed"
     compares (IndexNow's changed URLs)."""
-    return _url_chunk(facts)
+    return _url_chunk(facts, escape(facts.loc))

@@ -1,0 +1,52 @@
+"""Profiles a build's worker processes, for ``profile-build --workers N`` (N > 1).
+
+This folder is put first on ``PYTHONPATH`` by :func:`benchmarks.profiles.profile_build`,
+with :data:`ENV` naming a folder: every process that multiprocessing spawns then runs
+under cProfile, one profiler per thread (the compression thread is one), and writes them
+merged to ``<folder>/worker-<pid>.prof`` when it exits. The package knows nothing of it:
+the environment variable is the benchmark's.
+"""
+
+from __future__ import annotations
+
+import atexit
+import cProfile
+import os
+import pstats
+import sys
+import threading
+
+ENV = "BENCHMARKS_PROFILE_WORKERS"
+
+
+def _profile_this_process(folder: str) -> None:
+    profiles: list[cProfile.Profile] = []
+    run = threading.Thread.run
+
+    def profiled_run(thread: threading.Thread) -> None:
+        profile = cProfile.Profile()
+        profiles.append(profile)
+        profile.enable()
+        try:
+            run(thread)
+        finally:
+            profile.disable()
+
+    threading.Thread.run = profiled_run  # type: ignore[method-assign]
+    main = cProfile.Profile()
+
+    def dump() -> None:
+        main.disable()
+        stats = pstats.Stats(main)
+        for profile in profiles:
+            stats.add(profile)
+        stats.dump_stats(os.path.join(folder, f"worker-{os.getpid()}.prof"))
+
+    atexit.register(dump)
+    main.enable()
+
+
+# Only the pool's workers: multiprocessing's resource tracker is spawned too, without
+# this flag.
+if os.environ.get(ENV) and "--multiprocessing-fork" in sys.orig_argv:
+    _profile_this_process(os.environ[ENV])
