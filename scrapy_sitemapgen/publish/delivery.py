@@ -148,8 +148,14 @@ def _storage_problem(crawler: Crawler, uri: str) -> str | None:
 
 def local_folder(folder: str) -> Path:
     """The path of a local origin folder (a plain path or a ``file://`` URI), absolute."""
-    path = Path(file_uri_to_path(folder)) if folder.startswith("file:") else Path(folder)
-    return Path(os.path.abspath(path))  # lexically: a symbolic link is not followed
+    return Path(_local_path(folder))
+
+
+def _local_path(folder: str) -> str:
+    """:func:`local_folder` as a string: a broad crawl's publish asks it of every origin,
+    and a ``Path`` made and parsed each time cost more than the folder's ``mkdir``."""
+    path = file_uri_to_path(folder) if folder.startswith("file:") else folder
+    return os.path.abspath(path)  # lexically: a symbolic link is not followed
 
 
 class Stagings:
@@ -165,10 +171,14 @@ class Stagings:
     def __init__(self, config: Config) -> None:
         self._config = config
         #: parent folder -> origin folder name -> its debris, listed before any staging of ours.
-        self._debris: dict[Path, dict[str, list[Path]]] = {}
-        self._parents: set[Path] = set()
+        self._debris: dict[str, dict[str, list[Path]]] = {}
+        self._parents: set[str] = set()
+        # The staging folders' names: one random part per publish and a count, not random
+        # bytes drawn per origin; a name taken (debris of a killed run) is drawn again.
+        self._token = secrets.token_hex(6)
+        self._made = 0
 
-    def _debris_in(self, parent: Path) -> dict[str, list[Path]]:
+    def _debris_in(self, parent: str) -> dict[str, list[Path]]:
         found = self._debris.get(parent)
         if found is None:
             found = self._debris[parent] = {}
@@ -185,18 +195,19 @@ class Stagings:
         delivery of an origin that has no folder yet is this folder renamed."""
         if not self._config.local:
             return Path(tempfile.mkdtemp(prefix="sitemapgen-"))
-        target = local_folder(origin_folder)
-        parent = target.parent
+        parent, name = os.path.split(_local_path(origin_folder))
         if parent not in self._parents:  # once per parent, not once per origin
-            parent.mkdir(parents=True, exist_ok=True)
+            os.makedirs(parent, exist_ok=True)
             self._parents.add(parent)
-        for debris in self._debris_in(parent).pop(target.name, ()):
+        for debris in self._debris_in(parent).pop(name, ()):
             shutil.rmtree(debris, ignore_errors=True)
         while True:
-            staging = os.path.join(parent, f".{target.name}.tmp-{secrets.token_hex(6)}")
+            self._made += 1
+            staging = os.path.join(parent, f".{name}.tmp-{self._token}-{self._made}")
             try:
                 os.mkdir(staging)
             except FileExistsError:  # another staging's name: draw again
+                self._token = secrets.token_hex(6)
                 continue
             return Path(staging)
 
@@ -221,7 +232,7 @@ def _move_into_place(source: Path, target: Path) -> None:
         os.replace(temporary, target)
 
 
-def _folder_renamed(origin_set: OriginSet, target: Path) -> bool:
+def _folder_renamed(origin_set: OriginSet, target: str) -> bool:
     """Deliver the set of an origin that has no folder yet by renaming its staging folder
     into place: one rename, atomic, instead of a folder made and a rename per file.
     False (nothing done) when the staging folder holds anything but the set's files or
@@ -239,16 +250,18 @@ def _folder_renamed(origin_set: OriginSet, target: Path) -> bool:
 def publish_local(sets: list[OriginSet]) -> None:
     """Move every origin's changed files into place; raise before any move on a blocked
     destination, so nothing of ``sets`` changes at all."""
-    targets = [local_folder(s.folder) for s in sets]
+    paths = [_local_path(s.folder) for s in sets]
     # Origins with no folder yet have nothing in the way, to keep or to remove (a broad
     # crawl's first run has 100,000 of them): their staging folder becomes theirs.
     absent: set[int] = set()
-    for number, (origin_set, target) in enumerate(zip(sets, targets)):
+    targets: dict[int, Path] = {}  # the others' folders
+    for number, (origin_set, path) in enumerate(zip(sets, paths)):
         try:
-            mode = os.lstat(target).st_mode
+            mode = os.lstat(path).st_mode
         except FileNotFoundError:
             absent.add(number)
             continue
+        target = targets[number] = Path(path)
         if stat.S_ISLNK(mode):
             # The folder name comes from crawled hosts: never let a planted link redirect it.
             raise NotADirectoryError(
@@ -263,11 +276,12 @@ def publish_local(sets: list[OriginSet]) -> None:
                 raise IsADirectoryError(
                     errno.EISDIR, "a folder stands where a sitemap goes", str(target / record.name)
                 )
-    for number, (origin_set, target) in enumerate(zip(sets, targets)):
+    for number, (origin_set, path) in enumerate(zip(sets, paths)):
         if number in absent:
-            if _folder_renamed(origin_set, target):
+            if _folder_renamed(origin_set, path):
                 continue
-            target.mkdir(parents=True, exist_ok=True)
+            os.makedirs(path, exist_ok=True)
+        target = targets.get(number) or Path(path)
         for record in origin_set.records:
             destination = target / record.name
             if record.changed or not destination.exists():

@@ -50,16 +50,16 @@ class _Stagings:
     def __init__(self, config: Config) -> None:
         self.config = config
         self.stagings = Stagings(config)
-        self.open: set[Path] = set()
+        self.open: set[str] = set()  # strings: hashed twice an origin, cheaper than paths
 
     def staging_of(self, origin: Origin) -> Path:
         staging = self.stagings.new(origin_folder(self.config.uri, origin))
-        self.open.add(staging)
+        self.open.add(str(staging))
         return staging
 
-    def remove(self, stagings: Iterable[Path]) -> None:
+    def remove(self, stagings: Iterable[Path | str]) -> None:
         for staging in stagings:
-            self.open.discard(staging)
+            self.open.discard(str(staging))
             shutil.rmtree(staging, ignore_errors=True)
 
 
@@ -145,7 +145,11 @@ async def _deliver(
             raise ValueError(f"delivering to {config.uri} needs a crawler for its feed storage")
         delivered = set(await publish_remote(sets, crawler, reporter))
     # IndexNow: the origins no previous run left fingerprints for, before the commit.
-    first_runs = {s.origin for s in sets if not state.has_fingerprints(config.uri, s.origin.name)}
+    first_runs = (
+        {s.origin for s in sets if not state.has_fingerprints(config.uri, s.origin.name)}
+        if config.indexnow_key
+        else set()
+    )
     await run_in_thread(
         state.commit_all,
         config.uri,

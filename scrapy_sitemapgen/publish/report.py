@@ -38,6 +38,7 @@ class CloseReport:
         self._held: dict[int, tuple[OriginSet, bool]] = {}
         self.origins = self.urls = self.written = self.unchanged = 0
         self.rest = {"origins": 0, "urls": 0, "files": 0, "changed": 0, "incomplete": 0}
+        self._debug = _written(logger, logging.DEBUG)
 
     def add(self, sets: list[OriginSet], delivered: set[Origin]) -> None:
         for origin_set in sets:
@@ -91,7 +92,7 @@ class CloseReport:
             rest["files"] += len(output.sitemaps)
             rest["changed"] += changed_files
             rest["incomplete"] += not delivered
-            if not logger.isEnabledFor(logging.DEBUG):
+            if not self._debug:
                 return
         changed = origin_set.changed
         logger.log(
@@ -144,6 +145,24 @@ class CloseReport:
                 "Sitemap: no page was recorded, so no sitemap was written%(why)s",
                 {"why": f": {empty_reason}" if empty_reason else ""},
             )
+
+
+def _written(log: logging.Logger, level: int) -> bool:
+    """Whether a record of ``level`` from ``log`` would reach a handler that takes it.
+    Scrapy leaves its loggers at every level and sets ``LOG_LEVEL`` on its handler, so
+    ``isEnabledFor(DEBUG)`` says yes to lines no handler writes, and the close report
+    would make a record for each of a broad crawl's origins for nothing."""
+    if not log.isEnabledFor(level):
+        return False
+    current: logging.Logger | None = log
+    handlers = 0
+    while current is not None:
+        for handler in current.handlers:
+            handlers += 1
+            if level >= handler.level:
+                return True
+        current = current.parent if current.propagate else None
+    return not handlers and logging.lastResort is not None and level >= logging.lastResort.level
 
 
 def _report_sections(origin_set: OriginSet, reporter: Reporter, shown: bool) -> None:

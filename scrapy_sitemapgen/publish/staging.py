@@ -30,6 +30,7 @@ from ..sitemaps.manifest import (
     previous_locs,
 )
 from ..sitemaps.naming import MANIFEST_NAME, ROBOTS_NAME
+from ..sitemaps.pickling import by_fields
 from ..sitemaps.sections import in_section
 from ..sitemaps.urls import Origin, base_url_for, origin_folder
 from ..sitemaps.writer import (
@@ -109,6 +110,8 @@ class OriginSet:
     #: Pages left out as duplicates by content, and the first few as (left out, listed).
     duplicates: int = 0
     first_duplicates: list[tuple[str, str]] = field(default_factory=list)
+
+    __reduce__ = by_fields  # sent to and from the build's workers, many times
 
     @property
     def robots_lines(self) -> str:
@@ -507,13 +510,11 @@ def stage_origins(
 
         def submit(n: int) -> None:
             task = tasks[n]
+            previous = state.previous_files_of(config.uri, [origin.name for origin in task])
             futures[n] = pool.submit(
                 _stage_in_worker,
                 store.part(task),
-                [
-                    (origin, state.previous_files(config.uri, origin.name), staging_of(origin))
-                    for origin in task
-                ],
+                [(origin, previous.get(origin.name, {}), staging_of(origin)) for origin in task],
                 config,
                 now,
                 state.path,

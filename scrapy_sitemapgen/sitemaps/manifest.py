@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from . import indexnow
 from .content import Seen
+from .pickling import by_fields
 from .sections import section_counts
 
 if TYPE_CHECKING:
@@ -223,6 +224,12 @@ class FileRecord:
     lastmod: str
     changed: bool
 
+    __reduce__ = by_fields  # sent to and from the build's workers, many times
+
+
+#: Origins named in one query: under SQLite's oldest limit of 999 parameters.
+_ORIGINS_A_QUERY = 500
+
 
 class PublishState:
     """The state file. One instance per write; the URLs of the run are noted as they are
@@ -252,6 +259,8 @@ class PublishState:
             "CREATE TEMP TABLE IF NOT EXISTS current_contents (origin TEXT NOT NULL,"
             " seq INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (origin, seq))"
         )
+        # The origins commit_all records at once.
+        self._db.execute("CREATE TEMP TABLE IF NOT EXISTS committing (origin TEXT PRIMARY KEY)")
         self._old_urls = _has_table(self._db, "urls")
         self._fingerprinted: set[str] = set()
         self._open_indexnow()
@@ -342,6 +351,23 @@ class PublishState:
         )
         return {name: (sha256, lastmod) for name, sha256, lastmod in rows}
 
+    def previous_files_of(
+        self, output: str, origins: list[str]
+    ) -> dict[str, dict[str, tuple[str, str]]]:
+        """:meth:`previous_files` of each of ``origins`` (those with none left out), in
+        queries of up to 500 origins rather than one each."""
+        found: dict[str, dict[str, tuple[str, str]]] = {}
+        for start in range(0, len(origins), _ORIGINS_A_QUERY):
+            chunk = origins[start : start + _ORIGINS_A_QUERY]
+            rows = self._db.execute(
+                "SELECT origin, name, sha256, lastmod FROM files WHERE output = ? AND origin IN"
+                f" ({', '.join('?' * len(chunk))})",
+                (output, *chunk),
+            )
+            for origin, name, sha256, lastmod in rows:
+                found.setdefault(origin, {})[name] = (sha256, lastmod)
+        return found
+
     def url_notes(self, output: str, origin: str) -> UrlNotes:
         """Notes for the URLs this run writes for ``origin`` (anew if it is staged again)."""
         self._db.execute("DELETE FROM current_blocks WHERE origin = ?", (origin,))
@@ -424,50 +450,49 @@ class PublishState:
     ) -> None:
         """Record what was published for each (origin, files), in one transaction: a
         transaction per origin is a sync to disk per origin, which for a broad crawl's
-        100,000 origins outweighed writing their sitemaps."""
+        100,000 origins outweighed writing their sitemaps. The statements are one per
+        table for the whole group (its origins in a temporary table), not one per table
+        and origin: nine statements an origin cost more than staging a small one."""
+        latest = {origin: list(records) for origin, records in published}  # an origin once
+        if not latest:
+            return
+        scope = "origin IN (SELECT origin FROM temp.committing)"
         with self._db:
-            for origin, records in published:
-                files = list(records)
+            self._db.execute("DELETE FROM temp.committing")
+            self._db.executemany("INSERT INTO temp.committing VALUES (?)", [(o,) for o in latest])
+            tables = ["files", "url_blocks", "content_blocks", "sections"]
+            if self._old_urls:  # now in blocks: the old rows would only be read again
+                tables.append("urls")
+            for table in tables:
+                self._db.execute(f"DELETE FROM {table} WHERE output = ? AND {scope}", (output,))
+            self._db.executemany(
+                "INSERT INTO files VALUES (?, ?, ?, ?, ?)",
+                [
+                    (output, origin, f.name, f.sha256, f.lastmod)
+                    for origin, files in latest.items()
+                    for f in files
+                ],
+            )
+            for table, current in (
+                ("url_blocks", "current_blocks"),
+                ("content_blocks", "current_contents"),
+            ):
                 self._db.execute(
-                    "DELETE FROM files WHERE output = ? AND origin = ?", (output, origin)
+                    f"INSERT INTO {table} SELECT ?, origin, seq, data FROM {current} WHERE {scope}",
+                    (output,),
                 )
-                self._db.executemany(
-                    "INSERT INTO files VALUES (?, ?, ?, ?, ?)",
-                    [(output, origin, f.name, f.sha256, f.lastmod) for f in files],
-                )
-                self._db.execute(
-                    "DELETE FROM url_blocks WHERE output = ? AND origin = ?", (output, origin)
-                )
-                self._db.execute(
-                    "INSERT INTO url_blocks SELECT ?, origin, seq, data FROM current_blocks "
-                    "WHERE origin = ?",
-                    (output, origin),
-                )
-                self._db.execute(
-                    "DELETE FROM content_blocks WHERE output = ? AND origin = ?", (output, origin)
-                )
-                self._db.execute(
-                    "INSERT INTO content_blocks SELECT ?, origin, seq, data FROM current_contents"
-                    " WHERE origin = ?",
-                    (output, origin),
-                )
+            for origin in latest:
                 self._commit_fingerprints(output, origin)
-                self._db.execute(
-                    "DELETE FROM sections WHERE output = ? AND origin = ?", (output, origin)
-                )
-                self._db.executemany(
-                    "INSERT INTO sections VALUES (?, ?, ?, ?, ?)",
-                    [
-                        (output, origin, section, count[0], count[1])
-                        for section, count in section_counts(
-                            (f.name, f.entries) for f in files if f.kind == "urlset"
-                        ).items()
-                    ],
-                )
-                if self._old_urls:  # now in blocks: the old rows would only be read again
-                    self._db.execute(
-                        "DELETE FROM urls WHERE output = ? AND origin = ?", (output, origin)
-                    )
+            self._db.executemany(
+                "INSERT INTO sections VALUES (?, ?, ?, ?, ?)",
+                [
+                    (output, origin, section, count[0], count[1])
+                    for origin, files in latest.items()
+                    for section, count in section_counts(
+                        (f.name, f.entries) for f in files if f.kind == "urlset"
+                    ).items()
+                ],
+            )
 
     def close(self) -> None:
         self._db.close()

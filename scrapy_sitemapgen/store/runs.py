@@ -18,7 +18,9 @@ import logging
 import marshal
 import os
 import shutil
+import threading
 from bisect import bisect_right
+from collections import OrderedDict
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -80,12 +82,40 @@ def _write_blocks(path: Path, rows: list[Row]) -> None:
             _dump_block(file, rows[start : start + _BLOCK])
 
 
-def _read_blocks(run: Run) -> Iterator[list[Row]]:
-    if isinstance(run, tuple):
-        path, start, end = run
+#: Shared spill files kept open in this process, by path, the least recently read closed
+#: first: a broad crawl's small origin has a segment in most spills, and opening the file
+#: for each segment cost more than reading it. Read with ``os.pread`` (no shared offset:
+#: the lock is for the cache), closed by :meth:`RunStore.close`.
+_OPEN_SEGMENT_FILES = 64
+_segment_files: OrderedDict[str, int] = OrderedDict()
+_segment_lock = threading.Lock()
+
+
+def _segment(path: str, start: int, end: int) -> bytes:
+    if not hasattr(os, "pread"):  # pragma: no cover - Windows
         with open(path, "rb") as file:
             file.seek(start)
-            data = file.read(end - start)
+            return file.read(end - start)
+    with _segment_lock:
+        fd = _segment_files.get(path)
+        if fd is None:
+            fd = _segment_files[path] = os.open(path, os.O_RDONLY)
+            if len(_segment_files) > _OPEN_SEGMENT_FILES:
+                os.close(_segment_files.popitem(last=False)[1])
+        else:
+            _segment_files.move_to_end(path)
+        return os.pread(fd, end - start, start)
+
+
+def _close_segments() -> None:
+    with _segment_lock:
+        while _segment_files:
+            os.close(_segment_files.popitem()[1])
+
+
+def _read_blocks(run: Run) -> Iterator[list[Row]]:
+    if isinstance(run, tuple):
+        data = _segment(*run)
         at = 0
         while at < len(data):
             length = int.from_bytes(data[at : at + 4], "little")
@@ -120,7 +150,17 @@ def _sorted_batches(paths: list[Run]) -> Iterator[list[Row]]:
     Python's merge pays a heap step per row. Here every round takes, from the head block
     of each run, the rows up to the smallest last loc among those blocks (nothing later in
     any run can sort before it), and sorts them with the built-in stable sort, which finds
-    the sorted pieces and merges them in C."""
+    the sorted pieces and merges them in C. Runs that are all segments (a small origin's:
+    less than a block each, at most _FAN_IN of them) are one batch, sorted at once."""
+    if all(type(path) is tuple for path in paths):
+        rows: list[Row] = []
+        for path in paths:
+            for block in _read_blocks(path):
+                rows += block
+        rows.sort(key=_LOC)  # stable: equal locs stay in the order of paths, then of runs
+        if rows:
+            yield rows
+        return
     readers = [_whole_blocks(path) for path in paths]
     heads = [next(reader, None) for reader in readers]
     starts = [0] * len(paths)  # where each head block's unread rows start
@@ -362,6 +402,7 @@ class RunStore(FactSource):
         )
 
     def close(self) -> None:
+        _close_segments()
         try:
             if self._pool is not None:
                 self._pool.shutdown(cancel_futures=True)
