@@ -26,8 +26,7 @@ from ..sitemaps.manifest import (
     UrlNotes,
     encode_contents,
     manifest_json,
-    previous_contents,
-    previous_locs,
+    stored_origins,
 )
 from ..sitemaps.naming import MANIFEST_NAME, ROBOTS_NAME
 from ..sitemaps.pickling import by_fields
@@ -550,11 +549,17 @@ def stage_origins(
 class _WorkerState:
     """The state as a staging worker sees it: the previous run's files (read by the
     parent) and URL sets (read here, from the state file), the URLs written saved into a
-    scratch SQLite file for the parent to take in."""
+    scratch SQLite file for the parent to take in.
 
-    def __init__(self, state_path: Path, notes: Path) -> None:
+    A task of many small origins would otherwise cost several statements an origin:
+    which of the task's origins have anything stored is asked once for the task (the
+    others, a broad crawl's new hosts, read nothing), and what is noted is inserted in
+    batches."""
+
+    def __init__(self, state_path: Path, notes: Path, output: str, origins: list[str]) -> None:
         self.previous: dict[str, tuple[str, str]] = {}
         self._state = sqlite3.connect(f"{state_path.resolve().as_uri()}?mode=ro", uri=True)
+        self._stored = stored_origins(self._state, output, origins)
         self._db = sqlite3.connect(notes)
         self._db.execute("PRAGMA journal_mode = OFF")  # scratch: nothing to recover
         self._db.execute("PRAGMA synchronous = OFF")
@@ -566,15 +571,28 @@ class _WorkerState:
             "CREATE TABLE contents (origin TEXT NOT NULL, seq INTEGER NOT NULL,"
             " data BLOB NOT NULL, PRIMARY KEY (origin, seq))"
         )
+        #: Rows not yet inserted, by table: written _BATCH at a time and at close.
+        self._pending: dict[str, list[tuple[str, int, bytes]]] = {"blocks": [], "contents": []}
+
+    def _add(self, table: str, row: tuple[str, int, bytes]) -> None:
+        rows = self._pending[table]
+        rows.append(row)
+        if len(rows) >= _BATCH:
+            self._insert(table)
+
+    def _insert(self, table: str) -> None:
+        self._db.executemany(f"INSERT INTO {table} VALUES (?, ?, ?)", self._pending[table])
+        self._pending[table] = []
 
     def previous_files(self, output: str, origin: str) -> dict[str, tuple[str, str]]:
         return self.previous
 
     def url_notes(self, output: str, origin: str) -> UrlNotes:
         def save(seq: int, data: bytes) -> None:
-            self._db.execute("INSERT INTO blocks VALUES (?, ?, ?)", (origin, seq, data))
+            self._add("blocks", (origin, seq, data))
 
-        return UrlNotes(previous_locs(self._state, output, origin), save)
+        previous = self._stored.locs(output, origin)
+        return UrlNotes(previous, save)
 
     def content_notes(
         self, output: str, origin: str
@@ -583,15 +601,13 @@ class _WorkerState:
 
         def save(notes: list[tuple[str, Seen]]) -> None:
             nonlocal seq
-            self._db.execute(
-                "INSERT INTO contents VALUES (?, ?, ?)", (origin, seq, encode_contents(notes))
-            )
+            self._add("contents", (origin, seq, encode_contents(notes)))
             seq += 1
 
-        return previous_contents(self._state, output, origin), save
+        return self._stored.contents(output, origin), save
 
     def previous_contents(self, output: str, origin: str) -> Iterator[tuple[str, Seen]]:
-        return previous_contents(self._state, output, origin)
+        return self._stored.contents(output, origin)
 
     def change_notes(self, output: str, origin: str) -> ChangeNotes:
         """IndexNow's notes, into the scratch file's ``fingerprints`` and ``changes``
@@ -619,6 +635,8 @@ class _WorkerState:
 
     def forget(self, origin: str) -> None:
         """Drop what was noted for ``origin``: it had nothing to publish."""
+        for table, rows in self._pending.items():
+            self._pending[table] = [row for row in rows if row[0] != origin]
         self._db.execute("DELETE FROM blocks WHERE origin = ?", (origin,))
         self._db.execute("DELETE FROM contents WHERE origin = ?", (origin,))
         if _has_table(self._db, "fingerprinted"):
@@ -627,8 +645,14 @@ class _WorkerState:
 
     def close(self) -> None:
         self._state.close()
+        for table in self._pending:
+            self._insert(table)
         self._db.commit()
         self._db.close()
+
+
+#: Rows a staging worker's notes hold before they are inserted.
+_BATCH = 200
 
 
 def _has_table(db: sqlite3.Connection, name: str) -> bool:
@@ -647,7 +671,7 @@ def _stage_in_worker(
     """One task's origins, each with the files its previous run published and its
     staging folder: their sets and tallies, in the task's order."""
     results: list[tuple[OriginSet | None, Tally]] = []
-    state = _WorkerState(state_path, notes)
+    state = _WorkerState(state_path, notes, config.uri, [origin.name for origin, _, _ in task])
     try:
         for origin, previous, staging in task:
             tally = Tally()

@@ -27,12 +27,14 @@ __all__ = [
     "URL_BLOCK",
     "FileRecord",
     "PublishState",
+    "StoredOrigins",
     "UrlNotes",
     "decode_contents",
     "encode_contents",
     "manifest_json",
     "previous_contents",
     "previous_locs",
+    "stored_origins",
 ]
 
 _SCHEMA = (
@@ -144,6 +146,56 @@ def previous_locs(db: sqlite3.Connection, output: str, origin: str) -> Iterator[
         after = rows[-1][0]
 
 
+class StoredOrigins:
+    """Which of some origins the state file has URL blocks and content notes for, asked
+    once for all of them (:func:`stored_origins`): :func:`previous_locs` and
+    :func:`previous_contents` for those, nothing to read for the others."""
+
+    def __init__(
+        self, db: sqlite3.Connection, urls: set[str], contents: set[str], old_urls: bool
+    ) -> None:
+        self._db = db
+        self._urls = urls
+        self._contents = contents
+        self._old_urls = old_urls  # a state file of 0.1.0: its rows are read for any origin
+
+    def locs(self, output: str, origin: str) -> Iterator[str]:
+        if origin in self._urls or self._old_urls:
+            return previous_locs(self._db, output, origin)
+        return iter(())
+
+    def contents(self, output: str, origin: str) -> Iterator[tuple[str, Seen]]:
+        if origin in self._contents:
+            return previous_contents(self._db, output, origin)
+        return iter(())
+
+
+def stored_origins(db: sqlite3.Connection, output: str, origins: list[str]) -> StoredOrigins:
+    """What the state file behind ``db`` holds for ``origins``, in a query per table and
+    up to 500 origins."""
+    found: dict[str, set[str]] = {"url_blocks": set(), "content_blocks": set()}
+    for table, names in found.items():
+        if not _has_table(db, table):
+            continue
+        for chunk in _chunks(origins):
+            rows = db.execute(
+                f"SELECT DISTINCT origin FROM {table} WHERE output = ? AND origin IN"
+                f" ({', '.join('?' * len(chunk))})",
+                (output, *chunk),
+            )
+            names.update(origin for (origin,) in rows)
+    return StoredOrigins(db, found["url_blocks"], found["content_blocks"], _has_table(db, "urls"))
+
+
+#: Origins named in one query: under SQLite's oldest limit of 999 parameters.
+_ORIGINS_A_QUERY = 500
+
+
+def _chunks(origins: list[str]) -> Iterator[list[str]]:
+    for start in range(0, len(origins), _ORIGINS_A_QUERY):
+        yield origins[start : start + _ORIGINS_A_QUERY]
+
+
 def _has_table(db: sqlite3.Connection, name: str, schema: str = "main") -> bool:
     return (
         db.execute(
@@ -225,10 +277,6 @@ class FileRecord:
     changed: bool
 
     __reduce__ = by_fields  # sent to and from the build's workers, many times
-
-
-#: Origins named in one query: under SQLite's oldest limit of 999 parameters.
-_ORIGINS_A_QUERY = 500
 
 
 class PublishState:
@@ -357,8 +405,7 @@ class PublishState:
         """:meth:`previous_files` of each of ``origins`` (those with none left out), in
         queries of up to 500 origins rather than one each."""
         found: dict[str, dict[str, tuple[str, str]]] = {}
-        for start in range(0, len(origins), _ORIGINS_A_QUERY):
-            chunk = origins[start : start + _ORIGINS_A_QUERY]
+        for chunk in _chunks(origins):
             rows = self._db.execute(
                 "SELECT origin, name, sha256, lastmod FROM files WHERE output = ? AND origin IN"
                 f" ({', '.join('?' * len(chunk))})",
