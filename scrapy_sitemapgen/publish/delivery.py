@@ -189,12 +189,12 @@ class Stagings:
                         found.setdefault(name[1:], []).append(Path(entry.path))
         return found
 
-    def new(self, origin_folder: str) -> Path:
+    def new(self, origin_folder: str) -> str:
         """A new staging folder for the files of ``origin_folder``. It is made as the
         origin folder would be (the umask's mode, not ``mkdtemp``'s 0700), so that the
         delivery of an origin that has no folder yet is this folder renamed."""
         if not self._config.local:
-            return Path(tempfile.mkdtemp(prefix="sitemapgen-"))
+            return tempfile.mkdtemp(prefix="sitemapgen-")
         parent, name = os.path.split(_local_path(origin_folder))
         if parent not in self._parents:  # once per parent, not once per origin
             os.makedirs(parent, exist_ok=True)
@@ -209,10 +209,10 @@ class Stagings:
             except FileExistsError:  # another staging's name: draw again
                 self._token = secrets.token_hex(6)
                 continue
-            return Path(staging)
+            return staging
 
 
-def staging_for(config: Config, origin_folder: str) -> Path:
+def staging_for(config: Config, origin_folder: str) -> str:
     """A new staging folder for one origin (see :class:`Stagings`, which a publish of many
     origins uses)."""
     return Stagings(config).new(origin_folder)
@@ -237,7 +237,7 @@ def _folder_renamed(origin_set: OriginSet, target: str) -> bool:
     into place: one rename, atomic, instead of a folder made and a rename per file.
     False (nothing done) when the staging folder holds anything but the set's files or
     the rename is refused (a folder made there meanwhile)."""
-    staging = str(origin_set.staging)
+    staging = origin_set.staging
     if set(os.listdir(staging)) != {record.name for record in origin_set.records}:
         return False
     try:
@@ -285,7 +285,7 @@ def publish_local(sets: list[OriginSet]) -> None:
         for record in origin_set.records:
             destination = target / record.name
             if record.changed or not destination.exists():
-                _move_into_place(origin_set.staging / record.name, destination)
+                _move_into_place(Path(origin_set.staging, record.name), destination)
         # Files of ours this publish no longer has go; any other file a user keeps in the
         # folder is left alone.
         keep = {record.name for record in origin_set.records}
@@ -342,7 +342,7 @@ async def publish_remote(
                 )
                 continue
             if not await _upload(
-                crawler, f"{folder}/{record.name}", origin_set.staging / record.name, reporter
+                crawler, f"{folder}/{record.name}", Path(origin_set.staging, record.name), reporter
             ):
                 failed += 1
         if not failed:
@@ -355,10 +355,10 @@ def _beside(uri: str, name: str) -> str:
     return f"{uri.rsplit('/', 1)[0]}/{name}" if "/" in uri else name
 
 
-def _feed_bytes(staging: Path, main: WrittenFile, uri: str, config: Config) -> Path:
+def _feed_bytes(staging: str, main: WrittenFile, uri: str, config: Config) -> Path:
     """The file to store as the feed ``uri``: ``main`` uncompressed, gzipped again when the
     feed's name ends with ``.gz``."""
-    data = (staging / main.name).read_bytes()
+    data = Path(staging, main.name).read_bytes()
     if main.name.endswith(".gz"):
         data = gzip.decompress(data)
     if uri.endswith(".gz"):
@@ -405,7 +405,10 @@ async def publish_feeds(
         stored = await _upload(crawler, uri, source, reporter)
         for written in beside:
             stored &= await _upload(
-                crawler, _beside(uri, written.name), origin_set.staging / written.name, reporter
+                crawler,
+                _beside(uri, written.name),
+                Path(origin_set.staging, written.name),
+                reporter,
             )
         if stored:
             logger.info(

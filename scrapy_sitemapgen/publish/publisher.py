@@ -20,7 +20,6 @@ from .staging import GROUP_ORIGINS, stage_origins
 
 if TYPE_CHECKING:
     from collections.abc import Generator, Iterable
-    from pathlib import Path
 
     from scrapy.crawler import Crawler
 
@@ -50,16 +49,16 @@ class _Stagings:
     def __init__(self, config: Config) -> None:
         self.config = config
         self.stagings = Stagings(config)
-        self.open: set[str] = set()  # strings: hashed twice an origin, cheaper than paths
+        self.open: set[str] = set()
 
-    def staging_of(self, origin: Origin) -> Path:
+    def staging_of(self, origin: Origin) -> str:
         staging = self.stagings.new(origin_folder(self.config.uri, origin))
-        self.open.add(str(staging))
+        self.open.add(staging)
         return staging
 
-    def remove(self, stagings: Iterable[Path | str]) -> None:
+    def remove(self, stagings: Iterable[str]) -> None:
         for staging in stagings:
-            self.open.discard(str(staging))
+            self.open.discard(staging)
             shutil.rmtree(staging, ignore_errors=True)
 
 

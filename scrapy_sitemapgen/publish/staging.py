@@ -96,7 +96,9 @@ class OriginSet:
 
     origin: Origin
     folder: str
-    staging: Path
+    #: A string, not a Path: sent back from a worker for every origin, and a Path is
+    #: parsed again each time it is unpickled.
+    staging: str
     output: OriginOutput
     records: list[FileRecord] = field(default_factory=list)
     index_urls: tuple[str, ...] = ()
@@ -293,7 +295,7 @@ def stage_origin(
     now: datetime,
     state: StateView,
     reporter: SkipReporter,
-    staging: Path,
+    staging: str | Path,
 ) -> OriginSet | None:
     """Write every file of ``origin`` into ``staging``; None when nothing was writable.
 
@@ -379,7 +381,7 @@ def stage_origin(
     origin_set = OriginSet(
         origin=origin,
         folder=origin_folder(config.uri, origin),
-        staging=staging,
+        staging=folder,
         output=output,
         index_urls=tuple(f"{base_url}{f.name}" for f in announced),
         sectioned=bool(config.sections),
@@ -392,25 +394,25 @@ def stage_origin(
     # robots.txt and the manifest go out before the index, which is always published last.
     before_index = len(records) - len(output.indexes)
     robots = _robots(config, origin, origin_set.robots_lines)
-    records.insert(before_index, _staged(staging, ROBOTS_NAME, "robots", robots, previous, stamp))
+    records.insert(before_index, _staged(folder, ROBOTS_NAME, "robots", robots, previous, stamp))
     if config.indexnow_key and not config.indexnow_key_location:
         # The key file IndexNow fetches to check the key, published with the sitemaps.
         key = config.indexnow_key
         records.insert(
             before_index,
-            _staged(staging, key_file_name(key), "indexnow-key", key.encode(), previous, stamp),
+            _staged(folder, key_file_name(key), "indexnow-key", key.encode(), previous, stamp),
         )
         before_index += 1
     manifest = manifest_json(origin.root, records, sectioned=bool(config.sections))
     records.insert(
-        before_index + 1, _staged(staging, MANIFEST_NAME, "manifest", manifest, previous, stamp)
+        before_index + 1, _staged(folder, MANIFEST_NAME, "manifest", manifest, previous, stamp)
     )
     origin_set.records = records
     return origin_set
 
 
 def _staged(
-    staging: Path,
+    staging: str,
     name: str,
     kind: str,
     data: bytes,
@@ -466,7 +468,7 @@ def stage_origins(
     now: datetime,
     state: PublishState,
     reporter: Reporter,
-    staging_of: Callable[[Origin], Path],
+    staging_of: Callable[[Origin], str],
     *,
     group: int | None = GROUP_ORIGINS,
 ) -> Generator[list[OriginSet], None, None]:
@@ -662,7 +664,7 @@ def _has_table(db: sqlite3.Connection, name: str) -> bool:
 
 def _stage_in_worker(
     store: FactSource,
-    task: list[tuple[Origin, dict[str, tuple[str, str]], Path]],
+    task: list[tuple[Origin, dict[str, tuple[str, str]], str]],
     config: Config,
     now: datetime,
     state_path: Path,
