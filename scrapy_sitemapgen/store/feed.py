@@ -13,6 +13,7 @@ folder, locked while the build lives, so a killed build's leftovers can be told 
 
 from __future__ import annotations
 
+import gc
 import itertools
 import logging
 import os
@@ -219,7 +220,44 @@ def build_store(
     parser: str = DEFAULT_JSON_PARSER,
 ) -> tuple[RunStore, Tally]:
     """Read ``feed`` with ``workers`` processes (1: in this process) into a :class:`RunStore`
-    that keeps those processes for staging, until it is closed."""
+    that keeps those processes for staging, until it is closed.
+
+    The store's bookkeeping, a list of runs for each origin (for a broad crawl's feed,
+    millions of objects), is built here and lives until the store is closed, and none of
+    it is ever garbage. While it is built the cyclic collector is off (each full
+    collection walked all of it built so far again), and once built it is frozen out of
+    the collector's generations (``gc.freeze``, with whatever else this process holds
+    then) until :meth:`RunStore.close`, so that the collections while the origins are
+    published do not walk it either (benchmarks/RECORD.md)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        store, tally = _build_store(
+            feed,
+            policy,
+            now,
+            workers=workers,
+            temp_dir=temp_dir,
+            run_records=run_records,
+            parser=parser,
+        )
+    finally:
+        if collecting:
+            gc.enable()
+    gc.freeze()
+    return store, tally
+
+
+def _build_store(
+    feed: Path,
+    policy: UrlPolicy,
+    now: datetime,
+    *,
+    workers: int,
+    temp_dir: str | None = None,
+    run_records: int = RUN_RECORDS,
+    parser: str = DEFAULT_JSON_PARSER,
+) -> tuple[RunStore, Tally]:
     stale = remove_stale_folders(temp_dir)
     if stale:
         logger.info(

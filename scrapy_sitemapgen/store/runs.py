@@ -14,6 +14,7 @@ and the files never outlive the build).
 
 from __future__ import annotations
 
+import gc
 import logging
 import marshal
 import os
@@ -403,6 +404,7 @@ class RunStore(FactSource):
 
     def close(self) -> None:
         _close_segments()
+        gc.unfreeze()  # what build_store froze: collected as usual again
         try:
             if self._pool is not None:
                 self._pool.shutdown(cancel_futures=True)
