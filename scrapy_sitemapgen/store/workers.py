@@ -53,8 +53,9 @@ def _worker_started() -> None:
     reference cycles (tests/test_bulk.py checks it on hostile records): reference counting
     frees everything they let go of. The cyclic collector would find nothing, yet it walks
     what a task holds (up to RUN_RECORDS rows, a merge's blocks) each time enough objects
-    were allocated: a cost in every task for nothing found (benchmarks/RECORD.md). The parent, which runs Scrapy and the user's code, keeps its
-    collector."""
+    were allocated: a cost in every task for nothing found (benchmarks/RECORD.md). The
+    parent, which runs Scrapy and the user's code, keeps its collector, but for the
+    moment it builds the run store (see feed.build_store)."""
     gc.disable()
 
 
