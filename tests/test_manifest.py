@@ -162,3 +162,78 @@ def test_manifest_is_the_json_of_its_files(origin: str, files: list[FileRecord])
     data = manifest_json(origin, files)
     assert data == (json.dumps(document, indent=1, ensure_ascii=False) + "\n").encode()
     assert json.loads(data) == document
+
+
+# --- a group of origins at once (issue 20: many origins) ------------------------------
+
+
+def _records(tag: str) -> list[FileRecord]:
+    return [
+        FileRecord("sitemap-1.xml.gz", "urlset", 3, 300, f"{tag}1", "2026-01-01", True),
+        FileRecord("robots.txt", "robots", 0, 40, f"{tag}2", "2026-01-01", True),
+        FileRecord("sitemap.xml", "index", 1, 90, f"{tag}3", "2026-01-02", True),
+    ]
+
+
+def test_a_group_committed_at_once_is_what_origin_by_origin_gives(tmp_path: Path) -> None:
+    """commit_all writes each table once for the whole group: the rows must be those of
+    one commit per origin, and a later group replaces only its own origins' rows."""
+    origins = [f"https_host{n}.example_443" for n in range(1200)]  # over a query's 500
+    together, apart = PublishState(tmp_path / "a.sqlite3"), PublishState(tmp_path / "b.sqlite3")
+    try:
+        for state in (together, apart):
+            for origin in origins:
+                notes = state.url_notes(OUT, origin)
+                notes.note_all([f"https://{origin}/a", f"https://{origin}/b"])
+                notes.finish()
+        together.commit_all(OUT, [(o, _records(o)) for o in origins])
+        for origin in origins:
+            apart.commit(OUT, origin, _records(origin))
+        # The second run publishes one origin anew; the others keep what they had.
+        for state in (together, apart):
+            notes = state.url_notes(OUT, origins[7])
+            notes.note_all([f"https://{origins[7]}/c"])
+            notes.finish()
+        together.commit_all(OUT, [(origins[7], _records("again"))])
+        apart.commit(OUT, origins[7], _records("again"))
+        tables = ("files", "url_blocks", "sections")
+        dumps = [
+            {t: sorted(s._db.execute(f"SELECT * FROM {t}").fetchall()) for t in tables}
+            for s in (together, apart)
+        ]
+        assert dumps[0] == dumps[1]
+        assert len(dumps[0]["files"]) == 3 * len(origins)
+        assert together.previous_files(OUT, origins[7])["sitemap.xml"] == ("again3", "2026-01-02")
+        assert together.previous_files(OUT, origins[8])["sitemap.xml"] == (
+            f"{origins[8]}3",
+            "2026-01-02",
+        )
+        # previous_files_of is previous_files for each, in queries of up to 500 origins.
+        wanted = [*origins, "https_never.example_443"]
+        found = together.previous_files_of(OUT, wanted)
+        assert found == {o: together.previous_files(OUT, o) for o in origins}
+    finally:
+        together.close()
+        apart.close()
+
+
+def test_stored_origins_reads_only_the_origins_the_state_holds(tmp_path: Path) -> None:
+    """A staging worker asks once which of its origins have URL blocks: those read their
+    previous URLs, the others (new hosts) read nothing, and a state of 0.1.0 (rows in
+    ``urls``) is read for every origin."""
+    from scrapy_sitemapgen.sitemaps.manifest import stored_origins
+
+    path = tmp_path / "state.sqlite3"
+    publish(path, ["https://example.com/a", "https://example.com/b"])
+    db = sqlite3.connect(path)
+    try:
+        stored = stored_origins(db, OUT, [ORIGIN, "https_new.example_443"])
+        assert list(stored.locs(OUT, ORIGIN)) == ["https://example.com/a", "https://example.com/b"]
+        assert list(stored.locs(OUT, "https_new.example_443")) == []
+        assert list(stored.locs("/elsewhere", ORIGIN)) == []  # asked of OUT only: none
+        db.execute("CREATE TABLE urls (output TEXT, origin TEXT, loc TEXT)")
+        db.execute("INSERT INTO urls VALUES (?, ?, ?)", (OUT, "https_old.example_443", "x"))
+        old = stored_origins(db, OUT, ["https_old.example_443"])
+        assert list(old.locs(OUT, "https_old.example_443")) == ["x"]
+    finally:
+        db.close()

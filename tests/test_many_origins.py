@@ -249,3 +249,117 @@ def test_indexnow_lines_past_the_shown_origins_are_summed_up(tmp_path: Path) -> 
         "2091 URLs were not submitted; 0 URL(s) of 0 origin(s) submitted (one line each at "
         "DEBUG; SITEMAPGEN_LOG_ORIGINS=3)" in result.stderr
     ), result.stderr[-3000:]
+
+
+# --- what each origin costs less of (issue 20): the pieces under the builds above ------
+
+
+def test_the_close_report_makes_debug_lines_only_for_a_handler_that_writes_them() -> None:
+    """Scrapy leaves its loggers at every level and sets LOG_LEVEL on its handler: a
+    DEBUG line per origin is made only when some handler would write it."""
+    from scrapy_sitemapgen.publish.report import _written
+
+    log = logging.getLogger("sitemapgen-test.report")
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    try:
+        root.handlers = []
+        root.setLevel(logging.NOTSET)
+        info = logging.StreamHandler()
+        info.setLevel(logging.INFO)
+        root.addHandler(info)
+        assert not _written(log, logging.DEBUG)
+        assert _written(log, logging.INFO)
+        debug = logging.StreamHandler()
+        debug.setLevel(logging.DEBUG)
+        log.addHandler(debug)
+        assert _written(log, logging.DEBUG)
+        log.removeHandler(debug)
+        log.propagate = False  # nothing above it: only Python's last resort (WARNING)
+        assert not _written(log, logging.INFO)
+        assert _written(log, logging.WARNING)
+    finally:
+        log.propagate = True
+        root.handlers, level = saved
+        root.setLevel(level)
+
+
+def test_staged_sets_cross_to_the_workers_and_back_whole() -> None:
+    """Sent by their fields (``__reduce__``), every field set to a value other than its
+    default comes back: a field added later is carried along without a list to update."""
+    import dataclasses
+    import pickle
+
+    from scrapy_sitemapgen.publish.staging import OriginSet
+    from scrapy_sitemapgen.sitemaps.manifest import FileRecord
+    from scrapy_sitemapgen.sitemaps.writer import OriginOutput, WrittenFile
+
+    written = WrittenFile("sitemap-1.xml.gz", 3, 300, "ab")
+    output = OriginOutput([written], [written], [written], [written])
+    origin_set = OriginSet(
+        origin=origin_of("https://example.com/"),
+        folder="out/https_example.com_443",
+        staging="out/.https_example.com_443.tmp-x-1",
+        output=output,
+        records=[FileRecord("sitemap.xml", "index", 1, 90, "cd", "2026-01-02", True)],
+        index_urls=("https://example.com/sitemap.xml",),
+        added=5,
+        removed=2,
+        sectioned=True,
+        indexnow={"added": 1},
+        duplicates=3,
+        first_duplicates=[("https://example.com/a", "https://example.com/b")],
+    )
+    for field in dataclasses.fields(OriginSet):  # the test sets every one of them
+        assert getattr(origin_set, field.name) != field.default, field.name
+    again = pickle.loads(pickle.dumps(origin_set))
+    assert again == origin_set
+    assert again.output.sitemaps[0].sha256 == "ab"  # compare=False: checked apart
+    assert again.origin.root == "https://example.com/"
+
+
+def test_run_segments_read_through_kept_files_and_the_collector_restored(
+    tmp_path: Path,
+) -> None:
+    """A build over more spill files than are kept open at once reads every segment
+    right (the least recently read closed first), leaves the collector as it found it,
+    and closing the store closes the kept files and unfreezes what was frozen."""
+    import gc
+    from datetime import datetime, timezone
+
+    from scrapy_sitemapgen.sitemaps.urls import UrlPolicy
+    from scrapy_sitemapgen.store import runs
+    from scrapy_sitemapgen.store.feed import build_store
+
+    origins = 30
+    feed = tmp_path / "feed.jsonl"
+    with feed.open("w") as out:  # each spill of 3 rows holds 3 origins' one-row segments
+        for n in range(200 * 3):
+            out.write(json.dumps({"loc": f"https://h{n % origins}.example/p{n}"}) + "\n")
+    gc.enable()
+    store, tally = build_store(
+        feed,
+        UrlPolicy(),
+        datetime.now(timezone.utc),
+        workers=1,
+        temp_dir=str(tmp_path),
+        run_records=3,
+    )
+    try:
+        assert gc.isenabled()
+        assert gc.get_freeze_count() > 0
+        assert tally.records == 600
+        spills = {run[0] for o in store.origins() for run in store._runs[o].paths}
+        assert len(spills) > runs._OPEN_SEGMENT_FILES  # more than are kept open
+        for origin in store.origins():
+            locs = [f.loc for f in store.entries(origin)]
+            assert locs == sorted(
+                f"https://{origin.host}/p{n}"
+                for n in range(600)
+                if n % origins == int(origin.host[1:].split(".")[0])
+            )
+        assert 0 < len(runs._segment_files) <= runs._OPEN_SEGMENT_FILES
+    finally:
+        store.close()
+    assert not runs._segment_files  # closed with the store
+    assert gc.get_freeze_count() == 0
