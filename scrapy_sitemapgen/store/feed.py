@@ -13,6 +13,7 @@ folder, locked while the build lives, so a killed build's leftovers can be told 
 
 from __future__ import annotations
 
+import functools
 import gc
 import itertools
 import logging
@@ -20,7 +21,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, ParamSpec, TypeVar
 
 from ..sitemaps.merge import unique_videos, video_fields
 from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS, RecordReader, url_field
@@ -35,6 +36,7 @@ except ImportError:  # pragma: no cover - Windows: killed builds' folders are le
     fcntl = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from datetime import datetime
 
     from ..sitemaps.facts import Video
@@ -50,6 +52,9 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 #: Rows a worker holds before it sorts them and writes a run: its memory bound (a row is
 #: a few hundred bytes), and large enough that a million records make only a few runs.
@@ -209,6 +214,26 @@ def remove_stale_folders(temp_dir: str | None = None) -> int:
     return removed
 
 
+def _built_without_collection(build: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``build`` run with the cyclic collector off, and what the process then holds
+    frozen out of the collector's generations (``gc.freeze``): see :func:`build_store`."""
+
+    @functools.wraps(build)
+    def built(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            result = build(*args, **kwargs)
+        finally:
+            if collecting:
+                gc.enable()
+        gc.freeze()
+        return result
+
+    return built
+
+
+@_built_without_collection
 def build_store(
     feed: Path,
     policy: UrlPolicy,
@@ -229,35 +254,6 @@ def build_store(
     the collector's generations (``gc.freeze``, with whatever else this process holds
     then) until :meth:`RunStore.close`, so that the collections while the origins are
     published do not walk it either (benchmarks/RECORD.md)."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        store, tally = _build_store(
-            feed,
-            policy,
-            now,
-            workers=workers,
-            temp_dir=temp_dir,
-            run_records=run_records,
-            parser=parser,
-        )
-    finally:
-        if collecting:
-            gc.enable()
-    gc.freeze()
-    return store, tally
-
-
-def _build_store(
-    feed: Path,
-    policy: UrlPolicy,
-    now: datetime,
-    *,
-    workers: int,
-    temp_dir: str | None = None,
-    run_records: int = RUN_RECORDS,
-    parser: str = DEFAULT_JSON_PARSER,
-) -> tuple[RunStore, Tally]:
     stale = remove_stale_folders(temp_dir)
     if stale:
         logger.info(
