@@ -287,14 +287,24 @@ def build_store(
                     feed_ranges(feed, workers * _RANGES_PER_WORKER if workers > 1 else 1)
                 )
             ]
-        for future in futures:  # in feed order: the merge keeps it for repeated URLs
-            runs, part = future.result()
+        futures.reverse()
+        while futures:  # in feed order: the merge keeps it for repeated URLs
+            # Each range's result let go of once merged: a broad crawl's is a list of
+            # runs for each of its origins, and eight of them held at once were the
+            # build's peak of memory.
+            runs, part = futures.pop().result()
             tally.update(part)
             for key, paths in runs.files.items():
-                files.setdefault(key, []).extend(paths)
-                counts = rows.setdefault(key, [0, 0])
-                counts[0] += runs.rows[key][0]
-                counts[1] += runs.rows[key][1]
+                known = files.get(key)
+                if known is None:
+                    files[key] = paths  # the range's own list: no copy
+                    rows[key] = runs.rows[key]
+                else:
+                    known += paths
+                    counts, more = rows[key], runs.rows[key]
+                    counts[0] += more[0]
+                    counts[1] += more[1]
+            del runs
         if tally.first_no_loc_offset >= 0:  # a worker knows its offset, not its line
             tally.first_no_loc_line = line_at(feed, tally.first_no_loc_offset)
         passes = {
