@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
     from .store.base import FactStore
 
-__all__ = ["DEFAULTS", "SITEMAP_FEED_FORMAT", "Config", "is_enabled"]
+__all__ = ["DEFAULTS", "SITEMAP_FEED_FORMAT", "Config", "is_enabled", "jobdir_store"]
 
 #: Every setting of the package starts with this; any other name so spelled is a mistake.
 PREFIX = "SITEMAPGEN_"
@@ -173,6 +173,12 @@ def _seconds(settings: BaseSettings, name: str, low: float, high: float) -> floa
 def is_enabled(settings: BaseSettings) -> bool:
     """``SITEMAPGEN_ENABLED``, checked; the add-on reads it before any component exists."""
     return _bool(settings, "SITEMAPGEN_ENABLED")
+
+
+def jobdir_store(jobdir: str | Path) -> Path:
+    """The store a crawl with ``JOBDIR`` keeps: what its resume and the commands'
+    ``--jobdir`` open."""
+    return Path(jobdir) / "sitemapgen" / "store.sqlite3"
 
 
 def _int(settings: BaseSettings, name: str, low: int, high: int, why: str) -> int:

@@ -13,12 +13,13 @@ from scrapy.exceptions import UsageError
 
 from ..audit.live import LiveRead
 from ..audit.report import report_origins, summary
-from ..settings import Config
+from ..settings import Config, jobdir_store
 from ..sitemaps.limits import MAX_BYTES_PER_SITEMAP
 from ..sitemaps.verdicts import FINDINGS
 from ..store.base import StoreError
 from ..store.sqlite import SqliteFactStore
 from ..validate import DEFAULT_MAX_FILES, DEFAULT_TIMEOUT, SourceError, Validator, source_path
+from . import add_store_options
 
 if TYPE_CHECKING:
     import argparse
@@ -59,8 +60,7 @@ class AuditCommand(ScrapyCommand):
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
         group = parser.add_argument_group(title="Audit Options")
-        group.add_argument("--jobdir", metavar="DIR", help="the JOBDIR of the crawl")
-        group.add_argument("--store", metavar="FILE", help="a store file (SITEMAPGEN_STORE)")
+        add_store_options(group)
         group.add_argument(
             "--output",
             metavar="DIR",
@@ -157,7 +157,7 @@ def _store_path(opts: argparse.Namespace, jobdir: str | None) -> Path:
     if opts.store:
         path = Path(opts.store)
     elif opts.jobdir or jobdir:
-        path = Path(str(opts.jobdir or jobdir)) / "sitemapgen" / "store.sqlite3"
+        path = jobdir_store(str(opts.jobdir or jobdir))
     else:
         raise UsageError("name the crawl's store: --jobdir DIR or --store FILE")
     if not path.is_file():

@@ -20,10 +20,11 @@ from .. import stats as keys
 from ..addon import Addon
 from ..crawl.exporter import SitemapExporter
 from ..crawl.pipeline import SitemapItemPipeline
-from ..settings import Config, is_enabled
+from ..settings import Config, is_enabled, jobdir_store
 from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS, URL_FIELDS, url_field
 from ..stats import Tally
 from ..store.feed import build_store
+from . import add_store_options
 
 if TYPE_CHECKING:
     import argparse
@@ -246,8 +247,7 @@ class BuildCommand(ScrapyCommand):
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
-        parser.add_argument("--jobdir", metavar="DIR", help="the JOBDIR of the crawl")
-        parser.add_argument("--store", metavar="FILE", help="a store file (SITEMAPGEN_STORE)")
+        add_store_options(parser)
         parser.add_argument(
             "--input",
             metavar="FEED",
@@ -273,9 +273,9 @@ class BuildCommand(ScrapyCommand):
         self.workers = opts.workers
         store = opts.store or settings.get("SITEMAPGEN_STORE")
         if opts.jobdir:
-            store = store or str(Path(opts.jobdir) / "sitemapgen" / "store.sqlite3")
+            store = store or str(jobdir_store(opts.jobdir))
         elif not store and settings.get("JOBDIR"):
-            store = str(Path(settings["JOBDIR"]) / "sitemapgen" / "store.sqlite3")
+            store = str(jobdir_store(settings["JOBDIR"]))
         if opts.input:
             if not Path(opts.input).is_file():
                 raise UsageError(f"no feed at {opts.input}")

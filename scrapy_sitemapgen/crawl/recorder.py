@@ -19,6 +19,7 @@ from scrapy.exceptions import CloseSpider
 from scrapy.utils.asyncio import create_looping_call
 
 from .. import stats as keys
+from ..settings import jobdir_store
 from ..store.base import StoreError
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ class Recorder:
         if config.store is not None:
             return f"SITEMAPGEN_STORE={config.store!r}", config.store
         if config.jobdir is not None:
-            return f"JOBDIR={str(config.jobdir)!r}", str(config.jobdir / "sitemapgen" / _STORE_FILE)
+            return f"JOBDIR={str(config.jobdir)!r}", str(jobdir_store(config.jobdir))
         return None
 
     def check(self) -> None:
