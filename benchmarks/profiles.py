@@ -46,7 +46,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -81,7 +80,7 @@ def profile_build(
     """Run the build in this process; the merged stats of this process, those of the
     worker processes (``workers`` > 1: each profiled by :data:`WORKER_PROFILE`'s
     ``sitecustomize``, else None), its timing and the exit code."""
-    from .worker_profile.sitecustomize import ENV
+    from .worker_profile.sitecustomize import ENV, ThreadProfiles
 
     worker_folder = work / "worker-profiles"
     saved = {name: os.environ.get(name) for name in (ENV, "PYTHONPATH")}
@@ -91,19 +90,8 @@ def profile_build(
         os.environ["PYTHONPATH"] = os.pathsep.join(
             filter(None, [str(WORKER_PROFILE), str(REPO), saved["PYTHONPATH"]])
         )
-    profiles: list[cProfile.Profile] = []
-    run = threading.Thread.run
-
-    def profiled_run(thread: threading.Thread) -> None:
-        profile = cProfile.Profile()
-        profiles.append(profile)
-        profile.enable()
-        try:
-            run(thread)
-        finally:
-            profile.disable()
-
-    threading.Thread.run = profiled_run  # type: ignore[method-assign,assignment]
+    threads = ThreadProfiles()
+    threads.install()
     from scrapy.cmdline import execute
 
     argv = ["scrapy", "sitemapgen-build", "--input", str(feed_path), "--workers", str(workers)]
@@ -130,9 +118,7 @@ def profile_build(
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-    stats = pstats.Stats(main)
-    for profile in profiles:
-        stats.add(profile)
+    stats = threads.merged(main)
     # The pool is shut down (its workers joined, their profiles written) before the
     # command returns.
     dumps = sorted(worker_folder.glob("worker-*.prof")) if workers > 1 else []

@@ -19,28 +19,45 @@ import threading
 ENV = "BENCHMARKS_PROFILE_WORKERS"
 
 
+class ThreadProfiles:
+    """Every thread started after :meth:`install` runs under a cProfile of its own;
+    :meth:`merged` adds them to a main profile's stats. Also used by
+    :func:`benchmarks.profiles.profile_build` for the build's own process: this module
+    imports nothing of the benchmarks, as it runs in worker processes too."""
+
+    def __init__(self) -> None:
+        self.profiles: list[cProfile.Profile] = []
+
+    def install(self) -> None:
+        profiles = self.profiles
+        run = threading.Thread.run
+
+        def profiled_run(thread: threading.Thread) -> None:
+            profile = cProfile.Profile()
+            profiles.append(profile)
+            profile.enable()
+            try:
+                run(thread)
+            finally:
+                profile.disable()
+
+        threading.Thread.run = profiled_run  # type: ignore[method-assign]
+
+    def merged(self, main: cProfile.Profile) -> pstats.Stats:
+        stats = pstats.Stats(main)
+        for profile in self.profiles:
+            stats.add(profile)
+        return stats
+
+
 def _profile_this_process(folder: str) -> None:
-    profiles: list[cProfile.Profile] = []
-    run = threading.Thread.run
-
-    def profiled_run(thread: threading.Thread) -> None:
-        profile = cProfile.Profile()
-        profiles.append(profile)
-        profile.enable()
-        try:
-            run(thread)
-        finally:
-            profile.disable()
-
-    threading.Thread.run = profiled_run  # type: ignore[method-assign]
+    threads = ThreadProfiles()
+    threads.install()
     main = cProfile.Profile()
 
     def dump() -> None:
         main.disable()
-        stats = pstats.Stats(main)
-        for profile in profiles:
-            stats.add(profile)
-        stats.dump_stats(os.path.join(folder, f"worker-{os.getpid()}.prof"))
+        threads.merged(main).dump_stats(os.path.join(folder, f"worker-{os.getpid()}.prof"))
 
     atexit.register(dump)
     main.enable()
