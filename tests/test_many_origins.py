@@ -318,6 +318,23 @@ def test_staged_sets_cross_to_the_workers_and_back_whole() -> None:
     assert again.origin.root == "https://example.com/"
 
 
+def _store_in_one_process(feed: Path, tmp_path: Path, *, run_records: int) -> Any:
+    """The run store of ``feed``, read in this process, ``run_records`` rows a spill."""
+    from datetime import datetime, timezone
+
+    from scrapy_sitemapgen.sitemaps.urls import UrlPolicy
+    from scrapy_sitemapgen.store.feed import build_store
+
+    return build_store(
+        feed,
+        UrlPolicy(),
+        datetime.now(timezone.utc),
+        workers=1,
+        temp_dir=str(tmp_path),
+        run_records=run_records,
+    )
+
+
 def test_run_segments_read_through_kept_files_and_the_collector_restored(
     tmp_path: Path,
 ) -> None:
@@ -325,11 +342,8 @@ def test_run_segments_read_through_kept_files_and_the_collector_restored(
     right (the least recently read closed first), leaves the collector as it found it,
     and closing the store closes the kept files and unfreezes what was frozen."""
     import gc
-    from datetime import datetime, timezone
 
-    from scrapy_sitemapgen.sitemaps.urls import UrlPolicy
     from scrapy_sitemapgen.store import runs
-    from scrapy_sitemapgen.store.feed import build_store
 
     origins = 30
     feed = tmp_path / "feed.jsonl"
@@ -337,14 +351,7 @@ def test_run_segments_read_through_kept_files_and_the_collector_restored(
         for n in range(200 * 3):
             out.write(json.dumps({"loc": f"https://h{n % origins}.example/p{n}"}) + "\n")
     gc.enable()
-    store, tally = build_store(
-        feed,
-        UrlPolicy(),
-        datetime.now(timezone.utc),
-        workers=1,
-        temp_dir=str(tmp_path),
-        run_records=3,
-    )
+    store, tally = _store_in_one_process(feed, tmp_path, run_records=3)
     try:
         assert gc.isenabled()
         assert gc.get_freeze_count() > 0
@@ -363,3 +370,76 @@ def test_run_segments_read_through_kept_files_and_the_collector_restored(
         store.close()
     assert not runs._segment_files  # closed with the store
     assert gc.get_freeze_count() == 0
+
+
+def test_a_task_reads_its_small_origins_segments_in_one_stretch_per_spill(
+    tmp_path: Path,
+) -> None:
+    """Spills lay small origins out in root order and the staging tasks take small origins
+    in that order, so a task's part reads each spill's segments of its origins at once:
+    the same rows as reading each segment alone, whether its origins are neighbours (read
+    in stretches) or scattered (read one segment at a time)."""
+    import os
+
+    from scrapy_sitemapgen.publish import staging
+    from scrapy_sitemapgen.store import runs
+
+    origins = 300
+    feed = tmp_path / "feed.jsonl"
+    with feed.open("w") as out:  # every spill of 600 rows holds a segment of every origin
+        for n in range(origins * 8):
+            k = (n * 37) % origins
+            out.write(json.dumps({"loc": f"https://h{k:03d}.example/p{n}", "priority": 0.5}) + "\n")
+        for n in range(1800):  # one origin with run files of its own (600 rows a spill)
+            out.write(json.dumps({"loc": f"https://big.example/p{n}"}) + "\n")
+    store, _ = _store_in_one_process(feed, tmp_path, run_records=600)
+    try:
+        everything = store.origins()
+        tasks = staging._tasks(store, everything)
+        big = origin_of("https://big.example/")
+        taken = [o for task in tasks for o in task]
+        assert taken[0] == big  # the large first
+        small = taken[1:]
+        assert small == sorted(small, key=lambda o: o.root)  # then the small, in root order
+        # Each spill's shared file holds its origins' segments in root order.
+        for origin_runs in (store._runs[o] for o in small):
+            assert all(type(run) is tuple for run in origin_runs.paths)
+        by_file: dict[str, list[tuple[int, str]]] = {}
+        for o in small:
+            for path, start, _ in store._runs[o].paths:
+                by_file.setdefault(path, []).append((start, o.root))
+        assert len(by_file) == 4  # 2,400 small rows, 600 a spill
+        for segments in by_file.values():
+            assert [root for _, root in sorted(segments)] == sorted(r for _, r in segments)
+
+        def rows(source: runs.RunStore, origin: Any) -> list[tuple[Any, ...]]:
+            return [(f.loc, f.priority) for f in source.entries(origin)]
+
+        whole = {o: rows(store, o) for o in everything}
+        assert all(len(whole[o]) == 8 for o in small)
+        reads = []
+        real_segment = runs._segment
+
+        def counted(path: str, start: int, end: int) -> bytes:
+            reads.append(os.path.basename(path))
+            return real_segment(path, start, end)
+
+        runs._segment = counted  # type: ignore[assignment]
+        try:
+            neighbours = small[:100]
+            part = store.part([big, *neighbours])
+            assert {o: rows(part, o) for o in [big, *neighbours]} == {
+                o: whole[o] for o in [big, *neighbours]
+            }
+            assert len(reads) == len(by_file)  # one read per spill, not one per segment
+            assert all(type(r) is bytes for o in neighbours for r in part._runs[o].paths)
+            assert all(type(r) is str for r in part._runs[big].paths)  # files stay files
+            reads.clear()
+            scattered = small[::60]  # far apart: each segment read alone
+            part = store.part(scattered)
+            assert {o: rows(part, o) for o in scattered} == {o: whole[o] for o in scattered}
+            assert len(reads) == sum(len(store._runs[o].paths) for o in scattered)
+        finally:
+            runs._segment = real_segment  # type: ignore[assignment]
+    finally:
+        store.close()

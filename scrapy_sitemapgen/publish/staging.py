@@ -441,12 +441,24 @@ _TASK_ROWS = 50_000
 _TASK_ORIGINS = 500
 
 
+#: Origins of fewer rows than this are grouped with their neighbours in root order.
+_SMALL_ROWS = 500
+
+
 def _tasks(store: FactSource, origins: list[Origin]) -> list[list[Origin]]:
     """``origins`` in groups for the workers: the largest first, so that the last task to
-    finish is a small one; an origin of ``_TASK_ROWS`` rows or more alone."""
+    finish is a small one; an origin of ``_TASK_ROWS`` rows or more alone. The small ones
+    (a broad crawl's many) come last, in the order of their roots: the order a run store
+    lays such origins out in its files, so that a task reads its origins' rows in a few
+    large reads, not one per origin and file (see ``store.runs._read_segments``)."""
+
+    def order(sized: tuple[int, Origin]) -> tuple[int, str]:
+        size, origin = sized
+        return (-size, "") if size >= _SMALL_ROWS else (0, origin.root)
+
     tasks: list[list[Origin]] = []
     rows = 0
-    for size, origin in sorted(((store.size_of(o), o) for o in origins), key=lambda p: -p[0]):
+    for size, origin in sorted(((store.size_of(o), o) for o in origins), key=order):
         if not tasks or rows + size > _TASK_ROWS or len(tasks[-1]) >= _TASK_ORIGINS:
             tasks.append([])
             rows = 0

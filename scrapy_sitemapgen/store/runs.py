@@ -63,18 +63,22 @@ Row = tuple[Any, ...]
 _LOC = itemgetter(0)
 OriginKey = str  # the origin's root, "https://host[:port]/": a prefix of every loc of it
 #: A sorted run of one origin: a file of its own (its path), or, for fewer rows than a
-#: block, a segment of a spill's file shared by such origins: (path, start, end) in bytes.
+#: block, a segment of a spill's file shared by such origins: (path, start, end) in bytes,
+#: or that segment's bytes once a staging task has read them (see _read_segments).
 #: A broad crawl's feed has a few rows of each of many origins in every spill, and a file
 #: each cost more to create than the rows in it cost to read and sort.
-Run = str | tuple[str, int, int]
+Run = str | tuple[str, int, int] | bytes
 
 
-def _dump_block(file: BinaryIO, rows: list[Row]) -> None:
+def _dump_block(file: BinaryIO, rows: list[Row]) -> int:
+    """Write one block; returns its length in bytes, so that a writer of many keeps its
+    own offset (a buffered file's ``tell()`` is a system call)."""
     # Length-prefixed: marshal.load() on a file reads it in many small calls, several
     # times slower than one read() and marshal.loads().
     data = marshal.dumps(rows)
     file.write(len(data).to_bytes(4, "little"))
     file.write(data)
+    return 4 + len(data)
 
 
 def _write_blocks(path: Path, rows: list[Row]) -> None:
@@ -108,6 +112,51 @@ def _segment(path: str, start: int, end: int) -> bytes:
         return os.pread(fd, end - start, start)
 
 
+#: The most bytes of one shared file a staging task reads at once (see _read_segments).
+_SPAN_BYTES = 8 << 20
+
+
+def _read_segments(runs: dict[Origin, _OriginRuns]) -> dict[Origin, _OriginRuns]:
+    """``runs`` with their segments read, each shared file's in one read where the
+    segments lie close together: a spill writes its small origins in the order of their
+    roots, and a task of small origins takes neighbours in that order (see
+    ``publish.staging._tasks``), so a task's segments of one spill are one stretch of it.
+    One read per segment was most of what reading a broad crawl's small origin cost."""
+    spans: dict[str, list[int]] = {}  # path -> [lowest start, highest end, bytes wanted]
+    for origin_runs in runs.values():
+        for run in origin_runs.paths:
+            if type(run) is tuple:
+                path, start, end = run
+                span = spans.get(path)
+                if span is None:
+                    spans[path] = [start, end, end - start]
+                else:
+                    span[0] = min(span[0], start)
+                    span[1] = max(span[1], end)
+                    span[2] += end - start
+    read: dict[str, tuple[int, bytes]] = {
+        # Only a dense stretch: the task's segments at least half of what is read.
+        path: (low, _segment(path, low, high))
+        for path, (low, high, wanted) in spans.items()
+        if high - low <= min(_SPAN_BYTES, 2 * wanted)
+    }
+    if not read:
+        return runs
+
+    def segment(run: Run) -> Run:
+        if type(run) is tuple and run[0] in read:
+            low, data = read[run[0]]
+            return data[run[1] - low : run[2] - low]
+        return run
+
+    return {
+        origin: _OriginRuns(
+            [segment(run) for run in origin_runs.paths], origin_runs.rows, origin_runs.news
+        )
+        for origin, origin_runs in runs.items()
+    }
+
+
 def _close_segments() -> None:
     with _segment_lock:
         while _segment_files:
@@ -115,8 +164,8 @@ def _close_segments() -> None:
 
 
 def _read_blocks(run: Run) -> Iterator[list[Row]]:
-    if isinstance(run, tuple):
-        data = _segment(*run)
+    if type(run) is not str:  # a segment, or one read already (see _read_segments)
+        data = run if type(run) is bytes else _segment(*run)
         at = 0
         while at < len(data):
             length = int.from_bytes(data[at : at + 4], "little")
@@ -153,7 +202,7 @@ def _sorted_batches(paths: list[Run]) -> Iterator[list[Row]]:
     any run can sort before it), and sorts them with the built-in stable sort, which finds
     the sorted pieces and merges them in C. Runs that are all segments (a small origin's:
     less than a block each, at most _FAN_IN of them) are one batch, sorted at once."""
-    if all(type(path) is tuple for path in paths):
+    if all(type(path) is not str for path in paths):
         rows: list[Row] = []
         for path in paths:
             for block in _read_blocks(path):
@@ -213,16 +262,19 @@ class _Runs:
         self.number += 1
         shared_path = str(self.folder / f"run-{self.tag}-{self.number}-small")
         shared: BinaryIO | None = None
+        at = 0  # where the next block starts in the shared file
         try:
-            for index, (key, rows) in enumerate(self.pending.items()):
+            # In key order: a staging task's small origins are then one stretch of the
+            # shared file (see _read_segments).
+            for index, (key, rows) in enumerate(sorted(self.pending.items())):
                 rows.sort(key=_LOC)  # stable: a repeated URL's rows stay in feed order
                 run: Run
                 if len(rows) < _BLOCK:  # one block, into the spill's shared file
                     if shared is None:
                         shared = open(shared_path, "wb")  # noqa: SIM115 - closed below
-                    start = shared.tell()
-                    _dump_block(shared, rows)
-                    run = (shared_path, start, shared.tell())
+                    start = at
+                    at += _dump_block(shared, rows)
+                    run = (shared_path, start, at)
                 else:
                     path = self.folder / f"run-{self.tag}-{self.number}-{index}"
                     _write_blocks(path, rows)
@@ -328,6 +380,9 @@ class RunStore(FactSource):
         self._pool = pool
         #: Distinct URLs per origin, known once its runs were merged to the end.
         self.counted: dict[Origin, int] = {}
+        #: A staging task's part (see :meth:`part`): its segments are read all at once,
+        #: before the first origin is.
+        self._unread = False
 
     def __getstate__(self) -> dict[str, Any]:
         # What a staging worker gets: the files, not the pool it runs in nor the lock.
@@ -337,6 +392,7 @@ class RunStore(FactSource):
             "_pool": None,
             "counted": {},
             "_lock": None,
+            "_unread": self._unread,
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -349,7 +405,9 @@ class RunStore(FactSource):
     def part(self, origins: list[Origin]) -> RunStore:
         """The run files of ``origins`` alone: a staging task's whole input. Sending every
         origin's runs with every task cost the square of the origins."""
-        return RunStore(self.folder, {o: self._runs[o] for o in origins if o in self._runs})
+        part = RunStore(self.folder, {o: self._runs[o] for o in origins if o in self._runs})
+        part._unread = True
+        return part
 
     def counts(self) -> dict[Origin, int]:
         return self.counted
@@ -366,6 +424,9 @@ class RunStore(FactSource):
         return sorted(origin for origin, runs in self._runs.items() if runs.rows)
 
     def _facts(self, origin: Origin, news_only: bool) -> Iterator[UrlFacts]:
+        if self._unread:
+            self._runs = _read_segments(self._runs)
+            self._unread = False
         runs = self._runs.get(origin)
         if runs is None or (news_only and not runs.news):
             return
