@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-import zlib
 from typing import TYPE_CHECKING
+
+from .blocks import pack, unpack
 
 if TYPE_CHECKING:
     import sqlite3
@@ -63,11 +64,11 @@ def fingerprint(entry: bytes) -> str:
 
 
 def _encode(pairs: list[tuple[str, str]]) -> bytes:
-    return zlib.compress("\n".join(f"{loc}\t{print_}" for loc, print_ in pairs).encode(), 1)
+    return pack("\n".join(f"{loc}\t{print_}" for loc, print_ in pairs))
 
 
 def _decode(data: bytes) -> Iterator[tuple[str, str]]:
-    for line in zlib.decompress(data).decode().split("\n"):
+    for line in unpack(data).split("\n"):
         loc, _, print_ = line.rpartition("\t")
         yield loc, print_
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import zlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from . import indexnow
+from .blocks import pack, unpack
 from .content import Seen
 from .pickling import by_fields
 from .sections import section_counts
@@ -70,11 +70,11 @@ def _encode_block(locs: list[str]) -> bytes:
     text = "\n".join(locs)
     if text.count("\n") != len(locs) - 1:  # normalize_loc never lets one through
         raise ValueError("a loc with a line feed cannot be noted")
-    return zlib.compress(text.encode(), 1)
+    return pack(text)
 
 
 def _decode_block(data: bytes) -> list[str]:
-    return zlib.decompress(data).decode().split("\n")
+    return unpack(data).split("\n")
 
 
 def encode_contents(notes: list[tuple[str, Seen]]) -> bytes:
@@ -86,12 +86,12 @@ def encode_contents(notes: list[tuple[str, Seen]]) -> bytes:
     text = "\n".join(lines)
     if text.count("\n") != len(lines) - 1 or text.count("\t") != 3 * len(lines):
         raise ValueError("a loc with a line feed or a tab cannot be noted")
-    return zlib.compress(text.encode(), 1)
+    return pack(text)
 
 
 def decode_contents(data: bytes) -> list[tuple[str, Seen]]:
     notes = []
-    for line in zlib.decompress(data).decode().split("\n"):
+    for line in unpack(data).split("\n"):
         loc, fingerprint, observed, lastmod = line.split("\t")
         notes.append((loc, Seen(fingerprint, observed or None, lastmod or None)))
     return notes
