@@ -11,12 +11,20 @@ Before a run's time counts its output is checked: every origin folder is there, 
 ``<loc>`` count of all urlsets is the feed's distinct URLs, and the package's checker finds
 no violation in a sample of origins (all of them up to 2,000; above, every fiftieth).
 Issue 20's target: at most 3x the wall of the three-origin build, memory flat.
+
+Each pair also runs the file system's floor (:mod:`benchmarks.file_floor`): as many origin
+folders as the many-origins build published, each made, given the files of one of that
+build's origins and renamed into place, in as many processes as the build stages in, and
+nothing else. What the many-origins build costs over the three-origin one, less that floor,
+is the package's own cost per origin.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import statistics
+import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,6 +39,7 @@ if TYPE_CHECKING:
 
 #: Up to this many origins each is validated; above, every fiftieth (in folder order).
 _VALIDATE_ALL = 2000
+FLOOR = Path(__file__).with_name("file_floor.py")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,6 +64,27 @@ def _check(info: feed.FeedInfo, measured: measure.Measure, out: Path, log: Path)
     for start in range(0, len(sample), 400):
         checks.validate(p / "sitemap.xml" for p in sample[start : start + 400])
     return f"{len(sample):,} of {len(folders):,} origins"
+
+
+def _floor(work: Path, info: feed.FeedInfo, number: int) -> dict[str, Any]:
+    """The file system's floor for ``info``'s origins (see the module's text), checked."""
+    run_dir = work / f"floor-{number}"
+    run_dir.mkdir()
+    log = run_dir / "run.log"
+    origins = info.distinct_origins or info.origins
+    processes = os.cpu_count() or 1  # the build's default --workers
+    command = [sys.executable, str(FLOOR), str(run_dir / "out"), str(work / "sample")]
+    measured = measure.measured([*command, str(origins), str(processes)], run_dir, log)
+    made = sum(1 for p in (run_dir / "out").iterdir() if p.is_dir())
+    if measured.code or made != origins:
+        raise CheckFailed(f"the floor made {made:,} of {origins:,} folders:\n{measure.tail(log)}")
+    print(
+        f"  pair {number + 1} floor {measured.wall:8.2f} s wall {measured.cpu:8.2f} s CPU "
+        f"({origins:,} folders, {processes} processes)",
+        flush=True,
+    )
+    shutil.rmtree(run_dir, ignore_errors=True)
+    return measured.as_dict()
 
 
 def run(args: argparse.Namespace, record: Record, work: Path) -> int:
@@ -99,6 +129,9 @@ def run(args: argparse.Namespace, record: Record, work: Path) -> int:
             )
             validated[key] = _check(feeds[key], measured, out, log)
             pair[key] = measured.as_dict()
+            if key == "many" and not (work / "sample").exists():
+                # One published origin's files (the first folder's): the floor's bytes.
+                shutil.copytree(min(p for p in out.iterdir() if p.is_dir()), work / "sample")
             print(
                 f"  pair {number + 1} {key:5} {measured.wall:8.2f} s wall {measured.cpu:8.2f} s "
                 f"CPU {measured.rss / 1024:7.1f} MiB, all processes "
@@ -106,6 +139,7 @@ def run(args: argparse.Namespace, record: Record, work: Path) -> int:
                 flush=True,
             )
             shutil.rmtree(run_dir, ignore_errors=True)
+        pair["floor"] = _floor(work, feeds["many"], number)
         pairs.append(pair)
     record["summary"] = summary(record)
     record["summary"]["validated"] = validated
@@ -121,8 +155,22 @@ def summary(record: Record) -> dict[str, Any]:
     for name in ("wall", "cpu"):
         ratios = [p["many"][name] / p["three"][name] for p in pairs]
         result[f"{name}_ratio"] = {"median": statistics.median(ratios), "pairs": ratios}
+    keys = ("three", "many", "floor") if all("floor" in p for p in pairs) else ("three", "many")
     for name in ("wall", "cpu", "rss", "tree_rss"):
-        result[name] = {
-            key: statistics.median(p[key][name] for p in pairs) for key in ("three", "many")
-        }
+        result[name] = {key: statistics.median(p[key][name] for p in pairs) for key in keys}
+    if "floor" in keys:
+        origins = record["parameters"]["origins"]
+        for name in ("wall", "cpu"):
+            # Per origin, within each pair: what many origins cost over three, and that
+            # less the file system's floor (the package's own cost per origin).
+            extra = [(p["many"][name] - p["three"][name]) / origins * 1e6 for p in pairs]
+            own = [e - p["floor"][name] / origins * 1e6 for e, p in zip(extra, pairs)]
+            result[f"{name}_per_origin_us"] = {
+                "extra": statistics.median(extra),
+                "floor": statistics.median(p["floor"][name] / origins * 1e6 for p in pairs),
+                "own": statistics.median(own),
+            }
+        # The ratio if the package cost nothing per origin beyond the file system.
+        bound = [(p["three"]["wall"] + p["floor"]["wall"]) / p["three"]["wall"] for p in pairs]
+        result["wall_ratio_floor_only"] = statistics.median(bound)
     return result

@@ -721,9 +721,32 @@ def origins_tables(record: Record) -> list[str]:
         f"Many over three, within each pair: wall **{s['wall_ratio']['median']:.2f}x** "
         f"(median; pairs {pairs}), CPU {s['cpu_ratio']['median']:.2f}x ({cpus}).",
         "",
-        footer(record),
-        "",
     ]
+    if "wall_per_origin_us" in s:
+        wall, cpu = s["wall_per_origin_us"], s["cpu_per_origin_us"]
+        out += [
+            f"The file system's floor (the same {p['origins']:,} folders and files and nothing "
+            f"else, `benchmarks/file_floor.py`): {s['wall']['floor']:.1f} s wall, "
+            f"{s['cpu']['floor']:.1f} s CPU. Per origin, medians within pairs:",
+            "",
+            *table(
+                ["", "wall", "CPU"],
+                "lrr",
+                [
+                    [label, f"{wall[key]:.0f} µs", f"{cpu[key]:.0f} µs"]
+                    for key, label in (
+                        ("extra", "many origins over three"),
+                        ("floor", "the file system's floor"),
+                        ("own", "the package's own (the difference)"),
+                    )
+                ],
+            ),
+            "",
+            f"With nothing per origin but the floor, the ratio would be "
+            f"{s['wall_ratio_floor_only']:.2f}x.",
+            "",
+        ]
+    out += [footer(record), ""]
     return out
 
 
