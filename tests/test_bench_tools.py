@@ -313,3 +313,45 @@ def test_crawl_docs_summary_is_the_median_of_the_pairs_ratios_with_its_spread() 
     )
     assert "128 HTML pages (1 language and the root page), 347 `<img>`" in text
     assert "Load average (1 min) before the pairs: 1.00 to 5.00." in text
+
+
+def test_origins_summary_takes_the_floor_off_within_each_pair() -> None:
+    """``origins``: many over three within each pair, and per origin what many cost over
+    three, the file system's floor, and the difference, each the median over the pairs;
+    the ratio with nothing per origin but the floor."""
+    from benchmarks.origins import summary as origins_summary
+
+    def run(wall: float, cpu: float) -> dict[str, float]:
+        return {"wall": wall, "cpu": cpu, "rss": 1024, "tree_rss": 2048}
+
+    record = results.new("origins", ["origins"], "python -m benchmarks origins", False)
+    feed = {"distinct_locs": 9000}
+    record["parameters"] = {
+        "records": 10_000,
+        "origins": 1000,
+        "pairs": 3,
+        "feeds": {"three": feed, "many": feed},
+    }
+    record["measurements"] = {
+        "pairs": [
+            {"three": run(10, 20), "many": run(30, 50), "floor": run(5, 9)},
+            {"three": run(12, 20), "many": run(30, 56), "floor": run(6, 8)},
+            {"three": run(10, 22), "many": run(40, 60), "floor": run(4, 10)},
+        ]
+    }
+    s = origins_summary(record)
+    assert s["wall_ratio"]["pairs"] == [3.0, 2.5, 4.0]
+    assert s["wall_ratio"]["median"] == 3.0
+    # (30-10)/1000 s = 20,000 us; (30-12) = 18,000; (40-10) = 30,000.
+    assert s["wall_per_origin_us"]["extra"] == 20_000
+    assert s["wall_per_origin_us"]["floor"] == 5_000  # 5, 6, 4 s over 1,000
+    # Within pairs: 20,000-5,000, 18,000-6,000, 30,000-4,000.
+    assert s["wall_per_origin_us"]["own"] == 15_000
+    assert s["cpu_per_origin_us"]["own"] == 28_000  # median of 30-9, 36-8, 38-10 (thousands)
+    assert s["wall_ratio_floor_only"] == 1.5  # 15/10, 18/12, 14/10
+    assert s["wall"]["floor"] == 5
+    record["summary"] = s
+    results.finish(record)
+    text = tables.render([record])
+    assert "| the package's own (the difference) | 15000 µs | 28000 µs |" in text
+    assert "With nothing per origin but the floor, the ratio would be 1.50x." in text
