@@ -8,6 +8,7 @@ keeps beside the sitemaps (``index.html``, ``sitemap.xml.bak``, a half-written
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = [
@@ -48,6 +49,12 @@ def urlset_name(number: int, gzipped: bool, section: str = "") -> str:
     return f"sitemap-{part}{number}.xml{'.gz' if gzipped else ''}"
 
 
+# The two questions below are asked of every file of every origin, and their names are a
+# handful (``sitemap-1.xml.gz``, ``sitemap.xml``, ...) for 100,000 origins: answered once.
+_NAMES_KEPT = 1024
+
+
+@functools.lru_cache(maxsize=_NAMES_KEPT)
 def section_of_name(name: str) -> str | None:
     """The section whose urlset ``name`` is: "" for the URLs of no section
     (``sitemap-1.xml.gz``), None when ``name`` is no urlset of ours (news, index, text)."""
@@ -86,6 +93,7 @@ def index_name(number: int) -> str:
     return INDEX_NAME if number == 1 else f"sitemap-index-{number}.xml"
 
 
+@functools.lru_cache(maxsize=_NAMES_KEPT)
 def is_owned_name(name: str) -> bool:
     """Whether ``name`` is one the package writes in an origin folder: a file so named is
     ours, and is removed when a publish no longer has it. Asks the functions above, so it
