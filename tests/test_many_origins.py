@@ -443,3 +443,57 @@ def test_a_task_reads_its_small_origins_segments_in_one_stretch_per_spill(
             runs._segment = real_segment  # type: ignore[assignment]
     finally:
         store.close()
+
+
+def test_the_runs_of_a_build_in_workers_stay_in_the_ranges_index_files(tmp_path: Path) -> None:
+    """In workers, each range writes its origins' runs into an index file and returns
+    only their counts: the main process holds no list of runs, and what a task, the main
+    process itself or a lookup over several blocks of each index reads back is what the
+    one-process build holds (which looks every origin up at once)."""
+    from datetime import datetime, timezone
+
+    from scrapy_sitemapgen.sitemaps.urls import UrlPolicy
+    from scrapy_sitemapgen.store import runs
+    from scrapy_sitemapgen.store.feed import build_store
+
+    feed = tmp_path / "feed.jsonl"
+    with feed.open("w") as out:  # more origins than an index block holds, in every range
+        for n in range(3000):
+            k = (n * 37) % 700
+            out.write(json.dumps({"loc": f"https://h{k:03d}.example/p{n}"}) + "\n")
+    one, _ = _store_in_one_process(feed, tmp_path, run_records=200)
+    two, _ = build_store(
+        feed,
+        UrlPolicy(),
+        datetime.now(timezone.utc),
+        workers=2,
+        temp_dir=str(tmp_path),
+        run_records=200,
+    )
+    try:
+        origins = two.origins()
+        assert origins == one.origins() and len(origins) == 700
+        assert all(two._runs[o].paths is None for o in origins)  # on disk, not here
+        assert all(one._runs[o].paths for o in origins)
+        assert len(two._indexes) == 8  # 2 workers, 4 ranges each
+        assert all(len(directory) > 1 for _, directory in two._indexes)
+
+        def locs(store: runs.RunStore, origin: Any) -> list[str]:
+            return [f.loc for f in store.entries(origin)]
+
+        part = two.part(origins[100:400])
+        assert {o: locs(part, o) for o in origins[100:400]} == {
+            o: locs(one, o) for o in origins[100:400]
+        }
+        assert locs(two, origins[5]) == locs(one, origins[5])  # the main process's own read
+        # Each origin's runs in feed order, whichever blocks they are in: the same rows
+        # as the one-process build's, in the same order.
+        looked_up = runs.runs_of(two._indexes, [o.root for o in origins])
+        for origin in origins:
+            assert [list(runs._read_blocks(r)) for r in looked_up[origin.root]] == [
+                list(runs._read_blocks(r)) for r in one._runs[origin].paths or []
+            ]
+        assert len(two) == len(one) == 3000
+    finally:
+        two.close()
+        one.close()

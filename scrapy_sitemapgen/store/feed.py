@@ -27,7 +27,17 @@ from ..sitemaps.merge import unique_videos, video_fields
 from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS, RecordReader, url_field
 from ..sitemaps.urls import origin_of
 from ..stats import Tally
-from .runs import _FAN_IN, OriginKey, Run, Runs, RunStore, _OriginRuns, _Runs, merge_passes
+from .runs import (
+    _FAN_IN,
+    Index,
+    OriginKey,
+    Runs,
+    RunStore,
+    _OriginRuns,
+    _Runs,
+    merge_passes,
+    runs_of,
+)
 from .workers import executor, main_script_hidden
 
 try:
@@ -182,7 +192,7 @@ def read_range(
     runs.held = held
     runs.spill()
     tally.records += records
-    return Runs(runs.files, runs.rows), tally
+    return Runs(runs.index(), runs.rows), tally
 
 
 def _claim(folder: Path) -> BinaryIO | None:
@@ -247,9 +257,9 @@ def build_store(
     """Read ``feed`` with ``workers`` processes (1: in this process) into a :class:`RunStore`
     that keeps those processes for staging, until it is closed.
 
-    The store's bookkeeping, a list of runs for each origin (for a broad crawl's feed,
-    millions of objects), is built here and lives until the store is closed, and none of
-    it is ever garbage. While it is built the cyclic collector is off (each full
+    The store's bookkeeping, the counts of each origin (for a broad crawl's feed, hundreds
+    of thousands of objects; each range's runs stay in its index file on disk), is built
+    here and lives until the store is closed, and none of it is ever garbage. While it is built the cyclic collector is off (each full
     collection walked all of it built so far again), and once built it is frozen out of
     the collector's generations (``gc.freeze``, with whatever else this process holds
     then) until :meth:`RunStore.close`, so that the collections while the origins are
@@ -265,7 +275,7 @@ def build_store(
     pool = executor(workers)
     try:
         tally = Tally()
-        files: dict[OriginKey, list[Run]] = {}
+        indexes: list[Index] = []
         rows: dict[OriginKey, list[int]] = {}
         with main_script_hidden():  # the pool starts its processes on the first submits
             futures = [
@@ -289,39 +299,44 @@ def build_store(
             ]
         futures.reverse()
         while futures:  # in feed order: the merge keeps it for repeated URLs
-            # Each range's result let go of once merged: a broad crawl's is a list of
-            # runs for each of its origins, and eight of them held at once were the
-            # build's peak of memory.
+            # A range's runs stay in its index file, in feed order (runs_of): held here,
+            # a broad crawl's lists of runs, one for each origin in each range, were
+            # most of what this process held for every origin.
             runs, part = futures.pop().result()
             tally.update(part)
-            for key, paths in runs.files.items():
-                known = files.get(key)
-                if known is None:
-                    files[key] = paths  # the range's own list: no copy
-                    rows[key] = runs.rows[key]
+            indexes.append(runs.index)
+            for key, more in runs.rows.items():
+                counts = rows.get(key)
+                if counts is None:
+                    rows[key] = more  # the range's own list: no copy
                 else:
-                    known += paths
-                    counts, more = rows[key], runs.rows[key]
                     counts[0] += more[0]
                     counts[1] += more[1]
+                    counts[2] += more[2]
             del runs
         if tally.first_no_loc_offset >= 0:  # a worker knows its offset, not its line
             tally.first_no_loc_line = line_at(feed, tally.first_no_loc_offset)
+        # An origin of more runs than a merge reads at once is merged down first, and one
+        # process reads everything itself: those origins' runs are looked up now.
+        looked_up = runs_of(
+            indexes, [key for key, counts in rows.items() if counts[2] > _FAN_IN or workers <= 1]
+        )
         passes = {
             key: pool.submit(merge_passes, paths, str(folder / f"merged-{n}"))
-            for n, (key, paths) in enumerate(files.items())
+            for n, (key, paths) in enumerate(looked_up.items())
             if len(paths) > _FAN_IN
         }
         store = RunStore(
             folder,
             {
                 origin_of(key): _OriginRuns(
-                    passes[key].result() if key in passes else paths, *rows[key]
+                    passes[key].result() if key in passes else looked_up.get(key), held, news
                 )
-                for key, paths in files.items()
+                for key, (held, news, _) in rows.items()
             },
             pool if workers > 1 else None,
             lock,
+            indexes,
         )
     except BaseException:
         pool.shutdown(cancel_futures=True)

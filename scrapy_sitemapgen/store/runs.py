@@ -36,7 +36,7 @@ except ImportError:  # pragma: no cover - Windows: killed builds' folders are le
     fcntl = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
     from concurrent.futures import Executor
     from pathlib import Path
 
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Run", "RunStore", "Runs", "merge_passes", "merged_rows"]
+__all__ = ["Index", "Run", "RunStore", "Runs", "merge_passes", "merged_rows", "runs_of"]
 
 # Rows per marshal block: one read or write call per block, not per row. A merge holds
 # one block of each run it reads, and reads at most _FAN_IN runs at once (more are first
@@ -124,7 +124,7 @@ def _read_segments(runs: dict[Origin, _OriginRuns]) -> dict[Origin, _OriginRuns]
     One read per segment was most of what reading a broad crawl's small origin cost."""
     spans: dict[str, list[int]] = {}  # path -> [lowest start, highest end, bytes wanted]
     for origin_runs in runs.values():
-        for run in origin_runs.paths:
+        for run in origin_runs.paths or ():
             if type(run) is tuple:
                 path, start, end = run
                 span = spans.get(path)
@@ -151,7 +151,7 @@ def _read_segments(runs: dict[Origin, _OriginRuns]) -> dict[Origin, _OriginRuns]
 
     return {
         origin: _OriginRuns(
-            [segment(run) for run in origin_runs.paths], origin_runs.rows, origin_runs.news
+            [segment(run) for run in origin_runs.paths or ()], origin_runs.rows, origin_runs.news
         )
         for origin, origin_runs in runs.items()
     }
@@ -252,7 +252,8 @@ class _Runs:
         self.pending: dict[OriginKey, list[Row]] = {}
         self.held = 0
         self.files: dict[OriginKey, list[Run]] = {}
-        #: Rows and rows with news per origin: repeats counted, so an upper bound.
+        #: Rows and rows with news per origin (repeats counted, so an upper bound), and
+        #: its runs.
         self.rows: dict[OriginKey, list[int]] = {}
         self.number = 0
 
@@ -280,23 +281,72 @@ class _Runs:
                     _write_blocks(path, rows)
                     run = str(path)
                 self.files.setdefault(key, []).append(run)
-                counts = self.rows.setdefault(key, [0, 0])
+                counts = self.rows.setdefault(key, [0, 0, 0])
                 counts[0] += len(rows)
                 counts[1] += sum(1 for row in rows if row[6] is not None)
+                counts[2] += 1
         finally:
             if shared is not None:
                 shared.close()
         self.pending = {}
         self.held = 0
 
+    def index(self) -> Index:
+        """Write every origin's runs, in key order, into the range's index file, in blocks
+        of ``_INDEX_KEYS`` origins; the runs are let go of here. A broad crawl's range has
+        a list of runs for each of 100,000 origins, which the main process would hold,
+        every range's, until the build ends."""
+        path = str(self.folder / f"index-{self.tag}")
+        directory: list[tuple[OriginKey, int, int]] = []
+        entries = sorted(self.files.items())
+        at = 0
+        with open(path, "wb") as file:
+            for start in range(0, len(entries), _INDEX_KEYS):
+                block = entries[start : start + _INDEX_KEYS]
+                data = marshal.dumps(block)
+                file.write(data)
+                directory.append((block[0][0], at, at + len(data)))
+                at += len(data)
+        self.files = {}
+        return path, directory
+
+
+#: Origins per block of a range's index (see :meth:`_Runs.index`): a staging task of
+#: neighbours reads a block or two of each range's index, a lookup of one origin one block.
+_INDEX_KEYS = 256
+
+#: A range's index: its file and, per block, the first key and the block's bytes in it.
+Index = tuple[str, list[tuple[OriginKey, int, int]]]
+
 
 @dataclass
 class Runs:
-    """What a range's worker wrote: per origin, its run files (in feed order) and how many
-    rows and rows with news they hold (repeats counted)."""
+    """What a range's worker wrote: its runs, per origin, in an index file on disk (one
+    list of runs per origin, in feed order: see :func:`runs_of`), and per origin how many
+    rows and rows with news they hold (repeats counted) and how many runs."""
 
-    files: dict[OriginKey, list[Run]]
+    index: Index
     rows: dict[OriginKey, list[int]]
+
+
+def runs_of(indexes: list[Index], keys: list[OriginKey]) -> dict[OriginKey, list[Run]]:
+    """The runs of the origins ``keys`` (roots) in the range indexes ``indexes`` (in feed
+    order, and so are each origin's runs then), each block needed read once."""
+    found: dict[OriginKey, list[Run]] = {}
+    wanted = set(keys)
+    for path, directory in indexes:
+        firsts = [first for first, _, _ in directory]
+        blocks = sorted({n for n in (bisect_right(firsts, key) - 1 for key in wanted) if n >= 0})
+        for n in blocks:
+            _, start, end = directory[n]
+            for key, runs in marshal.loads(_segment(path, start, end)):
+                if key in wanted:
+                    known = found.get(key)
+                    if known is None:
+                        found[key] = runs
+                    else:
+                        known += runs
+    return found
 
 
 def _combine(old: Row, new: Row) -> Row:
@@ -354,7 +404,7 @@ def merge_passes(paths: list[Run], out: str) -> list[Run]:
 
 @dataclass(frozen=True)
 class _OriginRuns:
-    paths: list[Run]
+    paths: list[Run] | None  # None: in the store's range indexes (see runs_of)
     rows: int  # repeats counted: an upper bound of the URLs
     news: int
 
@@ -372,10 +422,13 @@ class RunStore(FactSource):
         runs: dict[Origin, _OriginRuns],
         pool: Executor | None = None,
         lock: BinaryIO | None = None,
+        indexes: list[Index] | None = None,
     ) -> None:
         self.folder = folder
         self._lock = lock
         self._runs = runs
+        #: Where the runs of the origins whose ``paths`` are None are (see runs_of).
+        self._indexes = indexes or []
         #: The build's worker processes (None: this process only).
         self._pool = pool
         #: Distinct URLs per origin, known once its runs were merged to the end.
@@ -393,6 +446,7 @@ class RunStore(FactSource):
             "counted": {},
             "_lock": None,
             "_unread": self._unread,
+            "_indexes": self._indexes,
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -405,9 +459,25 @@ class RunStore(FactSource):
     def part(self, origins: list[Origin]) -> RunStore:
         """The run files of ``origins`` alone: a staging task's whole input. Sending every
         origin's runs with every task cost the square of the origins."""
-        part = RunStore(self.folder, {o: self._runs[o] for o in origins if o in self._runs})
+        part = RunStore(
+            self.folder,
+            {o: self._runs[o] for o in origins if o in self._runs},
+            indexes=self._indexes,
+        )
         part._unread = True
         return part
+
+    def with_runs(self, origins: Iterable[Origin]) -> dict[Origin, _OriginRuns]:
+        """``origins``' entries, their runs read from the range indexes where they are
+        there (one read of each index block they need)."""
+        entries = {o: self._runs[o] for o in origins if o in self._runs}
+        keys = [o.root for o, runs in entries.items() if runs.paths is None]
+        if keys:
+            found = runs_of(self._indexes, keys)
+            for origin, runs in entries.items():
+                if runs.paths is None:
+                    entries[origin] = _OriginRuns(found.get(origin.root, []), runs.rows, runs.news)
+        return entries
 
     def counts(self) -> dict[Origin, int]:
         return self.counted
@@ -425,11 +495,14 @@ class RunStore(FactSource):
 
     def _facts(self, origin: Origin, news_only: bool) -> Iterator[UrlFacts]:
         if self._unread:
-            self._runs = _read_segments(self._runs)
+            self._runs = _read_segments(self.with_runs(list(self._runs)))
             self._unread = False
         runs = self._runs.get(origin)
         if runs is None or (news_only and not runs.news):
             return
+        if runs.paths is None:  # the main process reading an origin itself: a rare road
+            runs = self.with_runs([origin])[origin]
+        assert runs.paths is not None
         count = 0
         for loc, lastmod, changefreq, priority, images, videos, news in merged_rows(runs.paths):
             count += 1
@@ -459,8 +532,8 @@ class RunStore(FactSource):
         return sum(
             self.counted[origin]
             if origin in self.counted
-            else sum(1 for _ in merged_rows(runs.paths))
-            for origin, runs in self._runs.items()
+            else sum(1 for _ in merged_rows(self.with_runs([origin])[origin].paths or []))
+            for origin in self._runs
         )
 
     def close(self) -> None:
