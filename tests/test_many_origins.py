@@ -5,6 +5,7 @@ and the close report sums up the origins past SITEMAPGEN_LOG_ORIGINS in one line
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import re
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import scrapy
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from scrapy_sitemapgen.sitemaps.urls import origin_of
+from scrapy_sitemapgen.sitemaps.urls import UrlPolicy, origin_of
 
 from .helpers import Route, SiteServer, files, html, read_urls, run_scrapy
 
@@ -497,3 +498,36 @@ def test_the_runs_of_a_build_in_workers_stay_in_the_ranges_index_files(tmp_path:
     finally:
         two.close()
         one.close()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AsGiven(UrlPolicy):
+    """A URL policy that takes every loc as given (module-level: the build's worker
+    processes unpickle it)."""
+
+    def loc(self, url: str, encoding: str = "utf-8") -> str:
+        return url
+
+
+def test_an_origin_whose_root_is_not_its_key_is_looked_up_at_once(tmp_path: Path) -> None:
+    """The runs of a build in workers are found later by each origin's root; an origin
+    whose loc prefix is not that root (no normalised loc has one: here a policy that lets
+    a default port through) has its runs looked up while the store is built, not lost."""
+    from datetime import datetime, timezone
+
+    from scrapy_sitemapgen.store.feed import build_store
+
+    feed = tmp_path / "feed.jsonl"
+    locs = [f"http://h.example:80/p{n}" for n in range(50)]
+    feed.write_text("".join(json.dumps({"loc": loc}) + "\n" for loc in locs))
+    store, _ = build_store(
+        feed, AsGiven(), datetime.now(timezone.utc), workers=2, temp_dir=str(tmp_path)
+    )
+    try:
+        (origin,) = store.origins()
+        assert origin.root == "http://h.example/"  # not the locs' "http://h.example:80/"
+        assert store._runs[origin].paths  # looked up at once
+        part = store.part([origin])
+        assert [f.loc for f in part.entries(origin)] == sorted(locs)
+    finally:
+        store.close()

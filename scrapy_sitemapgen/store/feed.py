@@ -316,10 +316,18 @@ def build_store(
             del runs
         if tally.first_no_loc_offset >= 0:  # a worker knows its offset, not its line
             tally.first_no_loc_line = line_at(feed, tally.first_no_loc_offset)
+        origins = {key: origin_of(key) for key in rows}
         # An origin of more runs than a merge reads at once is merged down first, and one
-        # process reads everything itself: those origins' runs are looked up now.
+        # process reads everything itself: those origins' runs are looked up now. So is
+        # any whose root is not its key, which a later lookup by root would not find (a
+        # normalised loc's root is its origin's: none, unless that rule changes).
         looked_up = runs_of(
-            indexes, [key for key, counts in rows.items() if counts[2] > _FAN_IN or workers <= 1]
+            indexes,
+            [
+                key
+                for key, counts in rows.items()
+                if counts[2] > _FAN_IN or workers <= 1 or origins[key].root != key
+            ],
         )
         passes = {
             key: pool.submit(merge_passes, paths, str(folder / f"merged-{n}"))
@@ -329,7 +337,7 @@ def build_store(
         store = RunStore(
             folder,
             {
-                origin_of(key): _OriginRuns(
+                origins[key]: _OriginRuns(
                     passes[key].result() if key in passes else looked_up.get(key), held, news
                 )
                 for key, (held, news, _) in rows.items()
