@@ -441,7 +441,8 @@ _TASK_ROWS = 50_000
 _TASK_ORIGINS = 500
 
 
-#: Origins of fewer rows than this are grouped with their neighbours in root order.
+#: Origins of fewer rows than this are grouped with their neighbours in root order: the
+#: run store's block, below which an origin's rows of a spill are a shared segment.
 _SMALL_ROWS = 500
 
 

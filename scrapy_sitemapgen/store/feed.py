@@ -259,11 +259,12 @@ def build_store(
 
     The store's bookkeeping, the counts of each origin (for a broad crawl's feed, hundreds
     of thousands of objects; each range's runs stay in its index file on disk), is built
-    here and lives until the store is closed, and none of it is ever garbage. While it is built the cyclic collector is off (each full
-    collection walked all of it built so far again), and once built it is frozen out of
-    the collector's generations (``gc.freeze``, with whatever else this process holds
-    then) until :meth:`RunStore.close`, so that the collections while the origins are
-    published do not walk it either (benchmarks/RECORD.md)."""
+    here and lives until the store is closed, and none of it is ever garbage. While it is
+    built the cyclic collector is off (each full collection walked all of it built so far
+    again), and once built it is frozen out of the collector's generations
+    (``gc.freeze``, with whatever else this process holds then) until
+    :meth:`RunStore.close`, so that the collections while the origins are published do
+    not walk it either (benchmarks/RECORD.md)."""
     stale = remove_stale_folders(temp_dir)
     if stale:
         logger.info(
