@@ -531,3 +531,85 @@ def test_an_origin_whose_root_is_not_its_key_is_looked_up_at_once(tmp_path: Path
         assert [f.loc for f in part.entries(origin)] == sorted(locs)
     finally:
         store.close()
+
+
+def test_staging_in_workers_pauses_the_collector_and_leaves_no_cycle_behind(
+    tmp_path: Path,
+) -> None:
+    """While a build's workers stage, the parent's cyclic collector is off (each of their
+    results is a task's sets, which collections walked for nothing), and it is on again
+    once the groups are through. What the staging and the delivery of the groups made is
+    freed by reference counting alone: with the collector off all along, a collection at
+    the end finds nothing of it."""
+    import gc
+    import logging
+    import shutil
+    from datetime import datetime, timezone
+
+    from scrapy.settings import Settings
+    from scrapy.utils.test import get_crawler
+
+    from scrapy_sitemapgen.publish.delivery import Stagings, publish_local
+    from scrapy_sitemapgen.publish.staging import OriginSet, stage_origins
+    from scrapy_sitemapgen.settings import Config
+    from scrapy_sitemapgen.sitemaps.manifest import PublishState
+    from scrapy_sitemapgen.sitemaps.urls import Origin, origin_folder
+    from scrapy_sitemapgen.stats import Reporter
+    from scrapy_sitemapgen.store.feed import build_store
+
+    feed, out = tmp_path / "feed.jsonl", tmp_path / "out"
+    expected = {name: locs for name, locs in _feed(feed, origins=700, big=0).items() if locs}
+    config = Config.from_settings(
+        Settings({"SITEMAPGEN_ENABLED": True, "SITEMAPGEN_URI": str(out)})
+    )
+    store, _ = build_store(
+        feed, UrlPolicy(), datetime.now(timezone.utc), workers=2, temp_dir=str(tmp_path)
+    )
+    state = PublishState(tmp_path / "state.sqlite3")
+    stagings = Stagings(config)
+    crawler = get_crawler()
+    assert crawler.stats is not None
+    reporter = Reporter(crawler.stats, logging.getLogger(__name__))
+    paused: list[bool] = []
+    delivered = 0
+
+    def staged() -> Iterator[list[OriginSet]]:
+        def staging_of(origin: Origin) -> str:
+            return stagings.new(origin_folder(config.uri, origin))
+
+        now = datetime.now(timezone.utc)
+        return stage_origins(store, config, now, state, reporter, staging_of)
+
+    try:
+        assert gc.isenabled()
+        gc.collect()
+        gc.disable()
+        try:
+            groups = staged()
+            for sets in groups:
+                publish_local(sets)
+                state.commit_all(config.uri, [(s.origin.name, s.records) for s in sets])
+                delivered += len(sets)
+                del sets
+            del groups
+            left = gc.collect()
+        finally:
+            gc.enable()
+        # With the collector on, it is paused while the groups come, and on again after.
+        for sets in staged():
+            paused.append(not gc.isenabled())
+            publish_local(sets)  # every folder is there now: the files move, one by one
+            for origin_set in sets:
+                shutil.rmtree(origin_set.staging)
+        assert gc.isenabled()
+        # The URLs counted in the workers come back by root: the parent keeps no origin
+        # object of theirs.
+        assert {type(key) for key in store.counted} == {str}
+        assert len(store) == sum(len(locs) for locs in expected.values())
+    finally:
+        state.close()
+        store.close()
+    assert delivered == len(expected) == 700
+    assert len(paused) >= 2 and all(paused)
+    assert left == 0
+    assert {p.name for p in out.iterdir()} == set(expected)

@@ -7,6 +7,7 @@ steps, so a set rebuilt from a stored JOBDIR is the set the crawl would have wri
 from __future__ import annotations
 
 import dataclasses
+import gc
 import hashlib
 import os
 import shutil
@@ -468,7 +469,7 @@ def _tasks(store: FactSource, origins: list[Origin]) -> list[list[Origin]]:
     return tasks
 
 
-_TaskResult = tuple[list[tuple[OriginSet | None, Tally]], Path, dict[Origin, int]]
+_TaskResult = tuple[list[tuple[OriginSet | None, Tally]], Path, dict[str, int]]
 
 #: Without worker processes, origins are staged and delivered in groups of this many: the
 #: main process holds one group's staged sets at a time, not every origin's.
@@ -518,6 +519,13 @@ def stage_origins(
         return
     scratch = Path(tempfile.mkdtemp(prefix="sitemapgen-notes-"))
     futures: dict[int, Future[_TaskResult]] = {}
+    # The cyclic collector is paused while the workers' results come in, and the groups
+    # are delivered: each result is a task's sets, a broad crawl's hundreds of thousands of
+    # objects in all, which reference counting frees when their group is delivered (no
+    # cycle among them: tests/test_many_origins.py), yet each collection they set off
+    # walked the ones still held (benchmarks/RECORD.md).
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         tasks = _tasks(store, origins)
         window = max(8, 2 * (os.cpu_count() or 1))  # tasks in flight: every worker busy
@@ -556,6 +564,8 @@ def stage_origins(
             position = {origin: n for n, origin in enumerate(origins)}
             yield sorted(everything, key=lambda s: position[s.origin])
     finally:
+        if collecting:
+            gc.enable()
         for future in futures.values():
             future.cancel()
         shutil.rmtree(scratch, ignore_errors=True)

@@ -97,11 +97,13 @@ class FactSource(Protocol):
         """An estimate of ``origin``'s entries, for sharing out work among the pool."""
         return 0
 
-    def counts(self) -> dict[Origin, int]:
-        """Distinct URLs per origin learned while entries were read (in a pool worker)."""
+    def counts(self) -> dict[str, int]:
+        """Distinct URLs per origin, by its root, learned while entries were read (in a
+        pool worker). Roots, not :class:`Origin` objects: sent back with every task, and
+        the parent would keep each one it took in."""
         return {}
 
-    def add_counts(self, counts: dict[Origin, int]) -> None:
+    def add_counts(self, counts: dict[str, int]) -> None:
         """Take in what :meth:`counts` gave in a pool worker."""
         return None
 

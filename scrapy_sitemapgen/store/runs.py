@@ -431,8 +431,8 @@ class RunStore(FactSource):
         self._indexes = indexes or []
         #: The build's worker processes (None: this process only).
         self._pool = pool
-        #: Distinct URLs per origin, known once its runs were merged to the end.
-        self.counted: dict[Origin, int] = {}
+        #: Distinct URLs per origin root, known once its runs were merged to the end.
+        self.counted: dict[str, int] = {}
         #: A staging task's part (see :meth:`part`): its segments are read all at once,
         #: before the first origin is.
         self._unread = False
@@ -479,10 +479,10 @@ class RunStore(FactSource):
                     entries[origin] = _OriginRuns(found.get(origin.root, []), runs.rows, runs.news)
         return entries
 
-    def counts(self) -> dict[Origin, int]:
+    def counts(self) -> dict[str, int]:
         return self.counted
 
-    def add_counts(self, counts: dict[Origin, int]) -> None:
+    def add_counts(self, counts: dict[str, int]) -> None:
         self.counted.update(counts)
 
     def size_of(self, origin: Origin) -> int:
@@ -518,7 +518,7 @@ class RunStore(FactSource):
                 (),
                 News(*news) if news else None,
             )
-        self.counted[origin] = count
+        self.counted[origin.root] = count
 
     def entries(self, origin: Origin) -> Iterator[UrlFacts]:
         return self._facts(origin, news_only=False)
@@ -530,8 +530,8 @@ class RunStore(FactSource):
         """Distinct URLs: counted while the origins were written (see :attr:`counted`),
         else by merging their runs."""
         return sum(
-            self.counted[origin]
-            if origin in self.counted
+            self.counted[origin.root]
+            if origin.root in self.counted
             else sum(1 for _ in merged_rows(self.with_runs([origin])[origin].paths or []))
             for origin in self._runs
         )
