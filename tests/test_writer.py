@@ -1143,26 +1143,75 @@ def test_a_higher_gzip_level_writes_fewer_bytes() -> None:
     assert sizes[9] < sizes[1]
 
 
-def test_the_thread_switch_interval_is_short_while_writing_and_restored_after() -> None:
+class _SeenSink(io.BytesIO):
+    """A sink that notes the switch interval at each write (in the compression thread,
+    once a file has one)."""
+
+    def __init__(self, seen: list[float], room: int | None = None) -> None:
+        super().__init__()
+        self.seen = seen
+        self.room = room
+        self.written = 0
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        import sys
+
+        self.seen.append(sys.getswitchinterval())
+        if self.room is not None and self.tell() + len(data) > self.room:
+            raise OSError(28, "No space left on device")
+        self.written += len(data)
+        return super().write(data)
+
+
+def test_the_thread_switch_interval_is_short_while_compressing_in_a_thread() -> None:
     """The compression thread waits for the GIL each time deflate() fills its buffer: while
-    a writer runs, the interval is 0.5 ms at most, then what it was before, error or not."""
+    a file large enough to have that thread is written, the interval is 0.5 ms at most,
+    then what it was before, error or not. Small files, compressed inline, leave it alone."""
     import sys
 
-    seen: list[float] = []
-
-    def open_sink(name: str) -> BinaryIO:
-        seen.append(sys.getswitchinterval())
-        return io.BytesIO()
+    from scrapy_sitemapgen.sitemaps.writer import _INLINE_BYTES
 
     before = sys.getswitchinterval()
-    write_origin(pages(10), scope=SITE, base_url=SITE, lastmod=LASTMOD, open_sink=open_sink)
-    assert seen and max(seen) <= 0.0005 and sys.getswitchinterval() == before
+    assert before > 0.0005
+    small: list[float] = []
+    write_origin(
+        pages(10),
+        scope=SITE,
+        base_url=SITE,
+        lastmod=LASTMOD,
+        open_sink=lambda name: _SeenSink(small),
+    )
+    assert small and set(small) == {before}
 
-    def failing(name: str) -> BinaryIO:
-        return FullDisk(10)
+    large: list[float] = []
+    sinks: list[_SeenSink] = []
+
+    def open_sink(name: str) -> BinaryIO:
+        sinks.append(_SeenSink(large))
+        return sinks[-1]
+
+    options = WriterOptions(gzip=False)
+    write_origin(
+        pages(20_000),
+        scope=SITE,
+        base_url=SITE,
+        lastmod=LASTMOD,
+        open_sink=open_sink,
+        options=options,
+    )
+    assert sinks[0].written > 2 * _INLINE_BYTES  # past what is written inline
+    assert before in large and min(large) <= 0.0005  # inline first, then in the thread
+    assert sys.getswitchinterval() == before
 
     with pytest.raises(OSError):
-        write_origin(pages(10), scope=SITE, base_url=SITE, lastmod=LASTMOD, open_sink=failing)
+        write_origin(
+            pages(20_000),
+            scope=SITE,
+            base_url=SITE,
+            lastmod=LASTMOD,
+            open_sink=lambda name: _SeenSink([], room=2 * _INLINE_BYTES),
+            options=options,
+        )
     assert sys.getswitchinterval() == before
 
 

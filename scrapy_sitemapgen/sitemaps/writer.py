@@ -8,7 +8,6 @@ files' names come from :mod:`.naming`, which also tells delivery which names are
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import re
@@ -187,7 +186,8 @@ _INLINE_BYTES = _PIECE_BYTES
 
 
 class _SwitchInterval:
-    """The interpreter's thread switch interval, shortened while any writer writes.
+    """The interpreter's thread switch interval, shortened while any writer's compression
+    thread runs (a file past ``_INLINE_BYTES``; a smaller one is compressed inline).
 
     The compression thread must take the GIL back each time deflate() fills its output
     buffer, and a thread waiting for the GIL gets it when the running one is made to give it
@@ -315,10 +315,13 @@ def _split(
         nonlocal pool
         if pool is None:
             pool = ThreadPoolExecutor(1, thread_name_prefix="sitemapgen-compress")
+            _QUICK_SWITCHES.__enter__()  # for as long as the thread compresses
         return pool
 
-    with _QUICK_SWITCHES, contextlib.ExitStack() as stack:
-        stack.callback(lambda: pool.shutdown() if pool is not None else None)
+    # No compression thread, no switch interval to shorten: a broad crawl's origins are
+    # each a few small files, compressed inline, and the interval's lock and two calls
+    # were set up and undone three times an origin.
+    try:
         for chunk in chunks:
             length = len(chunk)
             if current is not None and (entries >= max_entries or size + length > limit):
@@ -342,6 +345,12 @@ def _split(
             if piece:
                 current.add(piece)
             yield current.finish(tail, entries, size + len(tail))
+    finally:
+        if pool is not None:
+            try:
+                pool.shutdown()
+            finally:
+                _QUICK_SWITCHES.__exit__(None, None, None)
 
 
 def _video(video: Video) -> str:
