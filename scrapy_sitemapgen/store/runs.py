@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..sitemaps.facts import News, UrlFacts, Video
 from ..sitemaps.merge import latest_given, newest
+from ..sitemaps.pickling import by_fields
 from .base import FactSource
 
 try:
@@ -402,11 +403,16 @@ def merge_passes(paths: list[Run], out: str) -> list[Run]:
     return paths
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _OriginRuns:
+    """One origin's runs and counts: one per origin, held in the main process for the whole
+    build and sent with each staging task, so no ``__dict__`` of its own."""
+
     paths: list[Run] | None  # None: in the store's range indexes (see runs_of)
     rows: int  # repeats counted: an upper bound of the URLs
     news: int
+
+    __reduce__ = by_fields
 
 
 class RunStore(FactSource):
