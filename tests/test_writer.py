@@ -1284,3 +1284,49 @@ def test_p1_entry_loc_escaped_once_is_escape_on_any_text(tail: str) -> None:
     entry = sinks.data("sitemap-1.xml")[len(URLSET_HEAD) : -len(URLSET_TAIL)]
     assert entry == url_entry(facts)
     assert entry == f"<url><loc>{_escape_by_the_letter(facts.loc)}</loc></url>\n".encode()
+
+
+class _Trickle(io.BytesIO):
+    """A sink that takes at most ``most`` bytes a write and says so, as an unbuffered
+    file may (``os.write``)."""
+
+    def __init__(self, most: int) -> None:
+        super().__init__()
+        self.most = most
+        self.calls = 0
+        self.whole = b""
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        self.calls += 1
+        taken = bytes(data[: self.most])
+        self.whole += taken
+        return super().write(taken)
+
+    def close(self) -> None:
+        pass  # kept open: the test reads it after the writer closed it
+
+
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_a_sink_that_takes_part_of_a_write_gets_the_rest_after(gzipped: bool) -> None:
+    """The staging's files are unbuffered: a write may take part of what it is given, and
+    the writer hands over the rest until it is all there."""
+    sinks: dict[str, _Trickle] = {}
+
+    def open_sink(name: str) -> BinaryIO:
+        sinks[name] = _Trickle(most=97)
+        return sinks[name]
+
+    whole = MemorySinks()
+    write(pages(300), whole, gzip=gzipped)
+    write_origin(
+        pages(300),
+        scope=SITE,
+        base_url=SITE,
+        lastmod=LASTMOD,
+        open_sink=open_sink,
+        options=WriterOptions(gzip=gzipped),
+    )
+    name = "sitemap-1.xml.gz" if gzipped else "sitemap-1.xml"
+    assert sinks[name].calls > len(sinks[name].whole) // 97  # it did take it in parts
+    for file_name, sink in sinks.items():
+        assert sink.whole == whole.raw(file_name), file_name

@@ -228,6 +228,16 @@ class _SwitchInterval:
 _QUICK_SWITCHES = _SwitchInterval(0.0005)
 
 
+def _write_all(sink: BinaryIO, data: bytes) -> None:
+    """``data`` into ``sink``, whole: an unbuffered file (a staging file's) may take part
+    of it, as ``os.write`` does, and says how much."""
+    written = sink.write(data)
+    if written is not None and written < len(data):
+        view = memoryview(data)[written:]
+        while view:
+            view = view[sink.write(view) :]
+
+
 class _SplitFile:
     """One output file being written: compression and hashing run in ``pool``'s one
     thread, in order. Its entries and bytes are counted by :func:`_split`, which decides
@@ -270,7 +280,9 @@ class _SplitFile:
         self._jobs.append(self._pool.submit(self._consume, piece))
 
     def _consume(self, piece: bytes) -> None:
-        self._raw.write(self._deflate.compress(piece) if self._deflate is not None else piece)
+        out = self._deflate.compress(piece) if self._deflate is not None else piece
+        if out:  # deflate keeps a small file's pieces to itself until the flush
+            _write_all(self._raw, out)
         self._hash.update(piece)
 
     def add(self, chunks: list[bytes]) -> None:
@@ -282,7 +294,7 @@ class _SplitFile:
         while self._jobs:
             self._jobs.popleft().result()
         if self._deflate is not None:
-            self._raw.write(self._deflate.flush())
+            _write_all(self._raw, self._deflate.flush())
         self._raw.close()
         return WrittenFile(self.name, entries, size, self._hash.hexdigest())
 
