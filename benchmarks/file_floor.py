@@ -5,7 +5,7 @@ nothing else, as a baseline the ``origins`` benchmark runs beside the builds.
 
 For each of ``ORIGINS`` origins: a staging folder made in ``OUT``, the files of the origin
 folder ``SAMPLE`` (a real build's: its names and bytes) written into it with ``open`` and
-``write``, as the build writes them, and the folder renamed into place, split over
+``write`` (a file object each), and the folder renamed into place, split over
 ``PROCESSES`` processes as the build's staging is. No compression, no hashing, no state: the
 system calls a published origin cannot do without, and what the kernel makes of them when
 several processes make them at once. Prints the folders made.

@@ -253,8 +253,8 @@ class _Runs:
         self.pending: dict[OriginKey, list[Row]] = {}
         self.held = 0
         self.files: dict[OriginKey, list[Run]] = {}
-        #: Rows and rows with news per origin (repeats counted, so an upper bound), and
-        #: its runs.
+        #: Per origin: its rows and its rows with news (repeats counted, so an upper
+        #: bound), and how many runs hold them.
         self.rows: dict[OriginKey, list[int]] = {}
         self.number = 0
 
@@ -535,11 +535,12 @@ class RunStore(FactSource):
     def __len__(self) -> int:
         """Distinct URLs: counted while the origins were written (see :attr:`counted`),
         else by merging their runs."""
-        return sum(
-            self.counted[origin.root]
-            if origin.root in self.counted
-            else sum(1 for _ in merged_rows(self.with_runs([origin])[origin].paths or []))
-            for origin in self._runs
+        counted = self.counted
+        known = sum(counted[o.root] for o in self._runs if o.root in counted)
+        # The others' runs looked up at once: one read of each index block they need.
+        uncounted = self.with_runs(o for o in self._runs if o.root not in counted)
+        return known + sum(
+            sum(1 for _ in merged_rows(runs.paths or [])) for runs in uncounted.values()
         )
 
     def close(self) -> None:
