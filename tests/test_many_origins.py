@@ -572,6 +572,7 @@ def test_staging_in_workers_pauses_the_collector_and_leaves_no_cycle_behind(
     reporter = Reporter(crawler.stats, logging.getLogger(__name__))
     paused: list[bool] = []
     delivered = 0
+    held = [id(origin) for origin in store.origins()]
 
     def staged() -> Iterator[list[OriginSet]]:
         def staging_of(origin: Origin) -> str:
@@ -602,9 +603,10 @@ def test_staging_in_workers_pauses_the_collector_and_leaves_no_cycle_behind(
             for origin_set in sets:
                 shutil.rmtree(origin_set.staging)
         assert gc.isenabled()
-        # The URLs counted in the workers come back by root: the parent keeps no origin
-        # object of theirs.
-        assert {type(key) for key in store.counted} == {str}
+        # The URLs counted in the workers come back as numbers, in the order of each
+        # task's origins, onto the parent's own entries: it keeps no object of theirs.
+        assert all(count >= 0 for count in store.counts(store.origins()))
+        assert [id(origin) for origin in store.origins()] == held
         assert len(store) == sum(len(locs) for locs in expected.values())
     finally:
         state.close()
@@ -613,3 +615,85 @@ def test_staging_in_workers_pauses_the_collector_and_leaves_no_cycle_behind(
     assert len(paused) >= 2 and all(paused)
     assert left == 0
     assert {p.name for p in out.iterdir()} == set(expected)
+
+
+def test_a_worker_sends_a_tally_back_only_for_an_origin_that_met_something(
+    tmp_path: Path,
+) -> None:
+    """What staging meets in a worker comes back as a tally per origin, replayed in the
+    parent as the crawl would report it; an origin that met nothing (most of a broad
+    crawl's) sends none back. Here one origin of 30 has a news article too old for its
+    news sitemap: one exclusion, counted and logged once, through two workers."""
+    import logging
+    from datetime import datetime, timezone
+
+    from scrapy.settings import Settings
+    from scrapy.utils.test import get_crawler
+
+    from scrapy_sitemapgen.publish.delivery import Stagings
+    from scrapy_sitemapgen.publish.staging import _stage_in_worker, _tasks, stage_origins
+    from scrapy_sitemapgen.settings import Config
+    from scrapy_sitemapgen.sitemaps.manifest import PublishState
+    from scrapy_sitemapgen.sitemaps.urls import origin_folder
+    from scrapy_sitemapgen.stats import Reporter
+    from scrapy_sitemapgen.store.feed import build_store
+
+    old_news = "https://h0007.example.com/old-news"
+    lines = [{"loc": f"https://h{k:04d}.example.com/page"} for k in range(30)]
+    lines.append(
+        {
+            "loc": old_news,
+            "news": {
+                "publication_name": "The Paper",
+                "publication_language": "en",
+                "publication_date": "2020-01-02T03:04:05+00:00",
+                "title": "Long ago",
+            },
+        }
+    )
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    config = Config.from_settings(
+        Settings({"SITEMAPGEN_ENABLED": True, "SITEMAPGEN_URI": str(tmp_path / "out")})
+    )
+    now = datetime.now(timezone.utc)
+    store, _ = build_store(feed, UrlPolicy(), now, workers=2, temp_dir=str(tmp_path))
+    state = PublishState(tmp_path / "state.sqlite3")
+    stagings = Stagings(config)
+    try:
+        # One task's results, staged here as a worker stages them.
+        (task,) = _tasks(store, store.origins())
+        results, _, _ = _stage_in_worker(
+            store.part(task),
+            [(o, {}, stagings.new(origin_folder(config.uri, o))) for o in task],
+            config,
+            now,
+            state.path,
+            tmp_path / "notes.sqlite3",
+        )
+        tallies = {
+            origin_set.origin.root: tally
+            for origin_set, tally in results
+            if origin_set is not None and tally is not None
+        }
+        assert list(tallies) == ["https://h0007.example.com/"]
+        assert tallies["https://h0007.example.com/"].counts == {("exclude", "news_too_old"): 1}
+        assert sum(1 for origin_set, _ in results if origin_set is not None) == 30
+
+        # The same through the workers, replayed into a crawl's stats.
+        crawler = get_crawler()
+        assert crawler.stats is not None
+        reporter = Reporter(crawler.stats, logging.getLogger(__name__))
+        staged = stage_origins(
+            store,
+            config,
+            now,
+            state,
+            reporter,
+            lambda origin: stagings.new(origin_folder(config.uri, origin)),
+        )
+        assert sum(len(sets) for sets in staged) == 30
+        assert crawler.stats.get_value("sitemapgen/excluded/news_too_old") == 1
+    finally:
+        state.close()
+        store.close()

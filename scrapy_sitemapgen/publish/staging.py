@@ -482,7 +482,7 @@ def _tasks(store: FactSource, origins: list[Origin]) -> list[list[Origin]]:
     return tasks
 
 
-_TaskResult = tuple[list[tuple[OriginSet | None, Tally]], Path, dict[str, int]]
+_TaskResult = tuple[list[tuple[OriginSet | None, Tally | None]], Path, list[int]]
 
 #: Without worker processes, origins are staged and delivered in groups of this many: the
 #: main process holds one group's staged sets at a time, not every origin's.
@@ -562,11 +562,12 @@ def stage_origins(
                 if ahead not in futures:
                     submit(ahead)
             results, notes, counted = futures.pop(n).result()
-            store.add_counts(counted)
+            store.add_counts(tasks[n], counted)
             state.take_notes(notes)
             sets = []
             for origin_set, tally in results:
-                tally.replay(reporter)
+                if tally is not None:
+                    tally.replay(reporter)
                 if origin_set is not None:
                     sets.append(origin_set)
             if group is None:
@@ -707,8 +708,9 @@ def _stage_in_worker(
     notes: Path,
 ) -> _TaskResult:
     """One task's origins, each with the files its previous run published and its
-    staging folder: their sets and tallies, in the task's order."""
-    results: list[tuple[OriginSet | None, Tally]] = []
+    staging folder: their sets and tallies (None for one that met nothing to report, as
+    most do: a tally is several objects to send back and hold), in the task's order."""
+    results: list[tuple[OriginSet | None, Tally | None]] = []
     state = _WorkerState(state_path, notes, config.uri, [origin.name for origin, _, _ in task])
     try:
         for origin, previous, staging in task:
@@ -717,7 +719,7 @@ def _stage_in_worker(
             origin_set = stage_origin(store, origin, config, now, state, tally, staging)
             if origin_set is None:
                 state.forget(origin.name)
-            results.append((origin_set, tally))
+            results.append((origin_set, tally if tally.counts else None))
     finally:
         state.close()
-    return results, notes, store.counts()
+    return results, notes, store.counts([origin for origin, _, _ in task])

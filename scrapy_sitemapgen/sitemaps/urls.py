@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -231,7 +232,14 @@ def _origin_at(root: str) -> Origin:
     match = _ORIGIN_RE.match(root)
     assert match is not None
     scheme, host, port = match.groups()
-    return Origin(scheme, host, int(port) if port else DEFAULT_PORTS[scheme])
+    # One scheme string and one number per port for every origin, not a copy each: a
+    # build's main process holds an Origin for each of a broad crawl's origins.
+    return Origin(sys.intern(scheme), host, _port(port) if port else DEFAULT_PORTS[scheme])
+
+
+@functools.lru_cache(maxsize=1024)
+def _port(digits: str) -> int:
+    return int(digits)
 
 
 def fill_origin(template: str, origin: Origin) -> str:

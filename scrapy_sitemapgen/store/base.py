@@ -97,14 +97,15 @@ class FactSource(Protocol):
         """An estimate of ``origin``'s entries, for sharing out work among the pool."""
         return 0
 
-    def counts(self) -> dict[str, int]:
-        """Distinct URLs per origin, by its root, learned while entries were read (in a
-        pool worker). Roots, not :class:`Origin` objects: sent back with every task, and
-        the parent would keep each one it took in."""
-        return {}
+    def counts(self, origins: list[Origin]) -> list[int]:
+        """Distinct URLs of each of ``origins``, learned while their entries were read (in
+        a pool worker), -1 where not known. Numbers in the order of ``origins``, which the
+        parent knows: sent back with every task, a key with each would be an object the
+        parent keeps for every origin."""
+        return [-1] * len(origins)
 
-    def add_counts(self, counts: dict[str, int]) -> None:
-        """Take in what :meth:`counts` gave in a pool worker."""
+    def add_counts(self, origins: list[Origin], counts: list[int]) -> None:
+        """Take in what :meth:`counts` gave for ``origins`` in a pool worker."""
         return None
 
 

@@ -152,7 +152,10 @@ def _read_segments(runs: dict[Origin, _OriginRuns]) -> dict[Origin, _OriginRuns]
 
     return {
         origin: _OriginRuns(
-            [segment(run) for run in origin_runs.paths or ()], origin_runs.rows, origin_runs.news
+            [segment(run) for run in origin_runs.paths or ()],
+            origin_runs.rows,
+            origin_runs.news,
+            origin_runs.count,
         )
         for origin, origin_runs in runs.items()
     }
@@ -411,6 +414,10 @@ class _OriginRuns:
     paths: list[Run] | None  # None: in the store's range indexes (see runs_of)
     rows: int  # repeats counted: an upper bound of the URLs
     news: int
+    #: Distinct URLs, once the runs were merged to the end; -1: not yet. Kept on the entry
+    #: the parent holds anyway: a map of its own, keyed by what each task sent back, was
+    #: a string and an entry more per origin for the whole build (benchmarks/RECORD.md).
+    count: int = -1
 
     __reduce__ = by_fields
 
@@ -437,8 +444,6 @@ class RunStore(FactSource):
         self._indexes = indexes or []
         #: The build's worker processes (None: this process only).
         self._pool = pool
-        #: Distinct URLs per origin root, known once its runs were merged to the end.
-        self.counted: dict[str, int] = {}
         #: A staging task's part (see :meth:`part`): its segments are read all at once,
         #: before the first origin is.
         self._unread = False
@@ -449,7 +454,6 @@ class RunStore(FactSource):
             "folder": self.folder,
             "_runs": self._runs,
             "_pool": None,
-            "counted": {},
             "_lock": None,
             "_unread": self._unread,
             "_indexes": self._indexes,
@@ -482,14 +486,20 @@ class RunStore(FactSource):
             found = runs_of(self._indexes, keys)
             for origin, runs in entries.items():
                 if runs.paths is None:
-                    entries[origin] = _OriginRuns(found.get(origin.root, []), runs.rows, runs.news)
+                    entries[origin] = _OriginRuns(
+                        found.get(origin.root, []), runs.rows, runs.news, runs.count
+                    )
         return entries
 
-    def counts(self) -> dict[str, int]:
-        return self.counted
+    def counts(self, origins: list[Origin]) -> list[int]:
+        runs = self._runs
+        return [runs[o].count if o in runs else -1 for o in origins]
 
-    def add_counts(self, counts: dict[str, int]) -> None:
-        self.counted.update(counts)
+    def add_counts(self, origins: list[Origin], counts: list[int]) -> None:
+        for origin, count in zip(origins, counts):
+            runs = self._runs.get(origin)
+            if runs is not None and count >= 0:
+                self._runs[origin] = _OriginRuns(runs.paths, runs.rows, runs.news, count)
 
     def size_of(self, origin: Origin) -> int:
         """Rows held for ``origin``, repeats counted: for sharing out the work."""
@@ -524,7 +534,8 @@ class RunStore(FactSource):
                 (),
                 News(*news) if news else None,
             )
-        self.counted[origin.root] = count
+        entry = self._runs[origin]  # not ``runs``: the parent keeps no paths it looked up
+        self._runs[origin] = _OriginRuns(entry.paths, entry.rows, entry.news, count)
 
     def entries(self, origin: Origin) -> Iterator[UrlFacts]:
         return self._facts(origin, news_only=False)
@@ -533,12 +544,11 @@ class RunStore(FactSource):
         return self._facts(origin, news_only=True)
 
     def __len__(self) -> int:
-        """Distinct URLs: counted while the origins were written (see :attr:`counted`),
+        """Distinct URLs: counted while the origins were written (``_OriginRuns.count``),
         else by merging their runs."""
-        counted = self.counted
-        known = sum(counted[o.root] for o in self._runs if o.root in counted)
+        known = sum(runs.count for runs in self._runs.values() if runs.count >= 0)
         # The others' runs looked up at once: one read of each index block they need.
-        uncounted = self.with_runs(o for o in self._runs if o.root not in counted)
+        uncounted = self.with_runs(o for o, runs in self._runs.items() if runs.count < 0)
         return known + sum(
             sum(1 for _ in merged_rows(runs.paths or [])) for runs in uncounted.values()
         )
