@@ -743,3 +743,46 @@ def test_a_run_store_is_true_without_merging_its_runs(tmp_path: Path) -> None:
         assert (store or None) is store
     finally:
         store.close()
+
+
+def test_the_ranges_counts_merge_into_one_line_an_origin(tmp_path: Path) -> None:
+    """Each range writes its origins' counts (rows, rows with news, runs) to a file in key
+    order; merged, the files give each origin once, in key order, with its counts summed
+    over the ranges: more origins than a block holds, some in one range only, some in
+    each, and one spilled twice in a range."""
+    import random
+
+    rng = random.Random(5)
+    keys = [f"https://h{n:05d}.example/" for n in range(1300)]
+    expected: dict[str, list[int]] = {}
+    paths = []
+    for tag in range(3):
+        runs = sorted_runs._Runs(tmp_path, str(tag), run_records=10**6)
+        for _spill in range(2):
+            for key in rng.sample(keys, 700):
+                news = rng.random() < 0.3
+                rows = [
+                    (
+                        f"{key}p{n}",
+                        None,
+                        None,
+                        None,
+                        None,
+                        None,
+                        ("N", "en", "2024", "T") if news else None,
+                    )
+                    for n in range(rng.randint(1, 3))
+                ]
+                runs.pending[key] = rows
+                runs.held += len(rows)
+                counts = expected.setdefault(key, [0, 0, 0])
+                counts[0] += len(rows)
+                counts[1] += len(rows) if news else 0
+                counts[2] += 1
+            runs.spill()
+        runs.index()
+        paths.append(runs.counts())
+    merged = list(sorted_runs.merged_counts(paths))
+    assert [key for key, *_ in merged] == sorted(expected)
+    assert {key: [rows, news, spread] for key, rows, news, spread in merged} == expected
+    assert max(spread for *_, spread in merged) == 6

@@ -36,6 +36,7 @@ from .runs import (
     _OriginRuns,
     _Runs,
     merge_passes,
+    merged_counts,
     runs_of,
 )
 from .workers import executor, main_script_hidden
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from ..sitemaps.facts import Video
-    from ..sitemaps.urls import UrlPolicy
+    from ..sitemaps.urls import Origin, UrlPolicy
 
 __all__ = [
     "RUN_RECORDS",
@@ -192,7 +193,7 @@ def read_range(
     runs.held = held
     runs.spill()
     tally.records += records
-    return Runs(runs.index(), runs.rows), tally
+    return Runs(runs.index(), runs.counts()), tally
 
 
 def _claim(folder: Path) -> BinaryIO | None:
@@ -277,7 +278,7 @@ def build_store(
     try:
         tally = Tally()
         indexes: list[Index] = []
-        rows: dict[OriginKey, list[int]] = {}
+        counts: list[str] = []  # each range's counts file, in feed order
         with main_script_hidden():  # the pool starts its processes on the first submits
             futures = [
                 pool.submit(
@@ -300,49 +301,40 @@ def build_store(
             ]
         futures.reverse()
         while futures:  # in feed order: the merge keeps it for repeated URLs
-            # A range's runs stay in its index file, in feed order (runs_of): held here,
-            # a broad crawl's lists of runs, one for each origin in each range, were
-            # most of what this process held for every origin.
+            # A range's runs stay in its index file, in feed order (runs_of), and its
+            # counts in a file of their own (merged_counts): held here, a broad crawl's
+            # lists of runs and counts, one for each origin in each range, were most of
+            # what this process held for every origin.
             runs, part = futures.pop().result()
             tally.update(part)
             indexes.append(runs.index)
-            for key, more in runs.rows.items():
-                counts = rows.get(key)
-                if counts is None:
-                    rows[key] = more  # the range's own list: no copy
-                else:
-                    counts[0] += more[0]
-                    counts[1] += more[1]
-                    counts[2] += more[2]
-            del runs
+            counts.append(runs.counts)
         if tally.first_no_loc_offset >= 0:  # a worker knows its offset, not its line
             tally.first_no_loc_line = line_at(feed, tally.first_no_loc_offset)
-        origins = {key: origin_of(key) for key in rows}
+        entries: dict[Origin, _OriginRuns] = {}
         # An origin of more runs than a merge reads at once is merged down first, and one
         # process reads everything itself: those origins' runs are looked up now. So is
         # any whose root is not its key, which a later lookup by root would not find (a
         # normalised loc's root is its origin's: none, unless that rule changes).
-        looked_up = runs_of(
-            indexes,
-            [
-                key
-                for key, counts in rows.items()
-                if counts[2] > _FAN_IN or workers <= 1 or origins[key].root != key
-            ],
-        )
+        lookups: dict[OriginKey, Origin] = {}
+        for key, held, news, spread in merged_counts(counts):
+            origin = origin_of(key)
+            entries[origin] = _OriginRuns(None, held, news)
+            if spread > _FAN_IN or workers <= 1 or origin.root != key:
+                lookups[key] = origin
+        looked_up = runs_of(indexes, list(lookups))
         passes = {
             key: pool.submit(merge_passes, paths, str(folder / f"merged-{n}"))
             for n, (key, paths) in enumerate(looked_up.items())
             if len(paths) > _FAN_IN
         }
+        for key, origin in lookups.items():
+            entry = entries[origin]
+            paths = passes[key].result() if key in passes else looked_up.get(key)
+            entries[origin] = _OriginRuns(paths, entry.rows, entry.news)
         store = RunStore(
             folder,
-            {
-                origins[key]: _OriginRuns(
-                    passes[key].result() if key in passes else looked_up.get(key), held, news
-                )
-                for key, (held, news, _) in rows.items()
-            },
+            entries,
             pool if workers > 1 else None,
             lock,
             indexes,

@@ -314,6 +314,18 @@ class _Runs:
         self.files = {}
         return path, directory
 
+    def counts(self) -> str:
+        """Write every origin's counts, ``(key, rows, news, runs)`` in key order, into the
+        range's counts file, in blocks as a run's; they are let go of here. Sent back
+        instead, a broad crawl's range was a dict of an entry for each of most origins,
+        every range's unpickled in the main process while the others' came in, which the
+        allocator then kept (benchmarks/RECORD.md); read from files in key order
+        (:func:`merged_counts`), they are a few blocks at a time."""
+        path = self.folder / f"counts-{self.tag}"
+        _write_blocks(path, [(key, *counts) for key, counts in sorted(self.rows.items())])
+        self.rows = {}
+        return str(path)
+
 
 #: Origins per block of a range's index (see :meth:`_Runs.index`): a staging task of
 #: neighbours reads a block or two of each range's index, a lookup of one origin one block.
@@ -326,11 +338,31 @@ Index = tuple[str, list[tuple[OriginKey, int, int]]]
 @dataclass
 class Runs:
     """What a range's worker wrote: its runs, per origin, in an index file on disk (one
-    list of runs per origin, in feed order: see :func:`runs_of`), and per origin how many
-    rows and rows with news they hold (repeats counted) and how many runs."""
+    list of runs per origin, in feed order: see :func:`runs_of`), and a file of how many
+    rows and rows with news they hold per origin (repeats counted) and how many runs
+    (see :func:`merged_counts`)."""
 
     index: Index
-    rows: dict[OriginKey, list[int]]
+    counts: str
+
+
+def merged_counts(paths: list[str]) -> Iterator[tuple[OriginKey, int, int, int]]:
+    """Every origin's ``(key, rows, news, runs)`` over the ranges' counts files, in key
+    order: the files merged as runs are (a few blocks of each in memory at a time), an
+    origin's counts summed over the ranges that hold it."""
+    current: list[Any] | None = None
+    for batch in _sorted_batches(list(paths)):
+        for key, rows, news, runs in batch:
+            if current is not None and current[0] == key:
+                current[1] += rows
+                current[2] += news
+                current[3] += runs
+                continue
+            if current is not None:
+                yield current[0], current[1], current[2], current[3]
+            current = [key, rows, news, runs]
+    if current is not None:
+        yield current[0], current[1], current[2], current[3]
 
 
 def runs_of(indexes: list[Index], keys: list[OriginKey]) -> dict[OriginKey, list[Run]]:
