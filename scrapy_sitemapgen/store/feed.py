@@ -329,9 +329,8 @@ def build_store(
             if len(paths) > _FAN_IN
         }
         for key, origin in lookups.items():
-            entry = entries[origin]
             paths = passes[key].result() if key in passes else looked_up.get(key)
-            entries[origin] = _OriginRuns(paths, entry.rows, entry.news)
+            entries[origin] = entries[origin].with_paths(paths)
         store = RunStore(
             folder,
             entries,

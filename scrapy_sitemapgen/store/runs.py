@@ -151,12 +151,7 @@ def _read_segments(runs: dict[Origin, _OriginRuns]) -> dict[Origin, _OriginRuns]
         return run
 
     return {
-        origin: _OriginRuns(
-            [segment(run) for run in origin_runs.paths or ()],
-            origin_runs.rows,
-            origin_runs.news,
-            origin_runs.count,
-        )
+        origin: origin_runs.with_paths([segment(run) for run in origin_runs.paths or ()])
         for origin, origin_runs in runs.items()
     }
 
@@ -350,19 +345,20 @@ def merged_counts(paths: list[str]) -> Iterator[tuple[OriginKey, int, int, int]]
     """Every origin's ``(key, rows, news, runs)`` over the ranges' counts files, in key
     order: the files merged as runs are (a few blocks of each in memory at a time), an
     origin's counts summed over the ranges that hold it."""
-    current: list[Any] | None = None
+    key: OriginKey | None = None
+    rows = news = runs = 0
     for batch in _sorted_batches(list(paths)):
-        for key, rows, news, runs in batch:
-            if current is not None and current[0] == key:
-                current[1] += rows
-                current[2] += news
-                current[3] += runs
+        for next_key, more_rows, more_news, more_runs in batch:
+            if next_key == key:
+                rows += more_rows
+                news += more_news
+                runs += more_runs
                 continue
-            if current is not None:
-                yield current[0], current[1], current[2], current[3]
-            current = [key, rows, news, runs]
-    if current is not None:
-        yield current[0], current[1], current[2], current[3]
+            if key is not None:
+                yield key, rows, news, runs
+            key, rows, news, runs = next_key, more_rows, more_news, more_runs
+    if key is not None:
+        yield key, rows, news, runs
 
 
 def runs_of(indexes: list[Index], keys: list[OriginKey]) -> dict[OriginKey, list[Run]]:
@@ -453,6 +449,12 @@ class _OriginRuns:
 
     __reduce__ = by_fields
 
+    def with_paths(self, paths: list[Run] | None) -> _OriginRuns:
+        return _OriginRuns(paths, self.rows, self.news, self.count)
+
+    def with_count(self, count: int) -> _OriginRuns:
+        return _OriginRuns(self.paths, self.rows, self.news, count)
+
 
 class RunStore(FactSource):
     """:class:`~.base.FactSource` over sorted run files: what the exporter needs to
@@ -518,9 +520,7 @@ class RunStore(FactSource):
             found = runs_of(self._indexes, keys)
             for origin, runs in entries.items():
                 if runs.paths is None:
-                    entries[origin] = _OriginRuns(
-                        found.get(origin.root, []), runs.rows, runs.news, runs.count
-                    )
+                    entries[origin] = runs.with_paths(found.get(origin.root, []))
         return entries
 
     def counts(self, origins: list[Origin]) -> list[int]:
@@ -531,7 +531,7 @@ class RunStore(FactSource):
         for origin, count in zip(origins, counts):
             runs = self._runs.get(origin)
             if runs is not None and count >= 0:
-                self._runs[origin] = _OriginRuns(runs.paths, runs.rows, runs.news, count)
+                self._runs[origin] = runs.with_count(count)
 
     def size_of(self, origin: Origin) -> int:
         """Rows held for ``origin``, repeats counted: for sharing out the work."""
@@ -566,8 +566,8 @@ class RunStore(FactSource):
                 (),
                 News(*news) if news else None,
             )
-        entry = self._runs[origin]  # not ``runs``: the parent keeps no paths it looked up
-        self._runs[origin] = _OriginRuns(entry.paths, entry.rows, entry.news, count)
+        # On the entry held, not on ``runs``: the parent keeps no paths it looked up.
+        self._runs[origin] = self._runs[origin].with_count(count)
 
     def entries(self, origin: Origin) -> Iterator[UrlFacts]:
         return self._facts(origin, news_only=False)
