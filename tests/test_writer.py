@@ -1330,3 +1330,37 @@ def test_a_sink_that_takes_part_of_a_write_gets_the_rest_after(gzipped: bool) ->
     assert sinks[name].calls > len(sinks[name].whole) // 97  # it did take it in parts
     for file_name, sink in sinks.items():
         assert sink.whole == whole.raw(file_name), file_name
+
+
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_a_small_file_is_written_in_one_call_and_a_large_one_in_order(gzipped: bool) -> None:
+    """A broad crawl's files are small: each reaches its sink in one write (not one for
+    gzip's header, one a piece and one for the flush), and a file past what is compressed
+    inline still gets its inline bytes first, then the thread's, in order."""
+    from scrapy_sitemapgen.sitemaps.writer import _INLINE_BYTES
+
+    for count in (10, 20_000):
+        sinks: dict[str, _Trickle] = {}
+
+        def open_sink(name: str, sinks: dict[str, _Trickle] = sinks) -> BinaryIO:
+            sinks[name] = _Trickle(most=1 << 30)
+            return sinks[name]
+
+        whole = MemorySinks()
+        write(pages(count), whole, gzip=gzipped)
+        write_origin(
+            pages(count),
+            scope=SITE,
+            base_url=SITE,
+            lastmod=LASTMOD,
+            open_sink=open_sink,
+            options=WriterOptions(gzip=gzipped),
+        )
+        for file_name, sink in sinks.items():
+            assert sink.whole == whole.raw(file_name), file_name
+        urlset = sinks["sitemap-1.xml.gz" if gzipped else "sitemap-1.xml"]
+        if count == 10:
+            assert {name: sink.calls for name, sink in sinks.items()} == dict.fromkeys(sinks, 1)
+        else:
+            assert len(urlset.whole) > (_INLINE_BYTES if not gzipped else 0)
+            assert urlset.calls > 1

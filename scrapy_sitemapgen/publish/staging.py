@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..sitemaps.content import ContentNotes, Seen, duplicate_choice
 from ..sitemaps.facts import format_w3c
@@ -313,10 +313,8 @@ def stage_origin(
 
     folder = str(staging)  # a string join per file, not a Path built and parsed
 
-    def open_sink(name: str) -> BinaryIO:
-        # Unbuffered: the writer hands over pieces of 512 KiB, or, for a small file, the
-        # whole of it at the flush; a buffer in between only copies it.
-        return open(os.path.join(folder, name), "wb", buffering=0)
+    def open_sink(name: str) -> _NewFile:
+        return _NewFile(os.path.join(folder, name))
 
     options = WriterOptions(
         max_urls=config.max_urls,
@@ -436,16 +434,41 @@ def _staged(
     )
 
 
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)
+
+
 def _write_file(path: str, data: bytes) -> None:
     """A new file of ``data``: the system calls alone, no file object (a broad crawl
     writes two such files an origin, robots.txt and the manifest; benchmarks/RECORD.md)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o666)
+    fd = os.open(path, _NEW_FILE, 0o666)
     try:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
+
+
+class _NewFile:
+    """A new file the writer writes into, by the system calls alone, as
+    :func:`_write_file`: unbuffered (the writer hands over pieces of 512 KiB, or a small
+    file whole), and without the ``fstat`` a file object makes as it opens, once more for
+    each of a broad crawl's urlsets and indexes."""
+
+    __slots__ = ("_fd",)
+
+    def __init__(self, path: str) -> None:
+        self._fd = os.open(path, _NEW_FILE, 0o666)
+
+    def write(self, data: bytes | memoryview, /) -> int:
+        return os.write(self._fd, data)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            fd, self._fd = self._fd, -1
+            os.close(fd)
+
+    __del__ = close  # a write that failed part-way: closed as a file object would be
 
 
 #: A staging task in a worker takes origins, the largest first, until it holds this many

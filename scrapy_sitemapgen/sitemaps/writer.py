@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Protocol
 
 from .limits import (
     DEFAULT_GZIP_BACKEND,
@@ -59,7 +59,18 @@ __all__ = [
     "write_text",
 ]
 
-OpenSink = Callable[[str], BinaryIO]
+
+class Sink(Protocol):
+    """Where a file's bytes go: a binary file opened unbuffered, a ``BytesIO``, or anything
+    else with ``write`` (which, as ``os.write``, may take part of what it is given and say
+    how much) and ``close``."""
+
+    def write(self, data: bytes | memoryview, /) -> int | None: ...
+
+    def close(self) -> None: ...
+
+
+OpenSink = Callable[[str], Sink]
 OnSkip = Callable[[str, str], None]
 
 _XML_DECL = b'<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -228,7 +239,7 @@ class _SwitchInterval:
 _QUICK_SWITCHES = _SwitchInterval(0.0005)
 
 
-def _write_all(sink: BinaryIO, data: bytes) -> None:
+def _write_all(sink: Sink, data: bytes) -> None:
     """``data`` into ``sink``, whole: an unbuffered file (a staging file's) may take part
     of it, as ``os.write`` does, and says how much."""
     written = sink.write(data)
@@ -243,12 +254,22 @@ class _SplitFile:
     thread, in order. Its entries and bytes are counted by :func:`_split`, which decides
     where files end."""
 
-    __slots__ = ("_deflate", "_handed", "_hash", "_jobs", "_pool", "_raw", "_start_pool", "name")
+    __slots__ = (
+        "_deflate",
+        "_handed",
+        "_hash",
+        "_held",
+        "_jobs",
+        "_pool",
+        "_raw",
+        "_start_pool",
+        "name",
+    )
 
     def __init__(
         self,
         name: str,
-        sink: BinaryIO,
+        sink: Sink,
         options: WriterOptions,
         head: bytes,
         start_pool: Callable[[], ThreadPoolExecutor],
@@ -265,6 +286,10 @@ class _SplitFile:
         self._pool: ThreadPoolExecutor | None = None
         self._start_pool = start_pool
         self._handed = 0
+        #: The output of the pieces compressed inline, not yet written: a small file (a
+        #: broad crawl's every file) is written in one call at its finish, not one call
+        #: for gzip's header, one per piece and one for the flush.
+        self._held: list[bytes] | None = []
         self._jobs: deque[Future[None]] = deque()
         self._hand_over(head)
 
@@ -274,6 +299,7 @@ class _SplitFile:
             if self._handed < _INLINE_BYTES:
                 self._consume(piece)
                 return
+            self._write_held()  # before any of the thread's writes
             self._pool = self._start_pool()
         while len(self._jobs) >= _IN_FLIGHT:
             self._jobs.popleft().result()  # a failed write raises here, in the writer
@@ -282,8 +308,19 @@ class _SplitFile:
     def _consume(self, piece: bytes) -> None:
         out = self._deflate.compress(piece) if self._deflate is not None else piece
         if out:  # deflate keeps a small file's pieces to itself until the flush
-            _write_all(self._raw, out)
+            if self._held is not None:
+                self._held.append(out)
+            else:
+                _write_all(self._raw, out)
         self._hash.update(piece)
+
+    def _write_held(self, last: bytes = b"") -> None:
+        held, self._held = self._held, None
+        if held is not None:
+            held.append(last)
+            _write_all(self._raw, b"".join(held))
+        elif last:
+            _write_all(self._raw, last)
 
     def add(self, chunks: list[bytes]) -> None:
         """Entries, one chunk each, handed over as one piece."""
@@ -293,8 +330,7 @@ class _SplitFile:
         self._hand_over(tail)
         while self._jobs:
             self._jobs.popleft().result()
-        if self._deflate is not None:
-            _write_all(self._raw, self._deflate.flush())
+        self._write_held(self._deflate.flush() if self._deflate is not None else b"")
         self._raw.close()
         return WrittenFile(self.name, entries, size, self._hash.hexdigest())
 
