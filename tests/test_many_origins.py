@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
@@ -588,7 +589,11 @@ def test_staging_in_workers_pauses_the_collector_and_leaves_no_cycle_behind(
         try:
             groups = staged()
             for sets in groups:
-                publish_local(sets)
+                # Every origin is new: its staging folder is renamed into place, and the
+                # publisher is told so (nothing left there for it to remove).
+                moved = publish_local(sets)
+                assert moved == {s.staging for s in sets}
+                assert not any(os.path.exists(staging) for staging in moved)
                 state.commit_all(config.uri, [(s.origin.name, s.records) for s in sets])
                 delivered += len(sets)
                 del sets
@@ -599,7 +604,9 @@ def test_staging_in_workers_pauses_the_collector_and_leaves_no_cycle_behind(
         # With the collector on, it is paused while the groups come, and on again after.
         for sets in staged():
             paused.append(not gc.isenabled())
-            publish_local(sets)  # every folder is there now: the files move, one by one
+            # Every folder is there now: the files move, one by one, and no staging
+            # folder was renamed.
+            assert publish_local(sets) == set()
             for origin_set in sets:
                 shutil.rmtree(origin_set.staging)
         assert gc.isenabled()

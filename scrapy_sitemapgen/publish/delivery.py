@@ -247,9 +247,10 @@ def _folder_renamed(origin_set: OriginSet, target: str) -> bool:
     return True
 
 
-def publish_local(sets: list[OriginSet]) -> None:
+def publish_local(sets: list[OriginSet]) -> set[str]:
     """Move every origin's changed files into place; raise before any move on a blocked
-    destination, so nothing of ``sets`` changes at all."""
+    destination, so nothing of ``sets`` changes at all. Returns the staging folders
+    renamed into place (those of the origins that had no folder), which are gone."""
     paths = [_local_path(s.folder) for s in sets]
     # Origins with no folder yet have nothing in the way, to keep or to remove (a broad
     # crawl's first run has 100,000 of them): their staging folder becomes theirs.
@@ -276,9 +277,11 @@ def publish_local(sets: list[OriginSet]) -> None:
                 raise IsADirectoryError(
                     errno.EISDIR, "a folder stands where a sitemap goes", str(target / record.name)
                 )
+    moved: set[str] = set()
     for number, (origin_set, path) in enumerate(zip(sets, paths)):
         if number in absent:
             if _folder_renamed(origin_set, path):
+                moved.add(origin_set.staging)
                 continue
             os.makedirs(path, exist_ok=True)
         target = targets.get(number) or Path(path)
@@ -292,6 +295,7 @@ def publish_local(sets: list[OriginSet]) -> None:
         for stale in target.iterdir():
             if stale.name not in keep and is_owned_name(stale.name):
                 stale.unlink()
+    return moved
 
 
 def _storage_class(crawler: Crawler, uri: str) -> Any:

@@ -19,7 +19,7 @@ from .report import CloseReport
 from .staging import GROUP_ORIGINS, stage_origins
 
 if TYPE_CHECKING:
-    from collections.abc import Generator, Iterable
+    from collections.abc import Container, Generator, Iterable
 
     from scrapy.crawler import Crawler
 
@@ -56,10 +56,13 @@ class _Stagings:
         self.open.add(staging)
         return staging
 
-    def remove(self, stagings: Iterable[str]) -> None:
+    def remove(self, stagings: Iterable[str], gone: Container[str] = ()) -> None:
+        """Remove ``stagings``, but for those in ``gone``: renamed into place by the
+        delivery, no longer there (a broad crawl's every new origin's)."""
         for staging in stagings:
             self.open.discard(staging)
-            shutil.rmtree(staging, ignore_errors=True)
+            if staging not in gone:
+                shutil.rmtree(staging, ignore_errors=True)
 
 
 async def publish(
@@ -109,10 +112,13 @@ async def publish(
             group=None if feeds is not None and crawler is not None else GROUP_ORIGINS,
         )
         while (sets := await run_in_thread(next, groups, None)) is not None:
+            moved: set[str] = set()
             try:
-                await _deliver(sets, state, config, reporter, crawler, feeds, closing, notify_log)
+                moved = await _deliver(
+                    sets, state, config, reporter, crawler, feeds, closing, notify_log
+                )
             finally:
-                await run_in_thread(stagings.remove, [s.staging for s in sets])
+                await run_in_thread(stagings.remove, [s.staging for s in sets], moved)
         closing.finish(empty_reason)
         if config.indexnow_key:
             notify_log.finish()
@@ -132,12 +138,14 @@ async def _deliver(
     feeds: FeedTargets | None,
     closing: CloseReport,
     notify_log: NotifyLog,
-) -> None:
-    """One group of staged sets: delivered, remembered, counted, submitted to IndexNow."""
+) -> set[str]:
+    """One group of staged sets: delivered, remembered, counted, submitted to IndexNow.
+    Returns the staging folders the delivery renamed into place."""
+    moved: set[str] = set()
     if feeds is not None and crawler is not None:
         await publish_feeds(sets, await feeds.closed(), config, crawler, reporter)
     if config.local:
-        await run_in_thread(publish_local, sets)
+        moved = await run_in_thread(publish_local, sets)
         delivered = {s.origin for s in sets}
     else:
         if crawler is None:
@@ -164,3 +172,4 @@ async def _deliver(
                 "Sitemap: IndexNow: the submission failed; the published sitemaps stand",
                 exc_info=True,
             )
+    return moved
