@@ -704,3 +704,61 @@ def test_a_worker_sends_a_tally_back_only_for_an_origin_that_met_something(
     finally:
         state.close()
         store.close()
+
+
+def test_a_staging_folder_renamed_into_place_holds_the_set_and_nothing_else(
+    tmp_path: Path,
+) -> None:
+    """A new origin's staging folder becomes its folder by one rename, unlisted: so every
+    file staging writes must be one the set records. A build in two workers with every
+    kind of file (urlsets of no section and of one, a news sitemap, text sitemaps, the
+    index, robots.txt, IndexNow's key file, the manifest): each origin folder holds what
+    its manifest lists, and the manifest, and nothing more."""
+    from datetime import datetime, timezone
+
+    feed, out = tmp_path / "feed.jsonl", tmp_path / "out"
+    today = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    with feed.open("w") as lines:
+        for n in range(40 * 12):
+            root = f"https://h{n % 40:02d}.example.com"
+            record: dict[str, Any] = {"loc": f"{root}/{'blog/' if n % 3 else ''}p{n}"}
+            if n % 4 == 0:
+                record["images"] = [f"{root}/i{n}.jpg"]
+            if n % 5 == 0:
+                record["news"] = {
+                    "publication_name": "Daily",
+                    "publication_language": "en",
+                    "publication_date": today,
+                    "title": f"Story {n}",
+                }
+            lines.write(json.dumps(record) + "\n")
+    key = "a1b2c3d4e5f6a7b8"
+    result = run_scrapy(
+        tmp_path,
+        "sitemapgen-build",
+        "--input",
+        str(feed),
+        "--workers",
+        "2",
+        "-s",
+        f"SITEMAPGEN_URI={out}",
+        "-s",
+        f"SITEMAPGEN_STATE={tmp_path / 'state.sqlite3'}",
+        "-s",
+        'SITEMAPGEN_FORMATS=["xml", "txt"]',
+        "-s",
+        'SITEMAPGEN_SECTIONS=[["blog", "/blog/"]]',
+        "-s",
+        f"SITEMAPGEN_INDEXNOW_KEY={key}",
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    folders = [p for p in out.iterdir() if p.is_dir()]
+    assert len(folders) == 40
+    kinds: set[str] = set()
+    for folder in folders:
+        manifest = json.loads((folder / "manifest.json").read_text())
+        listed = {entry["name"] for entry in manifest["files"]}
+        kinds |= {entry["kind"] for entry in manifest["files"]}
+        assert {p.name for p in folder.iterdir()} == listed | {"manifest.json"}, folder.name
+    assert kinds == {"urlset", "news", "text", "index", "robots", "indexnow-key"}
+    assert not [p for p in out.iterdir() if ".tmp-" in p.name]  # no staging left
