@@ -1364,3 +1364,30 @@ def test_a_small_file_is_written_in_one_call_and_a_large_one_in_order(gzipped: b
         else:
             assert len(urlset.whole) > (_INLINE_BYTES if not gzipped else 0)
             assert urlset.calls > 1
+
+
+def test_a_staged_file_is_closed_once_and_a_failed_open_leaves_nothing_to_report(
+    tmp_path: Path,
+) -> None:
+    """The staging's files are the system calls alone (no file object): closing twice,
+    or dropping one that never opened, must neither fail nor report anything."""
+    import gc
+    import sys
+
+    from scrapy_sitemapgen.publish.staging import _NewFile
+
+    reported: list[object] = []
+    hook, sys.unraisablehook = sys.unraisablehook, reported.append
+    try:
+        with pytest.raises(FileNotFoundError):
+            _NewFile(str(tmp_path / "missing" / "sitemap.xml"))
+        sink = _NewFile(str(tmp_path / "sitemap.xml"))
+        assert sink.write(b"<urlset/>") == 9
+        sink.close()
+        sink.close()
+        del sink
+        gc.collect()
+    finally:
+        sys.unraisablehook = hook
+    assert reported == []
+    assert (tmp_path / "sitemap.xml").read_bytes() == b"<urlset/>"

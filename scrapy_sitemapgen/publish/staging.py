@@ -458,6 +458,7 @@ class _NewFile:
     __slots__ = ("_fd",)
 
     def __init__(self, path: str) -> None:
+        self._fd = -1  # what close() finds if the open fails
         self._fd = os.open(path, _NEW_FILE, 0o666)
 
     def write(self, data: bytes | memoryview, /) -> int:

@@ -1,7 +1,8 @@
 """Streaming XML for urlsets and sitemap indexes, split at the protocol limits.
 
-Pure: the writer never opens a file itself. It asks ``open_sink(name)`` for a binary file
-and closes what it gets, so the caller decides where bytes land (a staging folder, memory in
+Pure: the writer never opens a file itself. It asks ``open_sink(name)`` for a
+:class:`Sink` (a binary file, or anything with ``write`` and ``close``) and closes what it
+gets, so the caller decides where bytes land (a staging folder, memory in
 tests) and the same code serves the crawl, the offline build and the benchmarks. The
 files' names come from :mod:`.naming`, which also tells delivery which names are ours.
 """
