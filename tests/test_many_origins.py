@@ -180,11 +180,13 @@ def test_a_build_over_many_origins_in_workers_is_the_one_process_build(tmp_path:
     assert {name: set(urls) for name, urls in got.items()} == expected
 
 
-def _build(tmp_path: Path, feed: Path, out: Path, *settings: str) -> Any:
+def _build(tmp_path: Path, feed: Path, out: Path, *settings: str, workers: int = 1) -> Any:
     args = ["-s", f"SITEMAPGEN_URI={out}", "-s", f"SITEMAPGEN_STATE={tmp_path / 'state.sqlite3'}"]
     for setting in settings:
         args += ["-s", setting]
-    return run_scrapy(tmp_path, "sitemapgen-build", "--input", str(feed), "--workers", "1", *args)
+    return run_scrapy(
+        tmp_path, "sitemapgen-build", "--input", str(feed), "--workers", str(workers), *args
+    )
 
 
 def test_a_publish_goes_group_by_group_and_a_stop_keeps_each_origin_whole(
@@ -732,24 +734,14 @@ def test_a_staging_folder_renamed_into_place_holds_the_set_and_nothing_else(
                     "title": f"Story {n}",
                 }
             lines.write(json.dumps(record) + "\n")
-    key = "a1b2c3d4e5f6a7b8"
-    result = run_scrapy(
+    result = _build(
         tmp_path,
-        "sitemapgen-build",
-        "--input",
-        str(feed),
-        "--workers",
-        "2",
-        "-s",
-        f"SITEMAPGEN_URI={out}",
-        "-s",
-        f"SITEMAPGEN_STATE={tmp_path / 'state.sqlite3'}",
-        "-s",
+        feed,
+        out,
         'SITEMAPGEN_FORMATS=["xml", "txt"]',
-        "-s",
         'SITEMAPGEN_SECTIONS=[["blog", "/blog/"]]',
-        "-s",
-        f"SITEMAPGEN_INDEXNOW_KEY={key}",
+        "SITEMAPGEN_INDEXNOW_KEY=a1b2c3d4e5f6a7b8",
+        workers=2,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     folders = [p for p in out.iterdir() if p.is_dir()]
