@@ -38,6 +38,7 @@ from ..sitemaps.writer import (
     WriterOptions,
     WrittenFile,
     url_entry,
+    write_all,
     write_origin,
     write_text,
 )
@@ -437,23 +438,10 @@ def _staged(
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)
 
 
-def _write_file(path: str, data: bytes) -> None:
-    """A new file of ``data``: the system calls alone, no file object (a broad crawl
-    writes two such files an origin, robots.txt and the manifest; benchmarks/RECORD.md)."""
-    fd = os.open(path, _NEW_FILE, 0o666)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
-
-
 class _NewFile:
-    """A new file the writer writes into, by the system calls alone, as
-    :func:`_write_file`: unbuffered (the writer hands over pieces of 512 KiB, or a small
-    file whole), and without the ``fstat`` a file object makes as it opens, once more for
-    each of a broad crawl's urlsets and indexes."""
+    """A new file in a staging folder, written by the system calls alone: no file object,
+    whose ``fstat`` as it opens was one call more for each of a broad crawl's files, and
+    no buffer (the writer hands over pieces of 512 KiB, or a small file whole)."""
 
     __slots__ = ("_fd",)
 
@@ -470,6 +458,16 @@ class _NewFile:
             os.close(fd)
 
     __del__ = close  # a write that failed part-way: closed as a file object would be
+
+
+def _write_file(path: str, data: bytes) -> None:
+    """A new file of ``data`` (robots.txt, the manifest, IndexNow's key file), the way the
+    writer writes the sitemaps (benchmarks/RECORD.md)."""
+    sink = _NewFile(path)
+    try:
+        write_all(sink, data)
+    finally:
+        sink.close()
 
 
 #: A staging task in a worker takes origins, the largest first, until it holds this many

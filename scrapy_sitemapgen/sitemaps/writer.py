@@ -56,6 +56,7 @@ __all__ = [
     "WrittenFile",
     "escape",
     "url_entry",
+    "write_all",
     "write_origin",
     "write_text",
 ]
@@ -240,9 +241,9 @@ class _SwitchInterval:
 _QUICK_SWITCHES = _SwitchInterval(0.0005)
 
 
-def _write_all(sink: Sink, data: bytes) -> None:
+def write_all(sink: Sink, data: bytes) -> None:
     """``data`` into ``sink``, whole: an unbuffered file (a staging file's) may take part
-    of it, as ``os.write`` does, and says how much."""
+    of it, as ``os.write`` does, and says how much; the rest goes in further calls."""
     written = sink.write(data)
     if written is not None and written < len(data):
         view = memoryview(data)[written:]
@@ -312,16 +313,16 @@ class _SplitFile:
             if self._held is not None:
                 self._held.append(out)
             else:
-                _write_all(self._raw, out)
+                write_all(self._raw, out)
         self._hash.update(piece)
 
     def _write_held(self, last: bytes = b"") -> None:
         held, self._held = self._held, None
         if held is not None:
             held.append(last)
-            _write_all(self._raw, b"".join(held))
+            write_all(self._raw, b"".join(held))
         elif last:
-            _write_all(self._raw, last)
+            write_all(self._raw, last)
 
     def add(self, chunks: list[bytes]) -> None:
         """Entries, one chunk each, handed over as one piece."""
