@@ -99,9 +99,10 @@ async def publish(
         )
     groups: Generator[list[OriginSet], None, None] | None = None
     try:
-        origins = await run_in_thread(store.origins)
-        closing = CloseReport(reporter, origins, config.log_origins)
-        notify_log = NotifyLog(origins, config.log_origins)
+        # The origins whose lines are shown: the first few, not a list of every origin.
+        shown = await run_in_thread(store.first_origins, config.log_origins)
+        closing = CloseReport(reporter, shown, config.log_origins)
+        notify_log = NotifyLog(shown, config.log_origins)
         groups = stage_origins(
             store,
             config,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import hashlib
+import itertools
 import os
 import shutil
 import sqlite3
@@ -482,26 +483,30 @@ _TASK_ORIGINS = 500
 _SMALL_ROWS = 500
 
 
-def _tasks(store: FactSource, origins: list[Origin]) -> list[list[Origin]]:
-    """``origins`` in groups for the workers: the largest first, so that the last task to
-    finish is a small one; an origin of ``_TASK_ROWS`` rows or more alone. The small ones
-    (a broad crawl's many) come last, in the order of their roots: the order a run store
-    lays such origins out in its files, so that a task reads its origins' rows in a few
-    large reads, not one per origin and file (see ``store.runs._read_segments``)."""
-
-    def order(sized: tuple[int, Origin]) -> tuple[int, str]:
-        size, origin = sized
-        return (-size, "") if size >= _SMALL_ROWS else (0, origin.root)
-
-    tasks: list[list[Origin]] = []
+def _tasks(store: FactSource) -> Iterator[list[Origin]]:
+    """The store's origins in groups for the workers: the largest first, so that the last
+    task to finish is a small one; an origin of ``_TASK_ROWS`` rows or more alone. The
+    small ones (a broad crawl's many) come last, in the order the store gives them (a
+    run store: of their roots, the order it lays such origins out in its files, so that a
+    task reads its origins' rows in a few large reads, not one per origin and file: see
+    ``store.runs._read_segments``). Made as they are taken, in two passes over the
+    store's origins: only the large ones are held."""
+    large = sorted(
+        ((size, origin) for origin, size in store.sized_origins(_SMALL_ROWS)),
+        key=lambda sized: (-sized[0], sized[1]),
+    )
+    small = ((size, origin) for origin, size in store.sized_origins() if size < _SMALL_ROWS)
+    task: list[Origin] = []
     rows = 0
-    for size, origin in sorted(((store.size_of(o), o) for o in origins), key=order):
-        if not tasks or rows + size > _TASK_ROWS or len(tasks[-1]) >= _TASK_ORIGINS:
-            tasks.append([])
+    for size, origin in itertools.chain(large, small):
+        if task and (rows + size > _TASK_ROWS or len(task) >= _TASK_ORIGINS):
+            yield task
+            task = []
             rows = 0
-        tasks[-1].append(origin)
+        task.append(origin)
         rows += size
-    return tasks
+    if task:
+        yield task
 
 
 _TaskResult = tuple[list[tuple[OriginSet | None, Tally | None]], Path, list[int]]
@@ -535,9 +540,12 @@ def stage_origins(
     more than there are workers are in flight, so that staged sets do not pile up here
     while the caller delivers.
     """
-    origins = store.origins()
     pool = store.pool()
-    if pool is None or len(origins) < 2:
+    tasks = _tasks(store) if pool is not None else iter(())
+    # The first two tasks: an origin alone is staged here, not sent.
+    made = list(itertools.islice(tasks, 2))
+    if pool is None or sum(len(task) for task in made) < 2:
+        origins = store.origins() if pool is None else [o for task in made for o in task]
         size = group or max(len(origins), 1)
         sets: list[OriginSet] = []
         for origin in origins:
@@ -553,7 +561,7 @@ def stage_origins(
             yield sets
         return
     scratch = Path(tempfile.mkdtemp(prefix="sitemapgen-notes-"))
-    futures: dict[int, Future[_TaskResult]] = {}
+    futures: dict[int, tuple[list[Origin], Future[_TaskResult]]] = {}
     # The cyclic collector is paused while the workers' results come in, and the groups
     # are delivered: each result is a task's sets, a broad crawl's hundreds of thousands of
     # objects in all, which reference counting frees when their group is delivered (no
@@ -562,29 +570,43 @@ def stage_origins(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        tasks = _tasks(store, origins)
-        window = max(8, 2 * (os.cpu_count() or 1))  # tasks in flight: every worker busy
+        # Tasks in flight: every worker busy. Made as they are sent (_tasks): the tasks of
+        # a broad crawl, all made at once, were a list of every origin.
+        window = max(8, 2 * (os.cpu_count() or 1))
+        ahead = enumerate(itertools.chain(made, tasks))
 
-        def submit(n: int) -> None:
-            task = tasks[n]
+        def submit() -> bool:
+            n, task = next(ahead, (-1, []))
+            if n < 0:
+                return False
             previous = state.previous_files_of(config.uri, [origin.name for origin in task])
-            futures[n] = pool.submit(
-                _stage_in_worker,
-                store.part(task),
-                [(origin, previous.get(origin.name, {}), staging_of(origin)) for origin in task],
-                config,
-                now,
-                state.path,
-                scratch / f"notes-{n}.sqlite3",
+            futures[n] = (
+                task,
+                pool.submit(
+                    _stage_in_worker,
+                    store.part(task),
+                    [
+                        (origin, previous.get(origin.name, {}), staging_of(origin))
+                        for origin in task
+                    ],
+                    config,
+                    now,
+                    state.path,
+                    scratch / f"notes-{n}.sqlite3",
+                ),
             )
+            return True
 
         everything: list[OriginSet] = []
-        for n in range(len(tasks)):
-            for ahead in range(n, min(n + window, len(tasks))):
-                if ahead not in futures:
-                    submit(ahead)
-            results, notes, counted = futures.pop(n).result()
-            store.add_counts(tasks[n], counted)
+        while len(futures) < window and submit():
+            pass
+        n = 0
+        while n in futures:
+            task, future = futures.pop(n)
+            results, notes, counted = future.result()
+            submit()
+            n += 1
+            store.add_counts(task, counted)
             state.take_notes(notes)
             sets = []
             for origin_set, tally in results:
@@ -597,13 +619,12 @@ def stage_origins(
             elif sets:
                 yield sets
         if group is None and everything:
-            position = {origin: n for n, origin in enumerate(origins)}
-            yield sorted(everything, key=lambda s: position[s.origin])
+            yield sorted(everything, key=lambda s: s.origin)
     finally:
         if collecting:
             gc.enable()
-        for future in futures.values():
-            future.cancel()
+        for _, waiting in futures.values():
+            waiting.cancel()
         shutil.rmtree(scratch, ignore_errors=True)
 
 

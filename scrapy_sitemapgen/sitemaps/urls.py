@@ -35,6 +35,7 @@ __all__ = [
     "normalize_loc",
     "origin_folder",
     "origin_of",
+    "origin_of_root",
 ]
 
 # A registered name after IDNA (w3lib does the punycode), or an IPv4/IPv6 literal.
@@ -231,9 +232,22 @@ def _origin_at(root: str) -> Origin:
     origins a million times, and making a frozen dataclass costs more than a lookup."""
     match = _ORIGIN_RE.match(root)
     assert match is not None
-    scheme, host, port = match.groups()
-    # One scheme string and one number per port for every origin, not a copy each: a
-    # build's main process holds an Origin for each of a broad crawl's origins.
+    return _made(*match.groups())
+
+
+def origin_of_root(root: str) -> Origin:
+    """:func:`origin_of` of a root (``https://host[:port]/``), made anew each time: the
+    offline build makes each of a broad crawl's origins once per pass over its store's
+    keys, where :func:`origin_of`'s cache would miss every time and evict a crawl's few
+    origins."""
+    match = _ORIGIN_RE.match(root)
+    if match is None or match.end() != len(root):
+        return origin_of(root)
+    return _made(*match.groups())
+
+
+def _made(scheme: str, host: str, port: str | None) -> Origin:
+    # One scheme string and one number per port for every origin, not a copy each.
     return Origin(sys.intern(scheme), host, _port(port) if port else DEFAULT_PORTS[scheme])
 
 

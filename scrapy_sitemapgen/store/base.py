@@ -93,9 +93,16 @@ class FactSource(Protocol):
         source, or a smaller one that holds only those origins."""
         return self
 
-    def size_of(self, origin: Origin) -> int:
-        """An estimate of ``origin``'s entries, for sharing out work among the pool."""
-        return 0
+    def sized_origins(self, smallest: int = 0) -> Iterator[tuple[Origin, int]]:
+        """Every origin with an estimate of its entries of at least ``smallest``, for
+        sharing out work among the pool, in an order of the source's own; each call reads
+        them again (a run store holds none of them: a broad crawl has hundreds of
+        thousands)."""
+        return ((origin, 0) for origin in self.origins() if smallest <= 0)
+
+    def first_origins(self, count: int) -> list[Origin]:
+        """The first ``count`` of :meth:`origins`."""
+        return self.origins()[:count]
 
     def counts(self, origins: list[Origin]) -> list[int]:
         """Distinct URLs of each of ``origins``, learned while their entries were read (in

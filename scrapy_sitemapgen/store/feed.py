@@ -13,6 +13,7 @@ folder, locked while the build lives, so a killed build's leftovers can be told 
 
 from __future__ import annotations
 
+import bisect
 import functools
 import gc
 import itertools
@@ -25,10 +26,11 @@ from typing import TYPE_CHECKING, Any, BinaryIO, ParamSpec, TypeVar
 
 from ..sitemaps.merge import unique_videos, video_fields
 from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS, RecordReader, url_field
-from ..sitemaps.urls import origin_of
+from ..sitemaps.urls import origin_of_root
 from ..stats import Tally
 from .runs import (
     _FAN_IN,
+    FIRST_ORIGINS,
     Index,
     OriginKey,
     Runs,
@@ -38,6 +40,7 @@ from .runs import (
     merge_passes,
     merged_counts,
     runs_of,
+    write_keyed,
 )
 from .workers import executor, main_script_hidden
 
@@ -47,7 +50,7 @@ except ImportError:  # pragma: no cover - Windows: killed builds' folders are le
     fcntl = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from datetime import datetime
 
     from ..sitemaps.facts import Video
@@ -258,14 +261,14 @@ def build_store(
     """Read ``feed`` with ``workers`` processes (1: in this process) into a :class:`RunStore`
     that keeps those processes for staging, until it is closed.
 
-    The store's bookkeeping, the counts of each origin (for a broad crawl's feed, hundreds
-    of thousands of objects; each range's runs stay in its index file on disk), is built
-    here and lives until the store is closed, and none of it is ever garbage. While it is
-    built the cyclic collector is off (each full collection walked all of it built so far
-    again), and once built it is frozen out of the collector's generations
-    (``gc.freeze``, with whatever else this process holds then) until
-    :meth:`RunStore.close`, so that the collections while the origins are published do
-    not walk it either (benchmarks/RECORD.md)."""
+    The store's bookkeeping is on disk: each range's runs in its index file, every
+    origin's counts in the store's origins file. What this process builds here lives
+    until the store is closed, and none of it is ever garbage. While it is built the
+    cyclic collector is off (each full collection walked all of it built so far again),
+    and once built it is frozen out of the collector's generations (``gc.freeze``, with
+    whatever else this process holds then) until :meth:`RunStore.close`, so that the
+    collections while the origins are published do not walk it either
+    (benchmarks/RECORD.md)."""
     stale = remove_stale_folders(temp_dir)
     if stale:
         logger.info(
@@ -311,32 +314,50 @@ def build_store(
             counts.append(runs.counts)
         if tally.first_no_loc_offset >= 0:  # a worker knows its offset, not its line
             tally.first_no_loc_line = line_at(feed, tally.first_no_loc_offset)
-        entries: dict[Origin, _OriginRuns] = {}
-        # An origin of more runs than a merge reads at once is merged down first, and one
-        # process reads everything itself: those origins' runs are looked up now. So is
-        # any whose root is not its key, which a later lookup by root would not find (a
-        # normalised loc's root is its origin's: none, unless that rule changes).
-        lookups: dict[OriginKey, Origin] = {}
-        for key, held, news, spread in merged_counts(counts):
-            origin = origin_of(key)
-            entries[origin] = _OriginRuns(None, held, news)
-            if spread > _FAN_IN or workers <= 1 or origin.root != key:
-                lookups[key] = origin
+        # Every origin's key and counts, in key order, into the store's origins file,
+        # which the main process reads a few blocks at a time as it makes and sends the
+        # staging tasks: held here, an entry per origin was most of what it kept for a
+        # broad crawl's feed. An origin of more runs than a merge reads at once is merged
+        # down first, and one process reads everything itself: those origins' runs are
+        # looked up now, and held. So is any whose root is not its key, which a later
+        # lookup by root would not find (a normalised loc's root is its origin's: none,
+        # unless that rule changes).
+        # The first origins in origin order are kept too, for the close report's lines
+        # (RunStore.first_origins): the files' order is their keys'.
+        lookups: dict[OriginKey, tuple[Origin, int, int]] = {}
+        first: list[Origin] = []
+
+        def listed() -> Iterator[tuple[OriginKey, int, int]]:
+            for key, rows, news, spread in merged_counts(counts):
+                origin = origin_of_root(key)
+                if spread > _FAN_IN or workers <= 1 or origin.root != key:
+                    lookups[key] = (origin, rows, news)
+                if len(first) < FIRST_ORIGINS:
+                    bisect.insort(first, origin)
+                elif origin < first[-1]:  # rare: the keys' order is nearly the origins'
+                    bisect.insort(first, origin)
+                    first.pop()
+                yield key, rows, news
+
+        origins = write_keyed(str(folder / "origins"), listed())
         looked_up = runs_of(indexes, list(lookups))
         passes = {
             key: pool.submit(merge_passes, paths, str(folder / f"merged-{n}"))
             for n, (key, paths) in enumerate(looked_up.items())
             if len(paths) > _FAN_IN
         }
-        for key, origin in lookups.items():
+        held: dict[Origin, _OriginRuns] = {}
+        for key, (origin, rows, news) in lookups.items():
             paths = passes[key].result() if key in passes else looked_up.get(key)
-            entries[origin] = entries[origin].with_paths(paths)
+            held[origin] = _OriginRuns(paths, rows, news)
         store = RunStore(
             folder,
-            entries,
+            held,
             pool if workers > 1 else None,
             lock,
             indexes,
+            origins,
+            first,
         )
     except BaseException:
         pool.shutdown(cancel_futures=True)

@@ -15,13 +15,15 @@ and the files never outlive the build).
 from __future__ import annotations
 
 import gc
+import heapq
 import logging
 import marshal
 import os
 import shutil
 import threading
+from array import array
 from bisect import bisect_right
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from ..sitemaps.facts import News, UrlFacts, Video
 from ..sitemaps.merge import latest_given, newest
 from ..sitemaps.pickling import by_fields
+from ..sitemaps.urls import origin_of_root
 from .base import FactSource
 
 try:
@@ -46,7 +49,18 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Index", "Run", "RunStore", "Runs", "merge_passes", "merged_rows", "runs_of"]
+__all__ = [
+    "FIRST_ORIGINS",
+    "Index",
+    "Run",
+    "RunStore",
+    "Runs",
+    "merge_passes",
+    "merged_rows",
+    "read_keyed",
+    "runs_of",
+    "write_keyed",
+]
 
 # Rows per marshal block: one read or write call per block, not per row. A merge holds
 # one block of each run it reads, and reads at most _FAN_IN runs at once (more are first
@@ -291,23 +305,13 @@ class _Runs:
         self.held = 0
 
     def index(self) -> Index:
-        """Write every origin's runs, in key order, into the range's index file, in blocks
-        of ``_INDEX_KEYS`` origins; the runs are let go of here. A broad crawl's range has
-        a list of runs for each of 100,000 origins, which the main process would hold,
-        every range's, until the build ends."""
-        path = str(self.folder / f"index-{self.tag}")
-        directory: list[tuple[OriginKey, int, int]] = []
-        entries = sorted(self.files.items())
-        at = 0
-        with open(path, "wb") as file:
-            for start in range(0, len(entries), _INDEX_KEYS):
-                block = entries[start : start + _INDEX_KEYS]
-                data = marshal.dumps(block)
-                file.write(data)
-                directory.append((block[0][0], at, at + len(data)))
-                at += len(data)
+        """Write every origin's runs, in key order, into the range's index file (see
+        :func:`write_keyed`); the runs are let go of here. A broad crawl's range has a list
+        of runs for each of 100,000 origins, which the main process would hold, every
+        range's, until the build ends."""
+        index = write_keyed(str(self.folder / f"index-{self.tag}"), sorted(self.files.items()))
         self.files = {}
-        return path, directory
+        return index
 
     def counts(self) -> str:
         """Write every origin's counts, ``(key, rows, news, runs)`` in key order, into the
@@ -322,12 +326,55 @@ class _Runs:
         return str(path)
 
 
-#: Origins per block of a range's index (see :meth:`_Runs.index`): a staging task of
-#: neighbours reads a block or two of each range's index, a lookup of one origin one block.
+#: Keys per block of a keyed file (see :func:`write_keyed`): a staging task of neighbours
+#: reads a block or two of each range's index, a lookup of one origin one block.
 _INDEX_KEYS = 256
 
-#: A range's index: its file and, per block, the first key and the block's bytes in it.
+#: A keyed file (a range's index, the store's origins): its path and, per block, the
+#: first key and the block's bytes in it.
 Index = tuple[str, list[tuple[OriginKey, int, int]]]
+
+
+def write_keyed(path: str, entries: Iterable[tuple[Any, ...]]) -> Index:
+    """Write ``entries``, tuples whose first item is an origin's key, in key order, into
+    ``path`` in blocks of ``_INDEX_KEYS``; returns the file's :data:`Index`. What is in
+    memory is one block and the blocks' first keys, however many origins there are."""
+    directory: list[tuple[OriginKey, int, int]] = []
+    at = 0
+    with open(path, "wb") as file:
+        for block in _batched(entries, _INDEX_KEYS):
+            data = marshal.dumps(block)
+            file.write(data)
+            directory.append((block[0][0], at, at + len(data)))
+            at += len(data)
+    return path, directory
+
+
+def _batched(entries: Iterable[tuple[Any, ...]], size: int) -> Iterator[list[tuple[Any, ...]]]:
+    block: list[tuple[Any, ...]] = []
+    for entry in entries:
+        block.append(entry)
+        if len(block) == size:
+            yield block
+            block = []
+    if block:
+        yield block
+
+
+def read_keyed(
+    index: Index, keys: Iterable[OriginKey] | None = None
+) -> Iterator[tuple[int, list[Any]]]:
+    """The blocks of a keyed file, in key order, each with the position of its first entry
+    in the file: all of them, or those that may hold any of ``keys`` (each read once)."""
+    path, directory = index
+    if keys is None:
+        numbers: Iterable[int] = range(len(directory))
+    else:
+        firsts = [first for first, _, _ in directory]
+        numbers = sorted({n for n in (bisect_right(firsts, key) - 1 for key in keys) if n >= 0})
+    for n in numbers:
+        _, start, end = directory[n]
+        yield n * _INDEX_KEYS, marshal.loads(_segment(path, start, end))
 
 
 @dataclass
@@ -366,12 +413,9 @@ def runs_of(indexes: list[Index], keys: list[OriginKey]) -> dict[OriginKey, list
     order, and so are each origin's runs then), each block needed read once."""
     found: dict[OriginKey, list[Run]] = {}
     wanted = set(keys)
-    for path, directory in indexes:
-        firsts = [first for first, _, _ in directory]
-        blocks = sorted({n for n in (bisect_right(firsts, key) - 1 for key in wanted) if n >= 0})
-        for n in blocks:
-            _, start, end = directory[n]
-            for key, runs in marshal.loads(_segment(path, start, end)):
+    for index in indexes:
+        for _, block in read_keyed(index, wanted):
+            for key, runs in block:
                 if key in wanted:
                     known = found.get(key)
                     if known is None:
@@ -434,17 +478,25 @@ def merge_passes(paths: list[Run], out: str) -> list[Run]:
     return paths
 
 
+def _covering(index: Index, firsts: list[OriginKey], low: OriginKey, high: OriginKey) -> Index:
+    """The part of ``index`` (its blocks' first keys: ``firsts``) whose blocks may hold
+    keys from ``low`` to ``high``: what a staging task of neighbours needs of a range's
+    index. Every range's whole directory went with every task: a block for each 256 of
+    its origins, so a broad crawl's tasks grew with the origin count."""
+    path, directory = index
+    start = max(bisect_right(firsts, low) - 1, 0)
+    return path, directory[start : bisect_right(firsts, high)]
+
+
 @dataclass(frozen=True, slots=True)
 class _OriginRuns:
-    """One origin's runs and counts: one per origin, held in the main process for the whole
-    build and sent with each staging task, so no ``__dict__`` of its own."""
+    """One origin's runs and counts, as a staging task gets them: no ``__dict__`` of its
+    own, a task of small origins has hundreds."""
 
     paths: list[Run] | None  # None: in the store's range indexes (see runs_of)
     rows: int  # repeats counted: an upper bound of the URLs
     news: int
-    #: Distinct URLs, once the runs were merged to the end; -1: not yet. Kept on the entry
-    #: the parent holds anyway: a map of its own, keyed by what each task sent back, was
-    #: a string and an entry more per origin for the whole build (benchmarks/RECORD.md).
+    #: Distinct URLs, once the runs were merged to the end; -1: not yet.
     count: int = -1
 
     __reduce__ = by_fields
@@ -456,26 +508,62 @@ class _OriginRuns:
         return _OriginRuns(self.paths, self.rows, self.news, count)
 
 
+#: How many of the first origins a run store keeps (see :meth:`RunStore.first_origins`):
+#: the close report's lines are for the first few (``SITEMAPGEN_LOG_ORIGINS``, 20 by
+#: default), and finding them in the origins file is a pass over every origin.
+FIRST_ORIGINS = 1000
+
+#: Decoded blocks of the origins file kept (see RunStore._listed): a task of small
+#: origins spans two or three.
+_RECENT_BLOCKS = 4
+
+
 class RunStore(FactSource):
     """:class:`~.base.FactSource` over sorted run files: what the exporter needs to
     publish. Read-only; :meth:`close` removes the files and stops the
-    worker processes, which the exporter stages origins in (see build.stage_origins)."""
+    worker processes, which the exporter stages origins in (see build.stage_origins).
+
+    Its origins are in a keyed file of their own (``origins``: each one's key, rows and
+    rows with news, in key order; see :func:`write_keyed`), read a few blocks at a time
+    as the staging tasks are made and sent, so that the main process holds no object per
+    origin, whatever the origin count (benchmarks/RECORD.md): of each, only the distinct
+    URLs its task counted, a number in an array, by its place in that file. ``held`` are
+    the entries whose runs were looked up while the store was built, by origin: those
+    read in the main process (a build in one process: all of them) and those merged down
+    in passes. A staging task's part holds its origins' entries alone (``origins`` None)."""
 
     has_content = False  # a feed's records are items: no page content
 
     def __init__(
         self,
         folder: Path,
-        runs: dict[Origin, _OriginRuns],
+        held: dict[Origin, _OriginRuns],
         pool: Executor | None = None,
         lock: BinaryIO | None = None,
         indexes: list[Index] | None = None,
+        origins: Index | None = None,
+        first: list[Origin] | None = None,
     ) -> None:
         self.folder = folder
         self._lock = lock
-        self._runs = runs
-        #: Where the runs of the origins whose ``paths`` are None are (see runs_of).
+        self._held = held
+        self._origins = origins
+        #: The first FIRST_ORIGINS origins in origin order (see first_origins): all of
+        #: them when there are fewer. Made while the store was built.
+        self._first = sorted(held)[:FIRST_ORIGINS] if first is None else first
+        #: The origins file's blocks read last, decoded (see _listed).
+        self._recent: deque[tuple[int, list[Any]]] = deque(maxlen=_RECENT_BLOCKS)
+        #: Distinct URLs of each origin of the origins file, by its place there; -1: not
+        #: known yet (see add_counts).
+        self._counts = array("q")
+        if origins is not None and origins[1]:
+            # The file's length in entries: the blocks before the last are full.
+            at, last = next(read_keyed(origins, [origins[1][-1][0]]))
+            self._counts = array("q", [-1]) * (at + len(last))
+        #: Where the runs of the origins whose ``paths`` are None are (see runs_of), and
+        #: each index's blocks' first keys, once a part is taken.
         self._indexes = indexes or []
+        self._firsts: list[list[OriginKey]] | None = None
         #: The build's worker processes (None: this process only).
         self._pool = pool
         #: A staging task's part (see :meth:`part`): its segments are read all at once,
@@ -483,14 +571,20 @@ class RunStore(FactSource):
         self._unread = False
 
     def __getstate__(self) -> dict[str, Any]:
-        # What a staging worker gets: the files, not the pool it runs in nor the lock.
+        # What a staging worker gets: its part's entries and the files, not the pool it
+        # runs in, nor the lock, nor the parent's counts.
         return {
             "folder": self.folder,
-            "_runs": self._runs,
+            "_held": self._held,
+            "_origins": None,
+            "_counts": array("q"),
+            "_first": [],
+            "_recent": deque(maxlen=_RECENT_BLOCKS),
             "_pool": None,
             "_lock": None,
             "_unread": self._unread,
             "_indexes": self._indexes,
+            "_firsts": None,
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -500,21 +594,82 @@ class RunStore(FactSource):
         """The build's worker processes: its run files can be read in any of them."""
         return self._pool
 
+    def _listed(self, smallest: int = 0) -> Iterator[tuple[int, Origin, _OriginRuns]]:
+        """Every entry of at least ``smallest`` rows with its place in the origins file
+        (-1 for a part's), in key order; a held entry in place of the file's. The blocks
+        read last are kept (decoded) for :meth:`_found`: a staging task is made of the
+        origins just listed, and its part is taken next."""
+        if self._origins is None:
+            for origin, entry in sorted(self._held.items(), key=lambda item: item[0].root):
+                if entry.rows >= smallest:
+                    yield -1, origin, entry
+            return
+        held = self._held
+        for first, block in read_keyed(self._origins):
+            self._recent.append((first, block))
+            for at, (key, rows, news) in enumerate(block, first):
+                if rows >= smallest:
+                    origin = origin_of_root(key)
+                    kept = held.get(origin) if held else None
+                    yield at, origin, kept or _OriginRuns(None, rows, news)
+
+    def _found(self, origins: Iterable[Origin]) -> dict[Origin, tuple[int, _OriginRuns]]:
+        """``origins``' entries (those the store has): the held ones at -1 (their counts
+        are kept on them), the others with their places in the origins file, found by
+        their roots, each block needed read once."""
+        found: dict[Origin, tuple[int, _OriginRuns]] = {}
+        wanted: dict[OriginKey, Origin] = {}
+        held = self._held
+        for origin in origins:
+            entry = held.get(origin) if held else None
+            if entry is not None:
+                found[origin] = (-1, entry)
+            else:
+                wanted[origin.root] = origin
+        if not wanted or self._origins is None:
+            return found
+        low, high = min(wanted), max(wanted)
+        missing = set(wanted)
+
+        def take(blocks: Iterable[tuple[int, list[Any]]]) -> None:
+            for first, block in blocks:
+                if block[-1][0] < low or block[0][0] > high:
+                    continue
+                for at, (key, rows, news) in enumerate(block, first):
+                    match = wanted.get(key)
+                    if match is not None:
+                        found[match] = (at, _OriginRuns(None, rows, news))
+                        missing.discard(key)
+
+        take(list(self._recent))  # a task just made: its origins were listed last
+        if missing:
+            take(read_keyed(self._origins, missing))
+        return found
+
     def part(self, origins: list[Origin]) -> RunStore:
         """The run files of ``origins`` alone: a staging task's whole input. Sending every
         origin's runs with every task cost the square of the origins."""
-        part = RunStore(
-            self.folder,
-            {o: self._runs[o] for o in origins if o in self._runs},
-            indexes=self._indexes,
-        )
+        entries = {origin: entry for origin, (_, entry) in self._found(origins).items()}
+        keys = [origin.root for origin, entry in entries.items() if entry.paths is None]
+        indexes: list[Index] = []
+        if keys:
+            if self._firsts is None:
+                self._firsts = [[first for first, _, _ in d] for _, d in self._indexes]
+            low, high = min(keys), max(keys)
+            indexes = [
+                _covering(index, firsts, low, high)
+                for index, firsts in zip(self._indexes, self._firsts)
+            ]
+        part = RunStore(self.folder, entries, indexes=indexes, first=[])
         part._unread = True
         return part
 
     def with_runs(self, origins: Iterable[Origin]) -> dict[Origin, _OriginRuns]:
         """``origins``' entries, their runs read from the range indexes where they are
         there (one read of each index block they need)."""
-        entries = {o: self._runs[o] for o in origins if o in self._runs}
+        return self._with_runs({o: entry for o, (_, entry) in self._found(origins).items()})
+
+    def _with_runs(self, entries: dict[Origin, _OriginRuns]) -> dict[Origin, _OriginRuns]:
         keys = [o.root for o, runs in entries.items() if runs.paths is None]
         if keys:
             found = runs_of(self._indexes, keys)
@@ -524,32 +679,49 @@ class RunStore(FactSource):
         return entries
 
     def counts(self, origins: list[Origin]) -> list[int]:
-        runs = self._runs
-        return [runs[o].count if o in runs else -1 for o in origins]
+        found = self._found(origins)
+        return [self._count(*found[o]) if o in found else -1 for o in origins]
+
+    def _count(self, at: int, entry: _OriginRuns) -> int:
+        return self._counts[at] if at >= 0 and self._counts[at] >= 0 else entry.count
 
     def add_counts(self, origins: list[Origin], counts: list[int]) -> None:
+        found = self._found(origins)
         for origin, count in zip(origins, counts):
-            runs = self._runs.get(origin)
-            if runs is not None and count >= 0:
-                self._runs[origin] = runs.with_count(count)
+            if count < 0 or origin not in found:
+                continue
+            at, entry = found[origin]
+            if at >= 0:
+                self._counts[at] = count
+            else:
+                self._held[origin] = entry.with_count(count)
 
-    def size_of(self, origin: Origin) -> int:
-        """Rows held for ``origin``, repeats counted: for sharing out the work."""
-        runs = self._runs.get(origin)
-        return runs.rows if runs else 0
+    def sized_origins(self, smallest: int = 0) -> Iterator[tuple[Origin, int]]:
+        """Every origin of at least ``smallest`` rows (repeats counted) and its rows, in
+        the order of their roots. An Origin is made only for those: a broad crawl's
+        hundreds of thousands are made once per pass, the cost of a pass."""
+        for _, origin, entry in self._listed(max(smallest, 1)):
+            yield origin, entry.rows
 
     def origins(self) -> list[Origin]:
-        return sorted(origin for origin, runs in self._runs.items() if runs.rows)
+        return sorted(origin for origin, _ in self.sized_origins())
+
+    def first_origins(self, count: int) -> list[Origin]:
+        if count <= len(self._first) or len(self._first) < FIRST_ORIGINS:
+            return self._first[:count]
+        return heapq.nsmallest(count, (origin for origin, _ in self.sized_origins()))
 
     def _facts(self, origin: Origin, news_only: bool) -> Iterator[UrlFacts]:
         if self._unread:
-            self._runs = _read_segments(self.with_runs(list(self._runs)))
+            self._held = _read_segments(self._with_runs(self._held))
             self._unread = False
-        runs = self._runs.get(origin)
+        runs = self._held.get(origin)
+        if runs is None:  # the main process reading an origin itself: a rare road
+            runs = self.with_runs([origin]).get(origin)
         if runs is None or (news_only and not runs.news):
             return
-        if runs.paths is None:  # the main process reading an origin itself: a rare road
-            runs = self.with_runs([origin])[origin]
+        if runs.paths is None:
+            runs = self._with_runs({origin: runs})[origin]
         assert runs.paths is not None
         count = 0
         for loc, lastmod, changefreq, priority, images, videos, news in merged_rows(runs.paths):
@@ -566,8 +738,7 @@ class RunStore(FactSource):
                 (),
                 News(*news) if news else None,
             )
-        # On the entry held, not on ``runs``: the parent keeps no paths it looked up.
-        self._runs[origin] = self._runs[origin].with_count(count)
+        self.add_counts([origin], [count])
 
     def entries(self, origin: Origin) -> Iterator[UrlFacts]:
         return self._facts(origin, news_only=False)
@@ -576,13 +747,25 @@ class RunStore(FactSource):
         return self._facts(origin, news_only=True)
 
     def __len__(self) -> int:
-        """Distinct URLs: counted while the origins were written (``_OriginRuns.count``),
-        else by merging their runs."""
-        known = sum(runs.count for runs in self._runs.values() if runs.count >= 0)
-        # The others' runs looked up at once: one read of each index block they need.
-        uncounted = self.with_runs(o for o, runs in self._runs.items() if runs.count < 0)
-        return known + sum(
-            sum(1 for _ in merged_rows(runs.paths or [])) for runs in uncounted.values()
+        """Distinct URLs: counted while the origins were written (see :meth:`counts`),
+        else by merging their runs, a block of them at a time."""
+        known = 0
+        uncounted: dict[Origin, _OriginRuns] = {}
+        for at, origin, entry in self._listed():
+            count = self._count(at, entry)
+            if count >= 0:
+                known += count
+            else:
+                uncounted[origin] = entry
+            if len(uncounted) >= _INDEX_KEYS:
+                known += self._merged_count(uncounted)
+                uncounted = {}
+        return known + self._merged_count(uncounted)
+
+    def _merged_count(self, entries: dict[Origin, _OriginRuns]) -> int:
+        return sum(
+            sum(1 for _ in merged_rows(runs.paths or []))
+            for runs in self._with_runs(entries).values()
         )
 
     def close(self) -> None:
