@@ -554,6 +554,42 @@ def test_a_build_in_workers_holds_a_number_an_origin_not_an_entry(tmp_path: Path
     assert grown < 10_000 * 24, grown
 
 
+def test_a_run_store_gives_its_first_origins_in_origin_order(tmp_path: Path) -> None:
+    """The close log's origins are the first in origin order (scheme, host, port), which
+    is not the order of the roots a run store's files are in ("http://a.example.com/"
+    sorts before "http://a.example/", whose origin comes first; "http://b.example:9/" after
+    "http://b.example:10/"). The store keeps the first 1,000 from its build and finds more
+    by a pass over its origins file: both give what the sorted list of every origin does."""
+    from datetime import datetime, timezone
+
+    from scrapy_sitemapgen.store import runs
+    from scrapy_sitemapgen.store.feed import build_store
+
+    hosts = [f"h{k:04d}.example" for k in range(1200)] + ["a.example", "a.example.com"]
+    locs = [f"http://{host}/" for host in hosts]
+    locs += ["http://b.example:10/", "http://b.example:9/", "https://a.example/"]
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text("".join(json.dumps({"loc": loc}) + "\n" for loc in reversed(locs)))
+    store, _ = build_store(
+        feed, UrlPolicy(), datetime.now(timezone.utc), workers=2, temp_dir=str(tmp_path)
+    )
+    try:
+        everything = store.origins()
+        assert len(everything) == len(locs) > runs.FIRST_ORIGINS
+        assert everything == sorted(origin_of(loc) for loc in locs)
+        assert [o.root for o in everything[:4]] == [
+            "http://a.example/",
+            "http://a.example.com/",
+            "http://b.example:9/",
+            "http://b.example:10/",
+        ]
+        assert not store._held  # none of them is an object the store holds
+        for count in (0, 3, runs.FIRST_ORIGINS, runs.FIRST_ORIGINS + 1, len(locs) + 5):
+            assert store.first_origins(count) == everything[:count]
+    finally:
+        store.close()
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class AsGiven(UrlPolicy):
     """A URL policy that takes every loc as given (module-level: the build's worker
