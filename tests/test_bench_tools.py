@@ -4,6 +4,7 @@ A/B settings, the result file, the summaries and the tables rendered from them."
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 from benchmarks import results, tables
@@ -14,6 +15,8 @@ from benchmarks.profiles import summarize
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    import pytest
 
 RECORD = "SitemapSpiderMiddleware._record (scrapy_sitemapgen/middleware.py:53)"
 
@@ -355,3 +358,28 @@ def test_origins_summary_takes_the_floor_off_within_each_pair() -> None:
     text = tables.render([record])
     assert "| the package's own (the difference) | 15000 µs | 28000 µs |" in text
     assert "With nothing per origin but the floor, the ratio would be 1.50x." in text
+
+
+def test_origin_parts_times_each_part_of_a_worker_task(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``origin_parts``: a line per repeat with the CPU an origin of reading, writing into
+    sinks that keep nothing, the whole task and the file system's floor, over the first
+    tasks' origins (here every origin: a feed of 60 origins is one task)."""
+    from benchmarks import feed, origin_parts
+
+    path = tmp_path / "feed.jsonl"
+    with path.open("w", encoding="utf-8") as out:
+        for record, _ in feed.records(300, 7, origins=60):
+            out.write(json.dumps(record) + "\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    origin_parts.main(path, tasks=5, repeat=2, work_in=work)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "60 origins in 1 tasks; CPU an origin:"
+    assert len(lines) == 3
+    for line in lines[1:]:
+        parts = dict(re.findall(r"(\w+) +([\d.]+) µs", line))
+        assert list(parts) == ["read", "write", "plain", "stage", "floor"]
+        assert all(float(spent) > 0 for spent in parts.values())
+    assert list(work.iterdir()) == []  # its work folder removed
