@@ -19,7 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 
-def _origins(out: str, files: list[tuple[str, bytes]], first: int, count: int) -> int:
+def make_origins(out: str, files: list[tuple[str, bytes]], first: int, count: int) -> int:
     for number in range(first, first + count):
         staging = os.path.join(out, f".origin-{number}.tmp")
         os.mkdir(staging)
@@ -36,7 +36,7 @@ def main(out: Path, sample: Path, origins: int, processes: int) -> int:
     share = -(-origins // processes)
     with ProcessPoolExecutor(processes) as pool:
         done = pool.map(
-            _origins,
+            make_origins,
             [str(out)] * processes,
             [files] * processes,
             range(0, origins, share),

@@ -11,8 +11,8 @@ times (3 by default), each of:
   store, and nothing else;
 - ``write``: :func:`write_origin` of those entries (read beforehand) into sinks that keep
   nothing: the rendering, the checks, the compression and the hashing, no file;
-- ``plain``: the same without gzip (the files the ``.xml`` names): what of ``write`` is
-  the compression;
+- ``unzipped``: the same with ``SITEMAPGEN_GZIP`` off: what of ``write`` is the
+  compression;
 - ``stage``: the whole of a worker's task (``_stage_in_worker``), files and state included;
 - ``floor``: the same origins' folders and files made and nothing else (one of the origin
   folders ``stage`` made, written again as :mod:`benchmarks.file_floor` does, in this
@@ -26,6 +26,7 @@ many small calls: these figures have none of it.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import logging
 import shutil
@@ -37,7 +38,7 @@ from pathlib import Path
 
 from scrapy.settings import Settings
 
-from benchmarks.file_floor import _origins as made_origins
+from benchmarks.file_floor import make_origins
 from scrapy_sitemapgen.publish import staging
 from scrapy_sitemapgen.publish.delivery import Stagings
 from scrapy_sitemapgen.settings import Config
@@ -73,8 +74,14 @@ def main(feed: Path, tasks: int, repeat: int, work_in: Path | None = None) -> No
             origins = sum(map(len, groups))
             state_path = work / "state.sqlite3"
             PublishState(state_path).close()
-            options = WriterOptions(gzip=config.gzip, compresslevel=config.gzip_level)
-            unzipped = WriterOptions(gzip=False)
+            # The options stage_origin writes with.
+            options = WriterOptions(
+                max_urls=config.max_urls,
+                max_bytes=config.max_bytes,
+                gzip=config.gzip,
+                compresslevel=config.gzip_level,
+            )
+            unzipped = dataclasses.replace(options, gzip=False)
             print(f"{origins} origins in {len(groups)} tasks; CPU an origin:")
             for round_ in range(repeat):
                 parts = [store.part(task) for task in groups]
@@ -85,7 +92,7 @@ def main(feed: Path, tasks: int, repeat: int, work_in: Path | None = None) -> No
                     for origin in task
                 ]
                 timed = {"read": time.process_time() - start}
-                for name, how in (("write", options), ("plain", unzipped)):
+                for name, how in (("write", options), ("unzipped", unzipped)):
                     start = time.process_time()
                     for origin, entries, _ in read:
                         write_origin(
@@ -115,7 +122,7 @@ def main(feed: Path, tasks: int, repeat: int, work_in: Path | None = None) -> No
                 floor = work / f"floor-{round_}"
                 floor.mkdir()
                 start = time.process_time()
-                made_origins(str(floor), files, 0, origins)
+                make_origins(str(floor), files, 0, origins)
                 timed["floor"] = time.process_time() - start
                 shutil.rmtree(out, ignore_errors=True)
                 shutil.rmtree(floor, ignore_errors=True)

@@ -364,7 +364,8 @@ def test_origin_parts_times_each_part_of_a_worker_task(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``origin_parts``: a line per repeat with the CPU an origin of reading, writing into
-    sinks that keep nothing, the whole task and the file system's floor, over the first
+    sinks that keep nothing (with gzip and without), the whole task and the file system's
+    floor, over the first
     tasks' origins (here every origin: a feed of 60 origins is one task)."""
     from benchmarks import feed, origin_parts
 
@@ -380,6 +381,6 @@ def test_origin_parts_times_each_part_of_a_worker_task(
     assert len(lines) == 3
     for line in lines[1:]:
         parts = dict(re.findall(r"(\w+) +([\d.]+) µs", line))
-        assert list(parts) == ["read", "write", "plain", "stage", "floor"]
+        assert list(parts) == ["read", "write", "unzipped", "stage", "floor"]
         assert all(float(spent) > 0 for spent in parts.values())
     assert list(work.iterdir()) == []  # its work folder removed
