@@ -11,7 +11,8 @@ The input is the seeded JSON-lines feed of :mod:`benchmarks.feed`, cached under
 ``--repeat`` rounds: wall, CPU (user + sys), peak RSS, output bytes. The contenders: ours
 (``scrapy sitemapgen-build --input``, as users run it), a bare loop (string formatting +
 gzip, :mod:`benchmarks.contenders`), ``gzip -6`` alone over the bare loop's uncompressed
-bytes, reading + ``json.loads`` alone, the PyPI package ``xml-sitemap-writer`` (one
+bytes, reading + ``json.loads`` alone, the floor ``least`` (parse, render, sort and gzip in two
+processes and nothing else: what no pure-Python build that sorts can go under), the PyPI package ``xml-sitemap-writer`` (one
 contender per ``--xsw-level``; installed under ``benchmarks/out/pydeps`` on first use), and
 sitemap.js, the npm package ``sitemap`` at a pinned version through its documented
 streaming API (``benchmarks/sitemapjs.cjs``; installed with npm under
@@ -145,6 +146,12 @@ class WriteBench:
                 self._check_gzip,
             ),
             Contender("json", "read + `json.loads` alone", self._json, self._check_json),
+            Contender(
+                "least",
+                "least: parse + render + sort + gzip in 2 processes (a floor, no checks)",
+                self._least,
+                self._check_records,
+            ),
         ]
         if self.xsw_version:
             # At the level whose size is ours (zlib's 6), and at the 9 it ships with.
@@ -317,6 +324,10 @@ class WriteBench:
             run,
             out,
         )
+
+    def _least(self, run: Path) -> tuple[list[str], Path, Path]:
+        out = run / "out"
+        return [sys.executable, str(CONTENDERS), "least", str(self.feed), str(out)], run, out
 
     def _xsw_run(self, run: Path, level: int) -> tuple[list[str], Path, Path]:
         out = run / "out"
@@ -568,6 +579,16 @@ def build_summary(record: Record) -> dict[str, Any]:
             "records_per_s": records / wall,
         }
     per_round = [r["ours"]["wall"] / r["bare"]["wall"] for r in rounds]
+    # The floor's within-round ratios, and ours over it: what ours does beyond the least.
+    floor = (
+        {
+            "least_vs_bare_rounds": [r["least"]["wall"] / r["bare"]["wall"] for r in rounds],
+            "ours_vs_least_rounds": [r["ours"]["wall"] / r["least"]["wall"] for r in rounds],
+            "ours_vs_least_cpu_rounds": [r["ours"]["cpu"] / r["least"]["cpu"] for r in rounds],
+        }
+        if "least" in keys
+        else {}
+    )
     throughput = {
         key: {
             "median": _median(runs[key], "wall") / ours,
@@ -582,6 +603,7 @@ def build_summary(record: Record) -> dict[str, Any]:
         "contenders": contenders,
         "ours_vs_bare_rounds": per_round,
         "ours_vs_bare_rounds_median": statistics.median(per_round),
+        **floor,
         "throughput_vs": throughput,
         "gzip": {
             "raw_bytes": packed["raw"],

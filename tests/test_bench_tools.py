@@ -85,7 +85,8 @@ def _measure(wall: float, urls: int = 10, size: int = 1000) -> dict[str, Any]:
 
 def _build_record() -> dict[str, Any]:
     """A build result as ``python -m benchmarks build`` writes it, figures by hand: ours
-    takes 8 and 9 s where the bare loop takes 10, xml-sitemap-writer 12 and 18."""
+    takes 8 and 9 s where the bare loop takes 10, xml-sitemap-writer 12 and 18, the floor
+    5 and 6."""
     record = results.new("build", ["build", "--records", "10"], "python -m benchmarks build", True)
     record["parameters"] = {
         "records": 10,
@@ -107,12 +108,23 @@ def _build_record() -> dict[str, Any]:
             {"key": "ours", "label": "ours: `scrapy sitemapgen-build --input`"},
             {"key": "bare", "label": "bare loop"},
             {"key": "xsw", "label": "xml-sitemap-writer, level 6"},
+            {"key": "least", "label": "least"},
         ],
     }
     record["measurements"] = {
         "rounds": [
-            {"ours": _measure(8.0, 9), "bare": _measure(10.0), "xsw": _measure(12.0)},
-            {"ours": _measure(9.0, 9), "bare": _measure(10.0), "xsw": _measure(18.0)},
+            {
+                "ours": _measure(8.0, 9),
+                "bare": _measure(10.0),
+                "xsw": _measure(12.0),
+                "least": _measure(5.0),
+            },
+            {
+                "ours": _measure(9.0, 9),
+                "bare": _measure(10.0),
+                "xsw": _measure(18.0),
+                "least": _measure(6.0),
+            },
         ],
         "plain_bytes": 5000,
         "level9": _measure(9.5, 9, 950),
@@ -129,6 +141,8 @@ def test_build_summary_ratios_come_from_the_rounds() -> None:
     assert summary["contenders"]["ours"]["wall_vs_bare"] == 0.85  # median 8.5 s over 10 s
     assert summary["throughput_vs"]["xsw"] == {"median": 15.0 / 8.5, "rounds": [1.5, 2.0]}
     assert summary["gzip"]["default_over_smallest_9"] == 1000 / 900 - 1
+    assert summary["least_vs_bare_rounds"] == [0.5, 0.6]
+    assert summary["ours_vs_least_rounds"] == [8.0 / 5.0, 9.0 / 6.0]
 
 
 def test_result_file_round_trip_and_schema(tmp_path: Path) -> None:
@@ -163,6 +177,10 @@ def test_tables_render_the_ratios_with_command_and_machine_under_them() -> None:
     assert "| ours: `scrapy sitemapgen-build --input` | **0.85×** | 8.50 s |" in text
     assert "Ours against the bare loop within each round: 0.80×, 0.90× (median 0.85×)." in text
     assert "| xml-sitemap-writer, level 6 | **1.76×** | 1.50× to 2.00× |" in text
+    assert (
+        "The floor (`least`) against the bare loop within each round: 0.50×, 0.60× (median 0.55×);"
+        " ours over the floor: wall 1.60×, 1.50×" in text
+    )
     assert "< 9 MiB" not in text and "| 20 MiB |" in text
     footers = [line for line in text.splitlines() if line.startswith("<sub>Command:")]
     assert footers and all("`python -m benchmarks build --records 10`" in f for f in footers)
@@ -384,3 +402,53 @@ def test_origin_parts_times_each_part_of_a_worker_task(
         assert list(parts) == ["read", "write", "unzipped", "stage", "floor"]
         assert all(float(spent) > 0 for spent in parts.values())
     assert list(work.iterdir()) == []  # its work folder removed
+
+
+def _urlset_locs(folder: Path) -> dict[str, list[str]]:
+    """Each origin folder's ``<loc>`` values, in the order of its index's urlsets."""
+    import gzip
+
+    locs: dict[str, list[str]] = {}
+    for origin in sorted(folder.iterdir()):
+        index = (origin / "sitemap.xml").read_text(encoding="utf-8")
+        names = re.findall(r"<loc>[^<]*/([^/<]+)</loc>", index)
+        locs[origin.name] = [
+            loc
+            for name in names
+            for loc in re.findall(
+                r"<url><loc>([^<]*)</loc>", gzip.decompress((origin / name).read_bytes()).decode()
+            )
+        ]
+    return locs
+
+
+def test_least_writes_the_bare_loops_entries_each_origin_in_loc_order(tmp_path: Path) -> None:
+    """The floor ``least`` writes what the bare loop writes, one ``<url>`` per record, but
+    in loc order per origin, split at 50,000 URLs: the work every build that sorts must
+    do, on two processes."""
+    import gzip
+
+    from benchmarks import contenders, feed
+
+    path = tmp_path / "feed.jsonl"
+    with path.open("w", encoding="utf-8") as out:
+        for record, _ in feed.records(110_000, 3):
+            out.write(json.dumps(record) + "\n")
+    assert contenders.least(path, tmp_path / "least") == 110_000
+    assert contenders.bare(path, tmp_path / "bare", 6) == 110_000
+    least, bare = _urlset_locs(tmp_path / "least"), _urlset_locs(tmp_path / "bare")
+    assert (
+        list(least)
+        == list(bare)
+        == [
+            "http_blog.example.net_8080",
+            "https_shop.example.org",
+            "https_www.example.com",
+        ]
+    )
+    for origin, locs in least.items():
+        assert locs == sorted(bare[origin])  # the same entries, in loc order
+    www = tmp_path / "least" / "https_www.example.com"
+    sizes = [gzip.decompress(f.read_bytes()).count(b"<url>") for f in sorted(www.glob("*.xml.gz"))]
+    assert sizes[0] == 50_000 and sum(sizes) == len(least["https_www.example.com"]) > 50_000
+    assert not list(tmp_path.glob("least-*"))  # its scratch files gone with it
