@@ -780,8 +780,7 @@ def test_the_ranges_counts_merge_into_one_line_an_origin(tmp_path: Path) -> None
                 counts[1] += len(rows) if news else 0
                 counts[2] += 1
             runs.spill()
-        runs.index()
-        paths.append(runs.counts())
+        paths.append(runs.finish().counts)
     merged = list(sorted_runs.merged_counts(paths))
     assert [key for key, *_ in merged] == sorted(expected)
     assert {key: [rows, news, spread] for key, rows, news, spread in merged} == expected

@@ -841,3 +841,50 @@ def test_a_staging_folder_renamed_into_place_holds_the_set_and_nothing_else(
         assert {p.name for p in folder.iterdir()} == listed | {"manifest.json"}, folder.name
     assert kinds == {"urlset", "news", "text", "index", "robots", "indexnow-key"}
     assert not [p for p in out.iterdir() if ".tmp-" in p.name]  # no staging left
+
+
+def test_a_range_read_holds_no_entry_an_origin_between_spills(tmp_path: Path) -> None:
+    """A worker reading a range of the feed writes each spill's entries (an origin's run
+    and counts) to disk, and merges them into the range's index and counts at its end:
+    its peak is the rows it holds (``run_records``), whatever the origins (issue 20:
+    memory flat in the origin count). The same 30,000 records over 2,500 origins and over
+    25,000, spilled every 2,500 rows, measured as the peak ``tracemalloc`` sees."""
+    import tracemalloc
+    from datetime import datetime, timezone
+
+    from benchmarks import feed
+    from scrapy_sitemapgen.store.feed import read_range
+    from scrapy_sitemapgen.store.runs import merged_counts
+
+    def peak(origins: int) -> int:
+        path = tmp_path / f"feed-{origins}.jsonl"
+        with path.open("w", encoding="utf-8") as out:
+            for record, _ in feed.records(30_000, 3, origins=origins):
+                out.write(json.dumps(record) + "\n")
+        work = tmp_path / f"runs-{origins}"
+        work.mkdir()
+        tracemalloc.start()
+        try:
+            runs, tally = read_range(
+                str(path),
+                0,
+                path.stat().st_size,
+                str(work),
+                "0",
+                UrlPolicy(),
+                datetime.now(timezone.utc),
+                2_500,
+            )
+            highest = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert tally.records == 30_000
+        assert list(work.glob("entries-*")) == []  # merged, then removed
+        keys = [key for key, *_ in merged_counts([runs.counts])]
+        assert keys == sorted(set(keys)) and len(keys) > origins // 2
+        return highest
+
+    few, many = peak(2_500), peak(25_000)
+    # Each origin's list of runs and counts, held to the end of the range, were about 200
+    # bytes an origin more: 5 MB here.
+    assert many - few < 1_000_000, (few, many)

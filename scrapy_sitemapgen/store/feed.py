@@ -194,9 +194,8 @@ def read_range(
                 pending = runs.pending
                 held = 0
     runs.held = held
-    runs.spill()
     tally.records += records
-    return Runs(runs.index(), runs.counts()), tally
+    return runs.finish(), tally
 
 
 def _claim(folder: Path) -> BinaryIO | None:

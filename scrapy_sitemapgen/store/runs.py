@@ -256,7 +256,9 @@ def _sorted_batches(paths: list[Run]) -> Iterator[list[Row]]:
 
 
 class _Runs:
-    """One worker's sorted runs: ``files[origin]`` lists the run files holding it."""
+    """One worker's sorted runs of one feed range: its rows, held by origin until a spill
+    writes them out; each spill's entries (an origin's run and counts) on disk, in key
+    order, until :meth:`finish` merges them into the range's index and counts files."""
 
     def __init__(self, folder: Path, tag: str, run_records: int) -> None:
         self.folder = folder
@@ -264,10 +266,11 @@ class _Runs:
         self.run_records = run_records
         self.pending: dict[OriginKey, list[Row]] = {}
         self.held = 0
-        self.files: dict[OriginKey, list[Run]] = {}
-        #: Per origin: its rows and its rows with news (repeats counted, so an upper
-        #: bound), and how many runs hold them.
-        self.rows: dict[OriginKey, list[int]] = {}
+        #: Each spill's entries file: ``(key, run, rows, rows with news)`` in key order.
+        #: Held here instead, a range's lists of runs and counts, one of each for each of
+        #: a broad crawl's origins, were most of what a reading worker held (a peak of
+        #: 55 MiB a range at 100,000 origins, 21 at three: benchmarks/RECORD.md).
+        self.entries: list[str] = []
         self.number = 0
 
     def spill(self) -> None:
@@ -275,55 +278,88 @@ class _Runs:
             return
         self.number += 1
         shared_path = str(self.folder / f"run-{self.tag}-{self.number}-small")
+        entries_path = str(self.folder / f"entries-{self.tag}-{self.number}")
         shared: BinaryIO | None = None
         at = 0  # where the next block starts in the shared file
+        block: list[Row] = []
         try:
-            # In key order: a staging task's small origins are then one stretch of the
-            # shared file (see _read_segments).
-            for index, (key, rows) in enumerate(sorted(self.pending.items())):
-                rows.sort(key=_LOC)  # stable: a repeated URL's rows stay in feed order
-                run: Run
-                if len(rows) < _BLOCK:  # one block, into the spill's shared file
-                    if shared is None:
-                        shared = open(shared_path, "wb")  # noqa: SIM115 - closed below
-                    start = at
-                    at += _dump_block(shared, rows)
-                    run = (shared_path, start, at)
-                else:
-                    path = self.folder / f"run-{self.tag}-{self.number}-{index}"
-                    _write_blocks(path, rows)
-                    run = str(path)
-                self.files.setdefault(key, []).append(run)
-                counts = self.rows.setdefault(key, [0, 0, 0])
-                counts[0] += len(rows)
-                counts[1] += sum(1 for row in rows if row[6] is not None)
-                counts[2] += 1
+            with open(entries_path, "wb") as entries:
+                # In key order: a staging task's small origins are then one stretch of the
+                # shared file (see _read_segments), and the entries merge as runs do.
+                for index, (key, rows) in enumerate(sorted(self.pending.items())):
+                    rows.sort(key=_LOC)  # stable: a repeated URL's rows stay in feed order
+                    run: Run
+                    if len(rows) < _BLOCK:  # one block, into the spill's shared file
+                        if shared is None:
+                            shared = open(shared_path, "wb")  # noqa: SIM115 - closed below
+                        start = at
+                        at += _dump_block(shared, rows)
+                        run = (shared_path, start, at)
+                    else:
+                        path = self.folder / f"run-{self.tag}-{self.number}-{index}"
+                        _write_blocks(path, rows)
+                        run = str(path)
+                    block.append(
+                        (key, run, len(rows), sum(1 for row in rows if row[6] is not None))
+                    )
+                    if len(block) >= _BLOCK:
+                        _dump_block(entries, block)
+                        block = []
+                if block:
+                    _dump_block(entries, block)
         finally:
             if shared is not None:
                 shared.close()
+        self.entries.append(entries_path)
         self.pending = {}
         self.held = 0
 
-    def index(self) -> Index:
-        """Write every origin's runs, in key order, into the range's index file (see
-        :func:`write_keyed`); the runs are let go of here. A broad crawl's range has a list
+    def finish(self) -> Runs:
+        """Spill what is held, then write every origin's runs, in key order, into the
+        range's index file (see :func:`write_keyed`) and its counts, ``(key, rows, news,
+        runs)`` in key order, into the range's counts file, in blocks as a run's: both
+        merged from the spills' entries files a block of each at a time, as runs are
+        merged, then those files removed. Held instead, a broad crawl's range has a list
         of runs for each of 100,000 origins, which the main process would hold, every
-        range's, until the build ends."""
-        index = write_keyed(str(self.folder / f"index-{self.tag}"), sorted(self.files.items()))
-        self.files = {}
-        return index
+        range's, until the build ends; sent back, its counts were a dict of an entry for
+        each of most origins, every range's unpickled in the main process while the
+        others' came in, which the allocator then kept (benchmarks/RECORD.md); read from
+        files in key order (:func:`merged_counts`), they are a few blocks at a time."""
+        self.spill()
+        counts_path = str(self.folder / f"counts-{self.tag}")
+        with open(counts_path, "wb") as counts:
+            block: list[Row] = []
 
-    def counts(self) -> str:
-        """Write every origin's counts, ``(key, rows, news, runs)`` in key order, into the
-        range's counts file, in blocks as a run's; they are let go of here. Sent back
-        instead, a broad crawl's range was a dict of an entry for each of most origins,
-        every range's unpickled in the main process while the others' came in, which the
-        allocator then kept (benchmarks/RECORD.md); read from files in key order
-        (:func:`merged_counts`), they are a few blocks at a time."""
-        path = self.folder / f"counts-{self.tag}"
-        _write_blocks(path, [(key, *counts) for key, counts in sorted(self.rows.items())])
-        self.rows = {}
-        return str(path)
+            def grouped() -> Iterator[tuple[OriginKey, list[Run]]]:
+                nonlocal block
+                key: OriginKey | None = None
+                runs: list[Run] = []
+                rows = news = 0
+                # The spills in order: an origin's runs in feed order (runs_of).
+                for batch in _sorted_batches(list(self.entries)):
+                    for next_key, run, more_rows, more_news in batch:
+                        if next_key != key:
+                            if key is not None:
+                                block.append((key, rows, news, len(runs)))
+                                yield key, runs
+                            key, runs, rows, news = next_key, [], 0, 0
+                        runs.append(run)
+                        rows += more_rows
+                        news += more_news
+                    if len(block) >= _BLOCK:
+                        _dump_block(counts, block)
+                        block = []
+                if key is not None:
+                    block.append((key, rows, news, len(runs)))
+                    yield key, runs
+
+            index = write_keyed(str(self.folder / f"index-{self.tag}"), grouped())
+            if block:
+                _dump_block(counts, block)
+        for path in self.entries:
+            os.unlink(path)
+        self.entries = []
+        return Runs(index, counts_path)
 
 
 #: Keys per block of a keyed file (see :func:`write_keyed`): a staging task of neighbours
