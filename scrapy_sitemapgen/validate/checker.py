@@ -450,7 +450,14 @@ class Validator:
                 elif depth == 0:
                     yield from self._close_root(state, element)
         except etree.XMLSyntaxError as exc:
-            yield _syntax_violation(target, exc)
+            entities = _declared_entities(head) if state is None else []
+            if entities:
+                # A libxml2 that refuses the DOCTYPE's entities itself, before the root is
+                # read (2.14's amplification limit, as lxml 6.2 bundles it), fails there;
+                # the file breaks the same rule, and is reported the same way.
+                yield _doctype_violation(target.display, head, entities, None)
+            else:
+                yield _syntax_violation(target, exc)
             try:
                 body.drain()
             except _TooLarge as too_large:
@@ -468,19 +475,7 @@ class Validator:
         entities = [entity.name for entity in dtd.iterentities()] if dtd is not None else []
         external = docinfo.system_url or docinfo.public_id
         if entities or external:
-            more = ", ..." if len(entities) > 5 else ""
-            what = (
-                f"declares entities ({', '.join(entities[:5])}{more})"
-                if entities
-                else f"refers to an external DTD ({external})"
-            )
-            yield Violation(
-                display,
-                _doctype_line(head),
-                "P1",
-                f"the DOCTYPE {what}: a sitemap uses only the five predefined entities; nothing "
-                "was expanded or loaded, and the file is not checked further",
-            )
+            yield _doctype_violation(display, head, entities, external)
             return None
         name, namespace = etree.QName(root).localname, etree.QName(root).namespace
         if name not in ("urlset", "sitemapindex"):
@@ -852,6 +847,38 @@ def _not_gzip(head: bytes) -> str:
 
 def _one_line(text: str) -> str:
     return " ".join(_CONTROL_RE.sub(" ", text).split())
+
+
+#: An entity declaration in a DOCTYPE's internal subset, and the entity's name.
+_ENTITY_DECLARATION_RE = re.compile(rb"<!ENTITY\s+(?:%\s+)?([^\s\"'>]+)")
+
+
+def _declared_entities(head: bytes) -> list[str]:
+    """The entities a DOCTYPE at the start of the file declares, in order (as far as
+    ``head`` reaches)."""
+    at = head.find(b"<!DOCTYPE")
+    if at < 0:
+        return []
+    return [m[1].decode("utf-8", "replace") for m in _ENTITY_DECLARATION_RE.finditer(head, at)]
+
+
+def _doctype_violation(
+    display: str, head: bytes, entities: list[str], external: str | None
+) -> Violation:
+    """P1 for a DOCTYPE that declares entities or names an external DTD."""
+    more = ", ..." if len(entities) > 5 else ""
+    what = (
+        f"declares entities ({', '.join(entities[:5])}{more})"
+        if entities
+        else f"refers to an external DTD ({external})"
+    )
+    return Violation(
+        display,
+        _doctype_line(head),
+        "P1",
+        f"the DOCTYPE {what}: a sitemap uses only the five predefined entities; nothing "
+        "was expanded or loaded, and the file is not checked further",
+    )
 
 
 def _doctype_line(head: bytes) -> int:
