@@ -140,8 +140,8 @@ def _entry(record: dict[str, Any]) -> tuple[str, bytes]:
 def bare(feed: Path, out: Path, level: int | None) -> int:
     origins: dict[str, _Origin] = {}
     urls = 0
-    # _entry's lines, inline: a call per record is 2 to 3 % of this loop's time, and this
-    # loop is the baseline every ratio is taken against (benchmarks/RECORD.md).
+    # _entry's lines, inline: a call per record is a measurable part of this loop's time,
+    # and this loop is the baseline every ratio is taken against (benchmarks/RECORD.md).
     with feed.open("rb") as lines:
         for line in lines:
             record = json.loads(line)

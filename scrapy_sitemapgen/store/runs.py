@@ -268,8 +268,8 @@ class _Runs:
         self.held = 0
         #: Each spill's entries file: ``(key, run, rows, rows with news)`` in key order.
         #: Held here instead, a range's lists of runs and counts, one of each for each of
-        #: a broad crawl's origins, were most of what a reading worker held (a peak of
-        #: 55 MiB a range at 100,000 origins, 21 at three: benchmarks/RECORD.md).
+        #: a broad crawl's origins, were most of what a reading worker held, and grew
+        #: with the origin count (benchmarks/RECORD.md).
         self.entries: list[str] = []
         self.number = 0
 
