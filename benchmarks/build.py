@@ -11,9 +11,10 @@ The input is the seeded JSON-lines feed of :mod:`benchmarks.feed`, cached under
 ``--repeat`` rounds: wall, CPU (user + sys), peak RSS, output bytes. The contenders: ours
 (``scrapy sitemapgen-build --input``, as users run it), a bare loop (string formatting +
 gzip, :mod:`benchmarks.contenders`), ``gzip -6`` alone over the bare loop's uncompressed
-bytes, reading + ``json.loads`` alone, the floor ``least`` (parse, render, sort and gzip in two
-processes and nothing else: what no pure-Python build that sorts can go under), the PyPI package ``xml-sitemap-writer`` (one
-contender per ``--xsw-level``; installed under ``benchmarks/out/pydeps`` on first use), and
+bytes, reading + ``json.loads`` alone, the floor ``least`` (parse, render, sort and gzip in
+two processes and nothing else: what no pure-Python build that sorts can go under), the PyPI
+package ``xml-sitemap-writer`` (one contender per ``--xsw-level``; installed under
+``benchmarks/out/pydeps`` on first use), and
 sitemap.js, the npm package ``sitemap`` at a pinned version through its documented
 streaming API (``benchmarks/sitemapjs.cjs``; installed with npm under
 ``benchmarks/out/sitemapjs`` on first use, skipped with a note without node and npm). A run
