@@ -885,6 +885,6 @@ def test_a_range_read_holds_no_entry_an_origin_between_spills(tmp_path: Path) ->
         return highest
 
     few, many = peak(2_500), peak(25_000)
-    # Each origin's list of runs and counts, held to the end of the range, were about 200
-    # bytes an origin more: 5 MB here.
+    # Each origin's list of runs and counts, held to the end of the range, made the
+    # many-origin read peak several MB higher (benchmarks/RECORD.md).
     assert many - few < 1_000_000, (few, many)
