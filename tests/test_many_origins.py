@@ -289,23 +289,24 @@ def test_the_close_report_makes_debug_lines_only_for_a_handler_that_writes_them(
 
 
 def test_staged_sets_cross_to_the_workers_and_back_whole() -> None:
-    """Sent by their fields (``__reduce__``), every field set to a value other than its
-    default comes back: a field added later is carried along without a list to update."""
+    """Sent as one list of plain values (``__reduce__``), every field set to a value other
+    than its default comes back, its origin an Origin and its records FileRecords: a
+    field added later is carried along without a list to update."""
     import dataclasses
     import pickle
 
     from scrapy_sitemapgen.publish.staging import OriginSet
     from scrapy_sitemapgen.sitemaps.manifest import FileRecord
-    from scrapy_sitemapgen.sitemaps.writer import OriginOutput, WrittenFile
+    from scrapy_sitemapgen.sitemaps.urls import Origin
 
-    written = WrittenFile("sitemap-1.xml.gz", 3, 300, "ab")
-    output = OriginOutput([written], [written], [written], [written])
     origin_set = OriginSet(
         origin=origin_of("https://example.com/"),
         folder="out/https_example.com_443",
         staging="out/.https_example.com_443.tmp-x-1",
-        output=output,
-        records=[FileRecord("sitemap.xml", "index", 1, 90, "cd", "2026-01-02", True)],
+        records=[
+            FileRecord("sitemap-1.xml.gz", "urlset", 3, 300, "ab", "2026-01-01", False),
+            FileRecord("sitemap.xml", "index", 1, 90, "cd", "2026-01-02", True),
+        ],
         index_urls=("https://example.com/sitemap.xml",),
         added=5,
         removed=2,
@@ -316,10 +317,17 @@ def test_staged_sets_cross_to_the_workers_and_back_whole() -> None:
     )
     for field in dataclasses.fields(OriginSet):  # the test sets every one of them
         assert getattr(origin_set, field.name) != field.default, field.name
-    again = pickle.loads(pickle.dumps(origin_set))
+    data = pickle.dumps([origin_set, origin_set])
+    assert b"FileRecord" not in data  # the records cross as plain tuples
+    again, twice = pickle.loads(data)
     assert again == origin_set
-    assert again.output.sitemaps[0].sha256 == "ab"  # compare=False: checked apart
+    assert twice is again  # one object sent twice is one object again
+    assert type(again.origin) is Origin
     assert again.origin.root == "https://example.com/"
+    assert [type(r) for r in again.records] == [FileRecord, FileRecord]
+    assert again.records[1].changed is True
+    assert again.url_count == 3
+    assert again.files("index") == [origin_set.records[1]]
 
 
 def _store_in_one_process(feed: Path, tmp_path: Path, *, run_records: int) -> Any:

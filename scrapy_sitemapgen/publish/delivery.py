@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from ..settings import Config
-    from ..sitemaps.writer import WrittenFile
+    from ..sitemaps.manifest import FileRecord
     from ..stats import Reporter
     from .staging import OriginSet
 
@@ -362,7 +362,7 @@ def _beside(uri: str, name: str) -> str:
     return f"{uri.rsplit('/', 1)[0]}/{name}" if "/" in uri else name
 
 
-def _feed_bytes(staging: str, main: WrittenFile, uri: str, config: Config) -> Path:
+def _feed_bytes(staging: str, main: FileRecord, uri: str, config: Config) -> Path:
     """The file to store as the feed ``uri``: ``main`` uncompressed, gzipped again when the
     feed's name ends with ``.gz``."""
     data = Path(staging, main.name).read_bytes()
@@ -386,23 +386,23 @@ async def publish_feeds(
     feeds are left as FeedExporter stored them (empty), and the error says why."""
     if not uris:
         return
-    if len(sets) != 1 or not sets[0].output.sitemaps:
+    if len(sets) != 1 or not sets[0].files("urlset"):
         logger.error(
             "Sitemap: nothing was written to the sitemap feed %(feeds)s: a sitemap file holds "
             "the URLs of one origin, and this crawl has %(count)d origins with a sitemap; "
             "use SITEMAPGEN_URI (a folder, now %(out)r), which gets one set per origin",
             {
                 "feeds": ", ".join(uris),
-                "count": sum(1 for s in sets if s.output.sitemaps),
+                "count": sum(1 for s in sets if s.files("urlset")),
                 "out": config.uri,
             },
         )
         return
     origin_set = sets[0]
-    output = origin_set.output
-    single = len(output.sitemaps) == 1 and not output.news and len(output.indexes) == 1
-    main = output.sitemaps[0] if single else output.indexes[0]
-    beside = [] if single else [*output.sitemaps, *output.news, *output.indexes[1:]]
+    urlsets, news, indexes = (origin_set.files(kind) for kind in ("urlset", "news", "index"))
+    single = len(urlsets) == 1 and not news and len(indexes) == 1
+    main = urlsets[0] if single else indexes[0]
+    beside = [] if single else [*urlsets, *news, *indexes[1:]]
     for uri in uris:
         try:
             source = await run_in_thread(_feed_bytes, origin_set.staging, main, uri, config)
@@ -424,7 +424,7 @@ async def publish_feeds(
                 {
                     "uri": uri,
                     "origin": origin_set.origin.root,
-                    "urls": output.url_count,
+                    "urls": origin_set.url_count,
                     "what": (
                         "its urlset"
                         if single

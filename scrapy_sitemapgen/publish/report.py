@@ -43,7 +43,7 @@ class CloseReport:
     def add(self, sets: list[OriginSet], delivered: set[Origin]) -> None:
         for origin_set in sets:
             self.origins += 1
-            self.urls += origin_set.output.url_count
+            self.urls += origin_set.url_count
             number = self._shown.get(origin_set.origin)
             if number is not None:
                 self._held[number] = (origin_set, origin_set.origin in delivered)
@@ -51,13 +51,13 @@ class CloseReport:
                 self._count(origin_set, origin_set.origin in delivered, shown=False)
 
     def _count(self, origin_set: OriginSet, delivered: bool, *, shown: bool) -> None:
-        stats = self.reporter.stats
-        output = origin_set.output
-        name = origin_set.origin.name
-        urls = output.url_count or sum(f.entries for f in output.texts)
         # Sitemap files (urlsets, news, text, indexes) whose bytes changed, so they were
         # written and delivered, and those an incremental run kept as they were (P10).
         sitemaps = [r for r in origin_set.records if r.kind in _SITEMAP_KINDS]
+        urlsets = [r for r in sitemaps if r.kind == "urlset"]
+        urls = sum(r.entries for r in urlsets) or sum(
+            r.entries for r in sitemaps if r.kind == "text"
+        )
         changed_files = sum(1 for r in sitemaps if r.changed)
         self.written += changed_files
         self.unchanged += len(sitemaps) - changed_files
@@ -82,6 +82,8 @@ class CloseReport:
                 },
             )
         if shown:
+            stats = self.reporter.stats
+            name = origin_set.origin.name
             stats.set_value(keys.urls_written_for(name), urls)
             stats.set_value(keys.files_written_for(name), changed_files)
             stats.set_value(keys.files_unchanged_for(name), len(sitemaps) - changed_files)
@@ -89,12 +91,13 @@ class CloseReport:
             rest = self.rest
             rest["origins"] += 1
             rest["urls"] += urls
-            rest["files"] += len(output.sitemaps)
+            rest["files"] += len(urlsets)
             rest["changed"] += changed_files
             rest["incomplete"] += not delivered
             if not self._debug:
                 return
         changed = origin_set.changed
+        news, texts = (sum(1 for r in sitemaps if r.kind == kind) for kind in ("news", "text"))
         logger.log(
             logging.INFO if shown else logging.DEBUG,
             "Sitemap: %(root)s: %(urls)d URLs (%(added)+d, -%(removed)d since the previous run) "
@@ -105,9 +108,9 @@ class CloseReport:
                 "urls": urls,
                 "added": origin_set.added,
                 "removed": origin_set.removed,
-                "files": len(output.sitemaps),
-                "news": f", {len(output.news)} news sitemap(s)" if output.news else "",
-                "texts": f", {len(output.texts)} text sitemap(s)" if output.texts else "",
+                "files": len(urlsets),
+                "news": f", {news} news sitemap(s)" if news else "",
+                "texts": f", {texts} text sitemap(s)" if texts else "",
                 "folder": origin_set.folder,
                 "failed": "" if delivered else " (DELIVERY INCOMPLETE)",
                 "changed": ", ".join(changed) if changed else "nothing",

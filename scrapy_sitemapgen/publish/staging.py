@@ -7,9 +7,11 @@ steps, so a set rebuilt from a stored JOBDIR is the set the crawl would have wri
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 import hashlib
 import itertools
+import operator
 import os
 import shutil
 import sqlite3
@@ -17,7 +19,7 @@ import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..sitemaps.content import ContentNotes, Seen, duplicate_choice
 from ..sitemaps.facts import format_w3c
@@ -31,7 +33,6 @@ from ..sitemaps.manifest import (
     stored_origins,
 )
 from ..sitemaps.naming import MANIFEST_NAME, ROBOTS_NAME
-from ..sitemaps.pickling import by_fields
 from ..sitemaps.sections import in_section
 from ..sitemaps.urls import Origin, base_url_for, origin_folder
 from ..sitemaps.writer import (
@@ -95,14 +96,14 @@ DUPLICATES_SHOWN = 5
 
 @dataclass(slots=True)
 class OriginSet:
-    """One origin's staged files and what the close log and the delivery need to know."""
+    """One origin's staged files and what the close log and the delivery need to know:
+    the files are its ``records``, the sitemaps among them those of a sitemap kind."""
 
     origin: Origin
     folder: str
     #: A string, not a Path: sent back from a worker for every origin, and a Path is
     #: parsed again each time it is unpickled.
     staging: str
-    output: OriginOutput
     records: list[FileRecord] = field(default_factory=list)
     index_urls: tuple[str, ...] = ()
     added: int = 0
@@ -115,7 +116,26 @@ class OriginSet:
     duplicates: int = 0
     first_duplicates: list[tuple[str, str]] = field(default_factory=list)
 
-    __reduce__ = by_fields  # sent to and from the build's workers, many times
+    def __reduce__(self) -> tuple[Callable[[list[Any]], OriginSet], tuple[list[Any]]]:
+        """Sent back from a staging worker for each of a broad crawl's origins: as one
+        list of its fields' values (see :func:`_set_from_wire`), its origin and records
+        as plain tuples, which pickle writes and reads in C, where an object each was a
+        Python call each way (benchmarks/RECORD.md). Every field goes, in
+        ``__match_args__`` order: a field added later is carried along."""
+        values = list(_SET_FIELDS(self))
+        values[0] = _ORIGIN_FIELDS(self.origin)
+        values[_RECORDS_AT] = [tuple(record) for record in self.records]
+        return _set_from_wire, (values,)
+
+    def files(self, kind: str) -> list[FileRecord]:
+        """Its files of ``kind`` (``urlset``, ``news``, ``text``, ``index``, ...), in
+        publishing order."""
+        return [record for record in self.records if record.kind == kind]
+
+    @property
+    def url_count(self) -> int:
+        """The URLs in its urlsets."""
+        return sum(record.entries for record in self.records if record.kind == "urlset")
 
     @property
     def robots_lines(self) -> str:
@@ -124,6 +144,19 @@ class OriginSet:
     @property
     def changed(self) -> list[str]:
         return [r.name for r in self.records if r.changed]
+
+
+_SET_FIELDS = operator.attrgetter(*OriginSet.__match_args__)
+_ORIGIN_FIELDS = operator.attrgetter(*Origin.__match_args__)
+_RECORDS_AT = OriginSet.__match_args__.index("records")
+_new_record = functools.partial(tuple.__new__, FileRecord)
+
+
+def _set_from_wire(values: list[Any]) -> OriginSet:
+    """An :class:`OriginSet` from what its ``__reduce__`` sent."""
+    values[0] = Origin(*values[0])
+    values[_RECORDS_AT] = list(map(_new_record, values[_RECORDS_AT]))
+    return OriginSet(*values)
 
 
 def _first_match(rules: tuple[Rule, ...], loc: str) -> str | None:
@@ -307,7 +340,7 @@ def stage_origin(
     leave it alone; everything else gets ``now``.
     """
     previous = state.previous_files(config.uri, origin.name)
-    stamp = format_w3c(now)
+    stamp = _stamp(now)
 
     def lastmod(written: WrittenFile) -> str:
         sha256, when = previous.get(written.name, ("", ""))
@@ -318,12 +351,7 @@ def stage_origin(
     def open_sink(name: str) -> _NewFile:
         return _NewFile(os.path.join(folder, name))
 
-    options = WriterOptions(
-        max_urls=config.max_urls,
-        max_bytes=config.max_bytes,
-        gzip=config.gzip,
-        compresslevel=config.gzip_level,
-    )
+    options = _writer_options(config.max_urls, config.max_bytes, config.gzip, config.gzip_level)
     skip = reporter.skip
     base_url = base_url_for(config.base_url, origin)
     output = OriginOutput()
@@ -358,8 +386,17 @@ def stage_origin(
     listing.notes.finish()
     if not output.sitemaps and not output.texts:
         return None
-    kinds = {
-        id(f): kind
+    # In publishing order, the order of output.files: the index last.
+    records = [
+        FileRecord(
+            f.name,
+            kind,
+            f.entries,
+            f.size,
+            f.sha256,
+            lastmod(f),
+            previous.get(f.name, ("",))[0] != f.sha256,
+        )
         for kind, files in (
             ("urlset", output.sitemaps),
             ("news", output.news),
@@ -367,25 +404,12 @@ def stage_origin(
             ("index", output.indexes),
         )
         for f in files
-    }
-    records = [
-        FileRecord(
-            f.name,
-            kinds[id(f)],
-            f.entries,
-            f.size,
-            f.sha256,
-            lastmod(f),
-            previous.get(f.name, ("",))[0] != f.sha256,
-        )
-        for f in output.files
     ]
     announced = output.indexes or output.texts
     origin_set = OriginSet(
         origin=origin,
         folder=origin_folder(config.uri, origin),
         staging=folder,
-        output=output,
         index_urls=tuple(f"{base_url}{f.name}" for f in announced),
         sectioned=bool(config.sections),
     )
@@ -412,6 +436,18 @@ def stage_origin(
     )
     origin_set.records = records
     return origin_set
+
+
+# One publish stages every origin with the same time and options: a broad crawl's
+# origins each made them again.
+@functools.lru_cache(maxsize=1)
+def _stamp(now: datetime) -> str:
+    return format_w3c(now)
+
+
+@functools.lru_cache(maxsize=1)
+def _writer_options(max_urls: int, max_bytes: int, gzip: bool, level: int) -> WriterOptions:
+    return WriterOptions(max_urls=max_urls, max_bytes=max_bytes, gzip=gzip, compresslevel=level)
 
 
 def _staged(

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import indexnow
 from .blocks import pack, unpack
 from .content import Seen
-from .pickling import by_fields
 from .sections import section_counts
 
 if TYPE_CHECKING:
@@ -263,10 +261,14 @@ class UrlNotes:
         return self.added, self.removed
 
 
-@dataclass(frozen=True, slots=True)
-class FileRecord:
+class FileRecord(NamedTuple):
     """One published file as the manifest lists it. ``size`` and ``sha256`` are of the
-    uncompressed bytes; ``lastmod`` is when this content was first published."""
+    uncompressed bytes; ``lastmod`` is when this content was first published.
+
+    A tuple, not a dataclass: a broad crawl's every origin sends a few of them back from
+    a staging worker, and a tuple crosses as one, made again in C (see
+    ``staging.OriginSet``), where a frozen dataclass is a Python call each way and a
+    ``setattr`` per field."""
 
     name: str
     kind: str
@@ -275,8 +277,6 @@ class FileRecord:
     sha256: str
     lastmod: str
     changed: bool
-
-    __reduce__ = by_fields  # sent to and from the build's workers, many times
 
 
 class PublishState:

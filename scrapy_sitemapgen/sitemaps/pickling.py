@@ -2,9 +2,10 @@
 
 A dataclass with ``slots=True`` is pickled through the ``__getstate__`` that
 :mod:`dataclasses` gives it, which calls :func:`dataclasses.fields` each time. A broad
-crawl's staging sends every origin, and back its set (its files, their records, the
-output), a few of those objects each: what they cost there was worth a reduction of
-their own (benchmarks/RECORD.md). Pure: imports nothing of the package.
+crawl's staging sends every origin to a worker, and the origins' entries in the run
+store: what they cost there was worth a reduction of their own (benchmarks/RECORD.md).
+(What comes back, each origin's set, has its own, flatter form:
+``publish.staging.OriginSet``.) Pure: imports nothing of the package.
 """
 
 from __future__ import annotations

@@ -39,7 +39,6 @@ from .limits import (
     XML_SPECIAL_CHARS,
 )
 from .naming import index_name, news_name, text_name, urlset_name
-from .pickling import by_fields
 
 if TYPE_CHECKING:
     from types import ModuleType, TracebackType
@@ -162,8 +161,6 @@ class WrittenFile:
     size: int
     sha256: str = field(default="", compare=False)
 
-    __reduce__ = by_fields  # sent to and from the build's workers, many times
-
 
 @dataclass(slots=True)
 class OriginOutput:
@@ -173,8 +170,6 @@ class OriginOutput:
     news: list[WrittenFile] = field(default_factory=list)
     texts: list[WrittenFile] = field(default_factory=list)
     indexes: list[WrittenFile] = field(default_factory=list)
-
-    __reduce__ = by_fields  # sent to and from the build's workers, many times
 
     @property
     def files(self) -> list[WrittenFile]:

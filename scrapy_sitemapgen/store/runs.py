@@ -285,8 +285,12 @@ class _Runs:
         try:
             with open(entries_path, "wb") as entries:
                 # In key order: a staging task's small origins are then one stretch of the
-                # shared file (see _read_segments), and the entries merge as runs do.
-                for index, (key, rows) in enumerate(sorted(self.pending.items())):
+                # shared file (see _read_segments), and the entries merge as runs do. The
+                # keys alone are sorted: a list of strings takes the sort's string
+                # comparison, where (key, rows) pairs take a tuple's, item by item.
+                pending = self.pending
+                for index, key in enumerate(sorted(pending)):
+                    rows = pending[key]
                     rows.sort(key=_LOC)  # stable: a repeated URL's rows stay in feed order
                     run: Run
                     if len(rows) < _BLOCK:  # one block, into the spill's shared file
