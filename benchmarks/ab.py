@@ -2,6 +2,7 @@
 whole crawls, alternating, each in its own process, with the ratio of every pair.
 
     python -m benchmarks ab build --base HEAD~1 --records 1000000 --pairs 6
+    python -m benchmarks ab build --base HEAD~1 --records 1000000 --origins 100000 --pairs 4
     python -m benchmarks ab crawl --base HEAD~1 --pages 2000 --pairs 10
     python -m benchmarks ab crawl --base HEAD --set SITEMAPGEN_IMAGES=False --pairs 16
     python -m benchmarks.ab build --base HEAD~1 ...     # the same, as a module of its own
@@ -186,6 +187,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base", required=True, help="the git revision to compare with")
     parser.add_argument("--pairs", type=int, default=8)
     parser.add_argument("--records", type=int, default=300_000, help="build: feed size")
+    parser.add_argument(
+        "--origins",
+        type=int,
+        default=0,
+        help="build: spread the feed's records over this many origins (default: its three)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pages", type=int, default=2000, help="crawl: site size")
     parser.add_argument(
@@ -234,8 +241,8 @@ def run(args: argparse.Namespace, record: Record, work: Path) -> int:
             flush=True,
         )
         if args.what == "build":
-            info = feed.build(args.records, args.seed)
-            record["parameters"].update(records=args.records, seed=args.seed)
+            info = feed.build(args.records, args.seed, origins=args.origins)
+            record["parameters"].update(records=args.records, seed=args.seed, origins=args.origins)
             runner = build_runner(info, envs, args.set)
             higher: set[str] = set()
         else:

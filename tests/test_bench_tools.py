@@ -71,6 +71,20 @@ def test_ab_set_gives_the_new_side_its_settings() -> None:
     assert settings_of("base", ["SITEMAPGEN_IMAGES=False"]) == []
 
 
+def test_ab_build_takes_a_feed_of_many_origins() -> None:
+    """``ab build --origins N`` (the many-origins build, side by side with a revision);
+    without it, the feed's own three origins."""
+    import argparse
+
+    from benchmarks.ab import add_arguments
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert parser.parse_args(["build", "--base", "HEAD"]).origins == 0
+    parsed = parser.parse_args(["build", "--base", "HEAD", "--origins", "100000"])
+    assert parsed.origins == 100_000
+
+
 def _measure(wall: float, urls: int = 10, size: int = 1000) -> dict[str, Any]:
     return {
         "wall": wall,
