@@ -54,10 +54,8 @@ class CloseReport:
         # Sitemap files (urlsets, news, text, indexes) whose bytes changed, so they were
         # written and delivered, and those an incremental run kept as they were (P10).
         sitemaps = [r for r in origin_set.records if r.kind in _SITEMAP_KINDS]
-        urlsets = [r for r in sitemaps if r.kind == "urlset"]
-        urls = sum(r.entries for r in urlsets) or sum(
-            r.entries for r in sitemaps if r.kind == "text"
-        )
+        urlsets = origin_set.files("urlset")
+        urls = origin_set.url_count or sum(r.entries for r in origin_set.files("text"))
         changed_files = sum(1 for r in sitemaps if r.changed)
         self.written += changed_files
         self.unchanged += len(sitemaps) - changed_files
@@ -97,7 +95,7 @@ class CloseReport:
             if not self._debug:
                 return
         changed = origin_set.changed
-        news, texts = (sum(1 for r in sitemaps if r.kind == kind) for kind in ("news", "text"))
+        news, texts = (len(origin_set.files(kind)) for kind in ("news", "text"))
         logger.log(
             logging.INFO if shown else logging.DEBUG,
             "Sitemap: %(root)s: %(urls)d URLs (%(added)+d, -%(removed)d since the previous run) "
