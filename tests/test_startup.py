@@ -213,8 +213,7 @@ def test_store_that_cannot_be_opened_exits_1_before_the_first_request(
     assert result.returncode == 1
     assert_refused_in_one_line(
         result.stderr,
-        f"SITEMAPGEN_STORE={store!r}: the sitemap store cannot be opened: "
-        f"[Errno 17] File exists: {str(blocker)!r}",
+        f"SITEMAPGEN_STORE={store!r}: the sitemap store cannot be opened: file exists: {blocker}",
     )
     assert small_site.requested[before:] == []
 

@@ -29,6 +29,7 @@ from . import add_store_options
 if TYPE_CHECKING:
     import argparse
 
+    from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
     from ..sitemaps.urls import UrlPolicy
@@ -336,6 +337,17 @@ class BuildCommand(ScrapyCommand):
         finally:
             if early is not None:
                 early.discard()
-        stats = crawler.stats.get_stats() if crawler.stats else {}
-        if stats.get("sitemapgen/output/failed") or not stats.get("sitemapgen/origins"):
-            self.exitcode = 1
+        self.exitcode = _exit_status(crawler)
+
+
+def _exit_status(crawler: Crawler) -> int:
+    """1 when the build did not publish every origin it had (its exporter's outcome), did
+    not start, or had nothing to publish; 0 otherwise."""
+    try:
+        exporter = crawler.get_extension(SitemapExporter)
+    except RuntimeError:  # refused before its extensions were built (crawl.startup)
+        return 1
+    if exporter is None or exporter.failed:
+        return 1
+    stats = crawler.stats.get_stats() if crawler.stats else {}
+    return 0 if stats.get(keys.ORIGINS) else 1

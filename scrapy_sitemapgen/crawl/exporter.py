@@ -5,6 +5,7 @@ the stats dump) it publishes the store's sitemaps through :mod:`..publish`."""
 from __future__ import annotations
 
 import logging
+import sqlite3
 from typing import TYPE_CHECKING
 
 from scrapy import signals
@@ -12,13 +13,15 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import is_asyncio_available, run_in_thread
 
 from .. import stats as keys
+from ..failures import failure_of
 from ..publish.delivery import DestinationError, check_destination
-from ..publish.publisher import publish
+from ..publish.publisher import PublishOutcome, publish
 from ..stats import Reporter
 from ..store.base import StoreError
 from .audit import LiveAudit, write_reports
+from .exitstatus import exit_non_zero
 from .feed import SitemapFeeds
-from .recorder import Recorder
+from .recorder import Recorder, store_failure
 from .startup import checked_config, refuse_start
 
 if TYPE_CHECKING:
@@ -60,6 +63,9 @@ class SitemapExporter:
         self.empty_reason: str | None = None
         #: The audit of the live sitemaps (SITEMAPGEN_AUDIT), run when the spider idles.
         self.audit = LiveAudit(crawler, config, self.recorder) if config.audit else None
+        #: Whether the publish at close failed in part or whole (an origin not published,
+        #: or the state file not written): the crawl then exits non-zero.
+        self.failed = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -146,16 +152,49 @@ class SitemapExporter:
         try:
             deduped = source if self.config.dedupe_content else None
             lines = await run_in_thread(write_reports, audit, log, deduped)
-        except Exception:
+        except Exception as exc:
             self.stats.inc_value(keys.AUDIT_REPORT_FAILED)
             logger.error(
-                "Sitemap audit: writing the report to %(dir)s failed",
-                {"dir": self.config.report_dir},
-                exc_info=True,
+                "Sitemap audit: writing the report to %(dir)s failed: %(failure)s; the "
+                "sitemaps are published, the report of an earlier audit is as it was",
+                {"dir": self.config.report_dir, "failure": failure_of(exc, self.config.report_dir)},
             )
+            logger.debug("Sitemap audit: the report's failure", exc_info=True)
             return
         for line in lines:
             logger.info("Sitemap audit of %(line)s", {"line": line})
+
+    def _publish_failed(self) -> None:
+        """Count the failed publish and have the crawl exit non-zero (``crawl.exitstatus``)."""
+        self.stats.set_value(keys.OUTPUT_FAILED, 1)
+        if not self.failed:
+            self.failed = True
+            exit_non_zero(self.crawler)
+
+    def _failure(self, exc: Exception) -> object:
+        """The cause and path of a publish's exception: the store's own errors are the
+        store's, a database's error the state file's (the store's were found while
+        recording), an error of a file the output's."""
+        config = self.config
+        if isinstance(exc, StoreError) or type(exc).__module__.split(".", 1)[0] == "redis":
+            return store_failure(exc, config.store)
+        if isinstance(exc, sqlite3.Error):
+            return failure_of(exc, config.state_path)
+        return failure_of(exc, config.output_dir or config.uri)
+
+    async def _kept(self, source: FactSource, outcome: PublishOutcome) -> str:
+        """What a publish that raised kept: the origins it published, and the others'
+        earlier sets."""
+        try:
+            count = len(await run_in_thread(source.origins))
+        except Exception:  # the store may be what failed
+            count = 0
+        # A store that failed may have lost what it had not committed: no total then.
+        total = f" of {count:,}" if count >= max(outcome.published, 1) else ""
+        return (
+            "each origin not published keeps the files it had before "
+            f"({outcome.published:,}{total} origins published)"
+        )
 
     async def spider_closed(self, spider: Spider, reason: str) -> None:
         recorder = self.recorder
@@ -163,6 +202,7 @@ class SitemapExporter:
         if store is None:
             return
         source: FactSource = store if self._source is None else self._source
+        outcome = PublishOutcome()
         try:
             recorder.stop(finished=reason == "finished")
             if reason in _INTERRUPTED and not self.config.write_on_shutdown:
@@ -195,21 +235,27 @@ class SitemapExporter:
                     self.crawler,
                     feeds,
                     empty_reason=self.empty_reason,
+                    outcome=outcome,
                 )
+                if outcome.failed:  # each failed file has had its line
+                    self._publish_failed()
             finally:
                 # Counted after writing: a build's run store learns its count as it merges.
                 self.stats.set_value(keys.URLS_STORED, await run_in_thread(len, source))
                 await self._report_audit(source)
-        except Exception:  # Scrapy would swallow it; make the failure visible and counted.
-            self.stats.inc_value(keys.OUTPUT_FAILED)
+        except Exception as exc:  # Scrapy would swallow it; make the failure visible and counted.
+            self._publish_failed()
             recorder.count_lost()
             logger.error(
-                "Sitemap: writing to %(out)s failed; each origin has the files this run "
-                "published for it or, where it did not get that far, those published before",
-                {"out": self.config.uri},
-                exc_info=True,
+                "Sitemap: writing to %(out)s failed: %(failure)s; %(kept)s",
+                {
+                    "out": self.config.uri,
+                    "failure": self._failure(exc),
+                    "kept": await self._kept(source, outcome),
+                },
                 extra={"spider": spider},
             )
+            logger.debug("Sitemap: the publish's failure", exc_info=True, extra={"spider": spider})
         finally:
             try:
                 recorder.close()

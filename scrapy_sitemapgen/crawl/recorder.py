@@ -19,6 +19,7 @@ from scrapy.exceptions import CloseSpider
 from scrapy.utils.asyncio import create_looping_call
 
 from .. import stats as keys
+from ..failures import failure_of
 from ..settings import jobdir_store
 from ..store.base import StoreError
 
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from ..store.journal import RequestJournal
     from ..store.verdicts import VerdictLog
 
-__all__ = ["Recorder"]
+__all__ = ["Recorder", "store_failure"]
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +47,13 @@ _STORE_FILE = "store.sqlite3"
 _PAGES_PER_STAT = 100
 #: What a store write can raise besides StoreError: the SQLite file, or the disk under it.
 _STORE_ERRORS = (sqlite3.Error, OSError, StoreError)
+
+
+def store_failure(exc: BaseException, location: object) -> object:
+    """What a store's failure says: a StoreError's message is in words already."""
+    if isinstance(exc, StoreError):
+        return exc
+    return failure_of(exc, location, what="store")
 
 
 class Recorder:
@@ -99,7 +107,8 @@ class Recorder:
         try:
             self.config.store_backend.from_config(self.config, location).close()
         except _STORE_ERRORS as exc:
-            raise StoreError(f"{setting}: the sitemap store cannot be opened: {exc}") from None
+            failure = store_failure(exc, location)
+            raise StoreError(f"{setting}: the sitemap store cannot be opened: {failure}") from None
 
     def open(self) -> None:
         """Open the store the settings name; a store that cannot be opened closes the
@@ -116,8 +125,13 @@ class Recorder:
             coordination = store.coordination()
             if coordination is not None and config.shared_write == "last":
                 coordination.worker_started()
-        except _STORE_ERRORS:
-            logger.error("Sitemap: cannot open the store; closing the spider", exc_info=True)
+        except _STORE_ERRORS as exc:
+            logger.error(
+                "Sitemap: cannot open the store: %(failure)s; closing the spider before its "
+                "first request",
+                {"failure": store_failure(exc, location)},
+            )
+            logger.debug("Sitemap: the store's failure", exc_info=True)
             raise CloseSpider("sitemapgen_store_unavailable") from None
         self.store = store
         journal = store.journal() if config.resume_requests and self.keeps_store else None
@@ -148,8 +162,8 @@ class Recorder:
         assert self.store is not None
         try:
             self.store.record(facts, from_item=from_item)
-        except _STORE_ERRORS:
-            self._store_failed(facts.loc)
+        except _STORE_ERRORS as exc:
+            self._store_failed(facts.loc, exc)
             return False
         return True
 
@@ -159,8 +173,8 @@ class Recorder:
         for verdict in verdicts:
             try:
                 self.verdicts.put(verdict)
-            except _STORE_ERRORS:
-                self._store_failed(verdict.url)
+            except _STORE_ERRORS as exc:
+                self._store_failed(verdict.url, exc)
                 return
             self._verdicts_uncounted += 1
 
@@ -184,8 +198,8 @@ class Recorder:
             return False
         try:
             return self.journal.track(self._key(request), serialize)
-        except _STORE_ERRORS:
-            self._store_failed(request.url)
+        except _STORE_ERRORS as exc:
+            self._store_failed(request.url, exc)
             return False
 
     def answered(self, request: Request) -> None:
@@ -194,19 +208,34 @@ class Recorder:
             return
         try:
             self.journal.done(self._key(request))
-        except _STORE_ERRORS:
-            self._store_failed(request.url)
+        except _STORE_ERRORS as exc:
+            self._store_failed(request.url, exc)
 
     def _key(self, request: Request) -> str:
         return self.crawler.request_fingerprinter.fingerprint(request).hex()
 
-    def _store_failed(self, url: str) -> None:
+    def _store_failed(self, url: str, exc: BaseException) -> None:
         self.stats.inc_value(keys.skipped("store_error"))
         self.count_lost()
         if not self._failed:
-            # Called from the except blocks above, so the exception is the one at hand.
-            logger.error("Sitemap: cannot record %s", url, exc_info=True)  # noqa: LOG014
+            logger.error(
+                "Sitemap: cannot record %(url)s: %(failure)s; what the store holds is kept, "
+                "and the next failures are counted in %(key)s",
+                {
+                    "url": url,
+                    "failure": store_failure(exc, self._location()),
+                    "key": keys.skipped("store_error"),
+                },
+            )
+            logger.debug("Sitemap: the store's failure", exc_info=exc)
         self._failed = True
+
+    def _location(self) -> str | None:
+        """The store's file or URL, for a failure's line."""
+        kept = self._kept_location()
+        if kept is not None:
+            return kept[1]
+        return None if self._temp_dir is None else str(self._temp_dir / _STORE_FILE)
 
     def count_lost(self) -> None:
         """A shared store loses whole batches: count the records, not the calls."""
@@ -218,8 +247,8 @@ class Recorder:
         if self.store is not None:
             try:
                 self.store.flush()
-            except _STORE_ERRORS:
-                self._store_failed("(periodic commit)")
+            except _STORE_ERRORS as exc:
+                self._store_failed("(periodic commit)", exc)
 
     def stop(self, finished: bool) -> None:
         """The spider closed: no more writes. A finished crawl has no request in flight."""

@@ -19,6 +19,7 @@ import gzip
 import importlib.util
 import logging
 import os
+import re
 import secrets
 import shutil
 import stat
@@ -33,6 +34,7 @@ from scrapy.utils.misc import build_from_crawler, load_object
 from w3lib.url import file_uri_to_path
 
 from .. import stats as keys
+from ..failures import failure_of
 from ..sitemaps.naming import INDEX_NAME, is_owned_name
 from ..sitemaps.urls import Origin, origin_folder
 
@@ -62,6 +64,12 @@ _PROBE_ORIGIN = Origin("https", "www.example.com", 443)
 #: (module, distribution) a storage of Scrapy's imports only when it uploads (GCS), so
 #: only an upload at close would find it missing.
 _LIBRARIES = {"gs": ("google.cloud.storage", "google-cloud-storage")}
+#: The existing origin folders (``<scheme>_<host>_<port>``) the start-up check tries, at
+#: most: one probe each (a file made, renamed, removed), and a broad crawl's output holds
+#: 100,000 of them, which would cost a minute of the start. A folder made immutable or
+#: read-only is most often the whole output, or one origin's folder among a few.
+_ORIGIN_FOLDERS_PROBED = 100
+_ORIGIN_FOLDER_NAME = re.compile(r"[a-z][a-z0-9+.-]*_")
 
 
 class DestinationError(ValueError):
@@ -73,12 +81,15 @@ def check_destination(config: Config, crawler: Crawler) -> None:
     crawl of hours does not end in "writing failed". A local folder must be creatable and
     writable (tried, and what the try made removed); a remote URI's feed storage must be
     buildable, as FeedExporter builds it, which checks what the storage needs (boto3 for
-    S3, a host for FTP), and must have its libraries."""
+    S3, a host for FTP), and must have its libraries. Existing origin folders directly
+    under a local output must take a new file and a rename (the first
+    ``_ORIGIN_FOLDERS_PROBED`` of them), and an existing state file must be writable."""
     if config.local:
         assert config.output_dir is not None
-        problem = _folder_problem(config.output_dir)
+        problem = _folder_problem(config.output_dir) or _origin_folders_problem(config.output_dir)
     else:
         problem = _storage_problem(crawler, config.uri)
+    problem = problem or _state_problem(config.state_path)
     if problem:
         raise DestinationError(f"SITEMAPGEN_URI={config.uri!r} cannot be written: {problem}.")
 
@@ -102,11 +113,11 @@ def _folder_problem(output_dir: Path) -> str | None:
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            return f"the folder {folder} cannot be created ({exc.strerror or exc})"
+            return f"the folder {folder} cannot be created ({failure_of(exc).cause})"
         try:
             handle, probe = tempfile.mkstemp(prefix=".sitemapgen-probe-", dir=folder)
         except OSError as exc:
-            return f"no file can be created in the folder {folder} ({exc.strerror or exc})"
+            return f"no file can be created in the folder {folder} ({failure_of(exc).cause})"
         os.close(handle)
         os.unlink(probe)
         return None
@@ -114,6 +125,72 @@ def _folder_problem(output_dir: Path) -> str | None:
         for created in missing:
             with contextlib.suppress(OSError):
                 created.rmdir()
+
+
+def _origin_folders_problem(output_dir: Path) -> str | None:
+    """What stops an existing origin folder directly under ``output_dir`` from taking a
+    new file and a rename (the delivery's moves into it), or None. With placeholders in
+    the output the origin folders are elsewhere, and are not tried."""
+    if "%(" in str(output_dir):
+        return None
+    probed = 0
+    try:
+        with os.scandir(output_dir) as entries:
+            for entry in entries:
+                if probed >= _ORIGIN_FOLDERS_PROBED:
+                    break
+                if not _ORIGIN_FOLDER_NAME.match(entry.name) or not entry.is_dir(
+                    follow_symlinks=False
+                ):
+                    continue
+                probed += 1
+                cause = _rename_problem(entry.path)
+                if cause is not None:
+                    return f"the origin folder {entry.path} takes no new file ({cause})"
+    except FileNotFoundError:  # no output yet (_folder_problem removes what it made)
+        return None
+    except OSError as exc:
+        return f"the folder {output_dir} cannot be listed ({failure_of(exc).cause})"
+    return None
+
+
+def _rename_problem(folder: str) -> str | None:
+    """The cause that stops a file from being made and renamed in ``folder``, or None."""
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".sitemapgen-probe-", dir=folder)
+    except OSError as exc:
+        return failure_of(exc).cause
+    os.close(handle)
+    renamed = f"{probe}-renamed"
+    try:
+        os.rename(probe, renamed)
+    except OSError as exc:
+        os.unlink(probe)
+        return failure_of(exc).cause
+    os.unlink(renamed)
+    return None
+
+
+def _state_problem(state_path: Path) -> str | None:
+    """What stops an existing state file from being written, or None: the file must open
+    for writing (it is opened for appending and closed: nothing written) and its folder
+    take SQLite's journal beside it. A state file not made yet is made by the publish."""
+    if not state_path.exists():
+        return None
+    try:
+        os.close(os.open(state_path, os.O_WRONLY | os.O_APPEND))
+    except OSError as exc:
+        return f"the state file {state_path} cannot be written ({failure_of(exc).cause})"
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".sitemapgen-probe-", dir=state_path.parent)
+    except OSError as exc:
+        return (
+            f"the folder of the state file, {state_path.parent}, takes no new file "
+            f"({failure_of(exc).cause})"
+        )
+    os.close(handle)
+    os.unlink(probe)
+    return None
 
 
 def _importable(module: str) -> bool:
@@ -317,8 +394,13 @@ async def _upload(crawler: Crawler, uri: str, source: Path, reporter: Reporter) 
         with source.open("rb") as data:
             shutil.copyfileobj(data, target)
         await ensure_awaitable(storage.store(target))
-    except Exception:
-        logger.error("Sitemap: error storing %(uri)s", {"uri": uri}, exc_info=True)
+    except Exception as exc:
+        logger.error(
+            "Sitemap: storing %(uri)s failed: %(cause)s; the storage keeps what it had there, "
+            "and the other files still go out",
+            {"uri": uri, "cause": failure_of(exc, uri).cause},
+        )
+        logger.debug("Sitemap: the failure storing %(uri)s", {"uri": uri}, exc_info=True)
         reporter.stats.inc_value(keys.delivery_failed(name))
         return False
     logger.debug("Sitemap: stored %(uri)s", {"uri": uri})
@@ -340,7 +422,8 @@ async def publish_remote(
             if record.kind == "index" and failed:
                 logger.error(
                     "Sitemap: not uploading %(index)s: %(failed)d file(s) of %(origin)s failed, "
-                    "and an index must name only files that exist",
+                    "and an index must name only files that exist; the storage keeps the "
+                    "index it had",
                     {
                         "index": f"{folder}/{record.name}",
                         "failed": failed,
@@ -406,8 +489,13 @@ async def publish_feeds(
     for uri in uris:
         try:
             source = await run_in_thread(_feed_bytes, origin_set.staging, main, uri, config)
-        except Exception:  # this feed only: the other feeds and the output still go out
-            logger.error("Sitemap: error preparing the feed %(uri)s", {"uri": uri}, exc_info=True)
+        except Exception as exc:  # this feed only: the other feeds and the output still go out
+            logger.error(
+                "Sitemap: preparing the feed %(uri)s failed: %(failure)s; the feed is left as "
+                "Scrapy stored it, the other feeds and the output still go out",
+                {"uri": uri, "failure": failure_of(exc, origin_set.staging)},
+            )
+            logger.debug("Sitemap: the failure preparing %(uri)s", {"uri": uri}, exc_info=True)
             continue
         stored = await _upload(crawler, uri, source, reporter)
         for written in beside:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Protocol
 
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from ..store.base import FactSource
     from .staging import OriginSet
 
-__all__ = ["FeedTargets", "publish"]
+__all__ = ["FeedTargets", "PublishOutcome", "publish"]
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +41,23 @@ class FeedTargets(Protocol):
     async def closed(self) -> list[str]:
         """The feed URIs, once Scrapy's FeedExporter has stored every feed."""
         ...
+
+
+@dataclass
+class PublishOutcome:
+    """How far a publish got, counted as it goes, so that a publish that raised part-way
+    can still say how many origins it published."""
+
+    #: Origins delivered completely and remembered in the state file.
+    published: int = 0
+    #: Origins staged whose delivery was incomplete (a remote upload failed): each keeps
+    #: what its storage had before, or part of the new files and the old index.
+    incomplete: int = 0
+
+    @property
+    def failed(self) -> bool:
+        """Whether some origin was not published (a publish that raised failed too)."""
+        return self.incomplete > 0
 
 
 class _Stagings:
@@ -73,13 +91,15 @@ async def publish(
     feeds: FeedTargets | None = None,
     *,
     empty_reason: str | None = None,
-) -> None:
+    outcome: PublishOutcome | None = None,
+) -> PublishOutcome:
     """Stage every origin's set from ``store``, deliver it, remember what was published,
     and log and count the result. Staging runs in a thread: a million URLs take seconds.
     ``crawler`` builds the feed storages of a remote output (None: local output only).
     ``feeds`` also get the one-origin sitemap, from the staged files (a local delivery
     moves them away), before the output does. ``empty_reason`` is logged if there was
-    nothing to publish.
+    nothing to publish. Returns ``outcome`` (a new one if None), which counts the origins
+    as they are published, also when the publish raises part-way.
 
     The origins go in groups (:func:`staging.stage_origins`): each group is staged,
     delivered, remembered in the state file and counted before the next is staged, so
@@ -88,6 +108,7 @@ async def publish(
     publish that stops part-way leaves the groups before it published and remembered,
     the others as the previous run left them. With feeds of the ``sitemap`` format,
     which take one origin's set, every origin is one group."""
+    outcome = PublishOutcome() if outcome is None else outcome
     stagings = _Stagings(config)
     state = await run_in_thread(PublishState, config.state_path)
     if state.migrated:
@@ -116,7 +137,7 @@ async def publish(
             moved: set[str] = set()
             try:
                 moved = await _deliver(
-                    sets, state, config, reporter, crawler, feeds, closing, notify_log
+                    sets, state, config, reporter, crawler, feeds, closing, notify_log, outcome
                 )
             finally:
                 await run_in_thread(stagings.remove, [s.staging for s in sets], moved)
@@ -128,6 +149,7 @@ async def publish(
             await run_in_thread(groups.close)  # a generator stopped part-way: its scratch
         state.close()
         stagings.remove(list(stagings.open))
+    return outcome
 
 
 async def _deliver(
@@ -139,6 +161,7 @@ async def _deliver(
     feeds: FeedTargets | None,
     closing: CloseReport,
     notify_log: NotifyLog,
+    outcome: PublishOutcome,
 ) -> set[str]:
     """One group of staged sets: delivered, remembered, counted, submitted to IndexNow.
     Returns the staging folders the delivery renamed into place."""
@@ -163,6 +186,8 @@ async def _deliver(
         config.uri,
         [(s.origin.name, s.records) for s in sets if s.origin in delivered],
     )
+    outcome.published += len(delivered)
+    outcome.incomplete += len(sets) - len(delivered)
     closing.add(sets, delivered)
     if config.indexnow_key:
         try:
