@@ -169,10 +169,20 @@ def test_full_disk_fails_the_crawl_in_one_line_and_keeps_the_published_set(
         assert not [p for p in out.iterdir() if ".tmp-" in p.name]  # no staging left behind
 
 
+@pytest.mark.parametrize(
+    "reactor",
+    [
+        # AsyncCrawlerProcess, and the Deferred-based CrawlerProcess: both exit with 1.
+        "twisted.internet.asyncioreactor.AsyncioSelectorReactor",
+        "twisted.internet.epollreactor.EPollReactor",
+    ],
+)
 def test_file_size_limit_fails_the_crawl_in_one_line(
-    small_site: SiteServer, tmp_path: Path
+    small_site: SiteServer, tmp_path: Path, reactor: str
 ) -> None:
     project = project_at(tmp_path)
+    with (project / "proj" / "settings.py").open("a") as settings:
+        settings.write(f"TWISTED_REACTOR = {reactor!r}\n")
     out = tmp_path / "sitemaps"
     good = crawl_site(project, small_site, "-s", f"SITEMAPGEN_URI={out}")
     assert good.returncode == 0, good.stderr[-3000:]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 from scrapy.utils.asyncio import run_in_thread
 
 from .. import stats as keys
+from ..failures import failure_of
 from ..sitemaps.manifest import PublishState
 from ..sitemaps.urls import origin_folder
 from .delivery import Stagings, publish_feeds, publish_local, publish_remote
@@ -192,10 +193,11 @@ async def _deliver(
     if config.indexnow_key:
         try:
             await notify(sets, delivered, first_runs, state, config, crawler, reporter, notify_log)
-        except Exception:  # the sitemaps are published: this must not undo that
+        except Exception as exc:  # the sitemaps are published: this must not undo that
             reporter.stats.inc_value(keys.INDEXNOW_FAILED)
             logger.error(
-                "Sitemap: IndexNow: the submission failed; the published sitemaps stand",
-                exc_info=True,
+                "Sitemap: IndexNow: the submission failed: %(cause)s; the published sitemaps stand",
+                {"cause": failure_of(exc)},
             )
+            logger.debug("Sitemap: IndexNow: the submission's failure", exc_info=True)
     return moved
