@@ -9,6 +9,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .sitemaps.exclusions import OriginExclusions
+
 if TYPE_CHECKING:
     from scrapy.statscollectors import StatsCollector
 
@@ -53,6 +55,11 @@ def skipped(reason: str) -> str:
 
 #: Records of a build's ``--input`` feed without a ``loc`` field (or with an empty one).
 ITEMS_NO_LOC = skipped("item_no_loc")
+
+#: The skip reason of a canonical that is no http(s) URL (``file:``, ``javascript:``),
+#: passed over as if the page had none, and its count.
+CANONICAL_NOT_HTTP = "canonical_not_http"
+SKIPPED_CANONICAL_NOT_HTTP = skipped(CANONICAL_NOT_HTTP)
 
 #: The exclusion reason of a page whose content another URL of its origin also has
 #: (SITEMAPGEN_DEDUPE_CONTENT), and its count.
@@ -119,6 +126,11 @@ def indexnow_changes(kind: str) -> str:
     return f"{PREFIX}/indexnow/urls/{kind}"
 
 
+#: Origins a tally counts exclusions of one by one (a build worker's, merged into the
+#: report's SITEMAPGEN_LOG_ORIGINS).
+_TALLY_ORIGINS = 1000
+
+
 class Reporter:
     """Counts skips and exclusions, logging the first of each cause at WARNING (or DEBUG for
     exclusions, which are the rules working) and the rest at DEBUG, so a site with a million
@@ -132,6 +144,8 @@ class Reporter:
         #: of the page being judged says (the audit resets and reads them around a page).
         self.last_exclusion: tuple[str, str | None] | None = None
         self.last_skip: str | None = None
+        #: The exclusions per origin the close report explains, once the recorder sets it.
+        self.by_origin: OriginExclusions | None = None
 
     def skip(self, reason: str, url: str, detail: object = None) -> None:
         self.last_skip = reason
@@ -149,10 +163,15 @@ class Reporter:
             },
         )
 
-    def exclude(self, reason: str, url: str, detail: str | None = None) -> None:
-        """``detail``: where the page points instead (its canonical, its refresh target)."""
+    def exclude(
+        self, reason: str, url: str, detail: str | None = None, *, per_origin: bool = True
+    ) -> None:
+        """``detail``: where the page points instead (its canonical, its refresh target);
+        ``per_origin``: False for a case a tally's own per-origin counts hold."""
         self.last_exclusion = (reason, detail)
         self.stats.inc_value(excluded(reason))
+        if per_origin and self.by_origin is not None:
+            self.by_origin.add(reason, url, detail)
         self.logger.debug(
             "Sitemap: not listing %(url)s (%(reason)s)", {"url": url[:300], "reason": reason}
         )
@@ -178,6 +197,8 @@ class Tally:
     refused: int = 0
     counts: dict[tuple[str, str], int] = field(default_factory=dict)
     first: dict[tuple[str, str], tuple[str, object]] = field(default_factory=dict)
+    #: The exclusions per origin, for the close report (bounded as the crawl's are).
+    by_origin: OriginExclusions = field(default_factory=lambda: OriginExclusions(_TALLY_ORIGINS))
 
     def add_no_loc(self, offset: int, url_field: str | None) -> None:
         """A record without ``loc`` at byte ``offset`` of the feed; ``url_field`` names its
@@ -202,6 +223,7 @@ class Tally:
     def exclude(self, reason: str, url: str) -> None:
         """:meth:`stats.Reporter.exclude`, kept for the parent process to report."""
         self.add("exclude", reason, url)
+        self.by_origin.add(reason, url)
 
     def replay(self, reporter: Reporter) -> None:
         """Count and log through ``reporter`` what a worker met: the first case of each
@@ -212,8 +234,10 @@ class Tally:
                 reporter.skip(reason, url, detail)
                 reporter.stats.inc_value(skipped(reason), count - 1)
             else:
-                reporter.exclude(reason, url)
+                reporter.exclude(reason, url, per_origin=False)
                 reporter.stats.inc_value(excluded(reason), count - 1)
+        if reporter.by_origin is not None:
+            reporter.by_origin.update(self.by_origin)
 
     def update(self, other: Tally) -> None:
         self.records += other.records
@@ -232,3 +256,4 @@ class Tally:
             if key not in self.counts:
                 self.first[key] = other.first[key]
             self.counts[key] = self.counts.get(key, 0) + count
+        self.by_origin.update(other.by_origin)

@@ -616,6 +616,20 @@ class SiteSpider(scrapy.Spider):
         (SCRAPY_NOTES fact 4), which the middleware must still leave out."""
 
 
+class PlainSpider(scrapy.Spider):
+    """Follows the links without an errback: a 404 then reaches no callback, and Scrapy's
+    HttpErrorMiddleware drops it before any ``process_spider_output``."""
+
+    name = "plain"
+    start_url: str
+
+    async def start(self) -> Any:
+        yield scrapy.Request(self.start_url)
+
+    def parse(self, response: scrapy.http.Response) -> Any:
+        yield from response.follow_all(css="a")
+
+
 BASE_SETTINGS: dict[str, Any] = {
     "TELNETCONSOLE_ENABLED": False,
     "LOG_LEVEL": "INFO",

@@ -11,13 +11,12 @@ import gzip
 import json
 import logging
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
-import scrapy
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from .helpers import CHROMIUM_ARGS, HTML, Route, SiteServer, html
+from .helpers import CHROMIUM_ARGS, HTML, PlainSpider, Route, SiteServer, html
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -474,20 +473,6 @@ async def test_audit_without_announced_sitemaps_and_its_fetch_budget(crawl, tmp_
     ]
 
 
-class PlainSpider(scrapy.Spider):
-    """Follows the links without an errback: a 404 then reaches no callback, and its
-    verdict comes from the middleware's process_spider_exception."""
-
-    name = "plain"
-    start_url: str
-
-    async def start(self) -> Any:
-        yield scrapy.Request(self.start_url)
-
-    def parse(self, response: scrapy.http.Response) -> Any:
-        yield from response.follow_all(css="a")
-
-
 @deferred_f_from_coro_f
 async def test_verdicts_of_statuses_no_callback_sees(crawl, tmp_path: Path) -> None:
     with SiteServer() as site:
@@ -638,3 +623,94 @@ async def test_audit_counts_findings_per_section(crawl, tmp_path: Path) -> None:
         "default": none,
     }
     assert list(report["sections"]) == ["products", "blog", "default"]
+
+
+def _closed_port() -> int:
+    """A port on 127.0.0.1 where nothing listens: bound, then released."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def unreadable_sitemaps() -> Iterator[SiteServer]:
+    """Two pages; robots.txt names /sitemap.xml, which 404s; /plain.xml is no XML."""
+    site = SiteServer()
+    site.routes["/"] = Route(body=html(body="<a href='/a'>a</a>"))
+    site.routes["/a"] = Route(body=html())
+    site.routes["/robots.txt"] = Route(
+        body=f"User-agent: *\nSitemap: {site.url('/sitemap.xml')}\n", content_type="text/plain"
+    )
+    site.routes["/plain.xml"] = Route(body="this is no XML", content_type="application/xml")
+    yield site
+    site.close()
+
+
+@pytest.fixture
+def no_xml(unreadable_sitemaps: SiteServer) -> Iterator[SiteServer]:
+    """A robots.txt that names a sitemap that is no XML."""
+    with SiteServer() as site:
+        site.routes["/robots.txt"] = Route(
+            body=f"Sitemap: {unreadable_sitemaps.url('/plain.xml')}\n", content_type="text/plain"
+        )
+        yield site
+
+
+@deferred_f_from_coro_f
+async def test_the_audit_of_sitemaps_that_cannot_be_read_reports_nothing_missing(
+    unreadable_sitemaps: SiteServer, no_xml: SiteServer, crawl, tmp_path: Path, caplog
+) -> None:
+    site = unreadable_sitemaps
+    store = tmp_path / "store.sqlite3"
+    report_dir = tmp_path / "report"
+    crawler = await crawl(
+        {
+            "SITEMAPGEN_AUDIT": True,
+            "SITEMAPGEN_STORE": str(store),
+            "SITEMAPGEN_REPORT_DIR": str(report_dir),
+        },
+        start_url=site.url("/"),
+    )
+    counts = json.loads((report_dir / site.origin.name / "audit.json").read_text())["counts"]
+    assert counts["missing_from_sitemap"] == 0
+    assert counts["invalid_sitemap"] == 1  # the 404 of a sitemap robots.txt names
+    assert crawler.stats.get_value("sitemapgen/audit/findings/missing_from_sitemap") is None
+    warnings = [
+        r.getMessage() for r in caplog.records if r.levelno == logging.WARNING and "audit" in r.name
+    ]
+    assert warnings == [
+        f"Sitemap audit: {site.origin.root}: its live sitemaps could not be read "
+        f"({site.url('/sitemap.xml')}: HTTP 404), so no page is reported missing_from_sitemap"
+    ]
+
+    # The command, on the same store: exit 2, one line, no report, as sitemapgen-validate
+    # does for a source that cannot be fetched.
+    nowhere = f"http://127.0.0.1:{_closed_port()}/robots.txt"
+    for source, why in [
+        (nowhere, f"{nowhere}: cannot be fetched"),
+        (site.url("/robots.txt"), f"{site.url('/sitemap.xml')}: HTTP 404"),
+        (no_xml.url("/robots.txt"), f"{site.url('/plain.xml')}: P1: "),
+    ]:
+        out = tmp_path / "command-report"
+        caplog.clear()
+        status, printed, err = await asyncio.to_thread(
+            _run_audit_err, "--store", str(store), "--output", str(out), source
+        )
+        assert status == 2, (source, printed, err)
+        assert printed == ""
+        assert not out.exists()
+        assert len(err.splitlines()) == 1
+        assert err.startswith(why), err
+        assert err.rstrip().endswith("no report written")
+
+
+def _run_audit_err(*argv: str) -> tuple[int, str, str]:
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        status, printed = run_audit(*argv)
+    return status, printed, err.getvalue()

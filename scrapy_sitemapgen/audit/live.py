@@ -46,6 +46,8 @@ class LiveRead:
         self.listed = 0
         self._entries: list[Listed] = []
         self._refused: set[str] = set()
+        #: "file: why" for each file that could not be fetched or was refused whole.
+        self.unread: list[str] = []
 
     def entry(self, loc: str, lastmod: str | None, sitemap: str) -> None:
         """The validator's ``on_entry``: a URL a file lists within its scope."""
@@ -54,8 +56,21 @@ class LiveRead:
     def violation(self, violation: Violation) -> None:
         if violation.rule in REFUSED_WHOLE:
             self._refused.add(violation.source)
+            self.not_read(violation.source, f"{violation.rule}: {violation.message}")
         where = f"line {violation.line}: " if violation.line else ""
         self.add_invalid(violation.source, f"{where}{violation.rule}: {violation.message}")
+
+    def not_read(self, sitemap: str, why: str) -> None:
+        """``sitemap`` (or the robots.txt) could not be fetched or read."""
+        if len(self.unread) < MAX_INVALID:
+            self.unread.append(f"{sitemap}: {why}")
+
+    @property
+    def unreadable(self) -> bool:
+        """Whether the live sitemaps could not be read: a file could not be fetched or was
+        refused whole, and no sitemap was read whole. What they list is then unknown, not
+        empty, so no page can be said to be missing from them."""
+        return bool(self.unread) and all(s in self._refused for s in self.sitemaps)
 
     def add_invalid(self, sitemap: str, finding: str) -> None:
         if len(self.invalid) < MAX_INVALID:

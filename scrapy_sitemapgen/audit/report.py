@@ -79,10 +79,12 @@ def build_report(
     invalid_dropped: int = 0,
     now: datetime | None = None,
     sections: tuple[Section, ...] = (),
+    missing: bool = True,
 ) -> OriginReport:
     """The findings of ``origin`` (``sitemaps``: the live files read; ``invalid``: their
     violations as (file, finding)), sorted by kind (report order), URL and detail; with
-    ``sections``, counted per section too."""
+    ``sections``, counted per section too; ``missing``: False when the live sitemaps could
+    not be read (no ``missing_from_sitemap`` findings)."""
     now = now or datetime.now(timezone.utc)
     listed = list(log.listed(origin))
     verdicts: dict[str, int] = {}
@@ -100,7 +102,7 @@ def build_report(
             yield verdict
 
     found = sorted(
-        audit_findings(listed, log.get, crawled(), invalid),
+        audit_findings(listed, log.get, crawled(), invalid, missing=missing),
         key=lambda f: (_ORDER[f.finding], f.url, f.detail),
     )
     return OriginReport(
@@ -208,6 +210,7 @@ def report_origins(
             read.invalid if read is not None else (),
             invalid_dropped=read.invalid_dropped if read is not None else 0,
             sections=sections,
+            missing=read is None or not read.unreadable,
         )
         report.folder = report_dir / origin.name
         write_report(report, log, report.folder)

@@ -32,8 +32,10 @@ class AuditCommand(ScrapyCommand):
     robots.txt files followed), compares them with the verdicts the crawl kept in its store
     (a crawl with ``SITEMAPGEN_AUDIT = True``), and writes the report of each origin into
     ``--output`` (default ``SITEMAPGEN_REPORT_DIR``). Prints one line per origin. Exit
-    status: 0, or 1 when a finding of a ``--fail-on`` kind is present, 2 on a usage error
-    or a store without verdicts."""
+    status: 0, or 1 when a finding of a ``--fail-on`` kind is present, 2 on a usage error,
+    a store without verdicts, or live sitemaps that could not be read (a source that
+    cannot be fetched, or no sitemap read whole: nothing is compared then, as every
+    crawled page would seem missing from them)."""
 
     requires_project = False
     requires_crawler_process = False
@@ -54,7 +56,8 @@ class AuditCommand(ScrapyCommand):
             "urls.csv, audit.json and report.html per origin. Listed URLs the crawl never "
             "judged are counted as not_fetched (nothing is fetched but the sitemaps). Exit "
             f"status 1 when --fail-on names a finding kind present ({', '.join(FINDINGS)}, "
-            "or 'any'); 2 on a usage error."
+            "or 'any'); 2 on a usage error, or when the sitemaps could not be fetched or read "
+            "(no report is written then)."
         )
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
@@ -123,9 +126,22 @@ class AuditCommand(ScrapyCommand):
             for violation in validator.check(args):
                 read.violation(violation)
             for error in validator.input_errors:
-                read.add_invalid(error.source, error.message)
-            read.keep(log)
+                read.not_read(error.source, error.message)
+            for file, why in validator.missing:
+                read.not_read(file, why)
             read.sitemaps = [f for f in validator.read_files if not f.endswith("robots.txt")]
+            if validator.input_errors or read.unreadable:
+                # What the live sitemaps list is unknown: every crawled page would be
+                # reported missing from them. Exit 2, as sitemapgen-validate does.
+                more = len(read.unread) - 1
+                print(
+                    f"{read.unread[0]}{f' (and {more} more)' if more else ''}: the live "
+                    "sitemaps could not be read, so nothing was compared and no report written",
+                    file=sys.stderr,
+                )
+                self.exitcode = 2
+                return
+            read.keep(log)
             store.flush()
             reads = {origin: read for origin in log.origins()}
             reports = report_origins(log, reads, report_dir, sections=config.sections)

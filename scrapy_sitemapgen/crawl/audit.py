@@ -102,7 +102,13 @@ class LiveAudit:
         for url in self.config.audit_sitemaps:
             sources.setdefault(origin_of(key_of(url, self.config.url_policy)), []).append(url)
         for origin in sorted(sources):
-            self.origins[origin] = await self._read_origin(origin, sources[origin], log)
+            found = self.origins[origin] = await self._read_origin(origin, sources[origin], log)
+            if found.unreadable:
+                logger.warning(
+                    "Sitemap audit: %(origin)s: its live sitemaps could not be read (%(why)s), "
+                    "so no page is reported missing_from_sitemap",
+                    {"origin": origin.root, "why": "; ".join(found.unread[:3])},
+                )
         log.flush()
         budget = self.config.audit_max_fetch
         for origin in sorted(self.origins):
@@ -184,10 +190,13 @@ class LiveAudit:
             why = str(exc) or type(exc).__name__
             if announced:
                 found.violation(validator.unfetched(target, why))
+            # Even a robots.txt: what it would have announced is unknown.
+            found.not_read(target.display, why)
             return None
         if response.status != 200:
             if announced:
                 found.violation(validator.unfetched(target, f"HTTP {response.status}"))
+                found.not_read(target.display, f"HTTP {response.status}")
             return None
         return response.body
 

@@ -39,6 +39,7 @@ from ..sitemaps.urls import (
     normal_join,
     normalize_loc,
 )
+from ..stats import CANONICAL_NOT_HTTP
 
 if TYPE_CHECKING:
     from scrapy.http import Response
@@ -51,6 +52,9 @@ __all__ = ["media_type", "page_facts"]
 _NOINDEX = frozenset({"noindex", "none"})
 # What non-HTML responses (a PDF opted in through SITEMAPGEN_CONTENT_TYPES) "contain".
 _NO_HTML = Selector(text="<html></html>")
+_HTTP_SCHEMES = frozenset({"http", "https"})
+#: ``_Page._canonical`` before the page's canonicals are read (None: it has none).
+_UNREAD = "\0unread"
 
 
 def media_type(response: Response) -> str:
@@ -74,6 +78,10 @@ def _header_values(response: Response, name: bytes) -> list[str]:
     if name not in headers:  # the usual case: getlist() would raise and catch a KeyError
         return []
     return [value.decode("latin-1") for value in headers.getlist(name)]
+
+
+def _is_http(url: str) -> bool:
+    return url.partition(":")[0].lower() in _HTTP_SCHEMES
 
 
 def _normal_url(value: str, prefix: str, base: str) -> str | None:
@@ -126,6 +134,7 @@ class _Page:
         self._locs: dict[str, str] = {}
         #: Where an excluded page points instead (its canonical, its refresh target).
         self.elsewhere: str | None = None
+        self._canonical: str | None = _UNREAD
 
     @property
     def encoding(self) -> str:
@@ -231,9 +240,17 @@ class _Page:
 
     def canonical(self) -> str | None:
         """The page's canonical URL; None when it names none, or several different ones
-        (which contradict each other: Google then ignores them)."""
-        canonicals = page.canonical_urls(self.nodes, self.links, self.base, self.response.url)
-        return canonicals[0] if len(set(canonicals)) == 1 else None
+        (which contradict each other: Google then ignores them). A canonical that is no
+        http(s) URL (``file:``, ``javascript:``) names no page a crawler can fetch: it is
+        counted and passed over, as if the page did not declare it."""
+        if self._canonical is _UNREAD:
+            canonicals = page.canonical_urls(self.nodes, self.links, self.base, self.response.url)
+            fetchable = [url for url in canonicals if _is_http(url)]
+            if len(fetchable) < len(canonicals):
+                dropped = next(url for url in canonicals if not _is_http(url))
+                self.reporter.skip(CANONICAL_NOT_HTTP, self.loc, detail=dropped)
+            self._canonical = fetchable[0] if len(set(fetchable)) == 1 else None
+        return self._canonical
 
     def self_canonical(self) -> bool | None:
         """Whether the page's canonical URL is the page itself; None without one."""

@@ -51,11 +51,11 @@ class SitemapSpiderMiddleware:
                 self.recorder.answered(response.request)
 
     def process_spider_exception(self, response: Response, exception: Exception) -> None:
-        """A status Scrapy's HttpErrorMiddleware refused (no errback saw it): its verdict,
-        for the audit; the exception goes on to the other middlewares."""
-        recorder = self.recorder
-        if recorder.verdicts is not None and isinstance(exception, HttpError):
-            recorder.judged(response_verdicts(response, None, None, recorder.config))
+        """A status Scrapy's HttpErrorMiddleware refused (no errback saw it, so
+        :meth:`process_spider_output` never will): counted as the listing rules count it,
+        with its verdict for the audit; the exception goes on to the other middlewares."""
+        if isinstance(exception, HttpError):
+            self._record(response)
 
     def _record(self, response: Response) -> None:
         recorder = self.recorder

@@ -21,6 +21,7 @@ from scrapy.utils.asyncio import create_looping_call
 from .. import stats as keys
 from ..failures import failure_of
 from ..settings import jobdir_store
+from ..sitemaps.exclusions import OriginExclusions
 from ..store.base import StoreError
 
 if TYPE_CHECKING:
@@ -63,6 +64,8 @@ class Recorder:
         self.crawler = crawler
         self.config = config
         self.reporter = reporter
+        # Pages left out, per origin: the close report explains a crawl that lists few.
+        reporter.by_origin = OriginExclusions(config.log_origins)
         self.stats = crawler.stats
         self.store: FactStore | None = None
         #: The requests tracked for a resume: only with a store that outlives the process.

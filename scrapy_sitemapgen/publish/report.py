@@ -6,6 +6,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from .. import stats as keys
+from ..sitemaps.exclusions import governed_by
 from ..sitemaps.sections import section_counts
 
 if TYPE_CHECKING:
@@ -39,11 +40,16 @@ class CloseReport:
         self.origins = self.urls = self.written = self.unchanged = 0
         self.rest = {"origins": 0, "urls": 0, "files": 0, "changed": 0, "incomplete": 0}
         self._debug = _written(logger, logging.DEBUG)
+        #: URLs listed, for the origins whose exclusions are counted one by one.
+        self._listed: dict[str, int] = {}
 
     def add(self, sets: list[OriginSet], delivered: set[Origin]) -> None:
+        excluded = self.reporter.by_origin
         for origin_set in sets:
             self.origins += 1
             self.urls += origin_set.url_count
+            if excluded is not None and origin_set.origin.root in excluded.counts:
+                self._listed[origin_set.origin.root] = origin_set.url_count
             number = self._shown.get(origin_set.origin)
             if number is not None:
                 self._held[number] = (origin_set, origin_set.origin in delivered)
@@ -141,11 +147,65 @@ class CloseReport:
             )
         stats.set_value(keys.FILES_WRITTEN, self.written)
         stats.set_value(keys.FILES_UNCHANGED, self.unchanged)
+        explained = self._report_exclusions()
         if not self.origins:
+            if not empty_reason and explained:
+                empty_reason = "every page was left out (why: the lines above)"
             logger.info(
                 "Sitemap: no page was recorded, so no sitemap was written%(why)s",
                 {"why": f": {empty_reason}" if empty_reason else ""},
             )
+
+    def _report_exclusions(self) -> bool:
+        """One INFO line for each origin (of the first SITEMAPGEN_LOG_ORIGINS that had pages
+        left out) that left out more pages than it listed, and one for the other origins
+        together: the counts by reason, the hosts a ``canonical_elsewhere`` page's
+        canonical names, and what decides the top reason. True if any line was logged."""
+        excluded = self.reporter.by_origin
+        if excluded is None:
+            return False
+        logged = False
+        for root, counts in excluded.counts.items():
+            listed = self._listed.get(root, 0)
+            if sum(counts.values()) > listed:
+                _log_exclusions(root, counts, listed, excluded.hosts.get(root, []))
+                logged = True
+        rest_listed = self.urls - sum(self._listed.values())
+        if sum(excluded.rest.values()) > rest_listed:
+            _log_exclusions(
+                f"the other origins (SITEMAPGEN_LOG_ORIGINS={self.log_origins})",
+                excluded.rest,
+                rest_listed,
+                [],
+            )
+            logged = True
+        return logged
+
+
+def _log_exclusions(where: str, counts: dict[str, int], listed: int, hosts: list[str]) -> None:
+    left_out = sum(counts.values())
+    ranked = sorted(counts.items(), key=lambda pair: (-pair[1], pair[0]))
+    top = ranked[0][0]
+    logger.info(
+        "Sitemap: %(where)s: %(crawled)d pages crawled, %(listed)s: %(reasons)s; what decides "
+        "%(top)s: %(governed)s",
+        {
+            "where": where,
+            "crawled": left_out + listed,
+            "listed": f"{listed} listed, {left_out} left out" if listed else "none listed",
+            "reasons": ", ".join(
+                f"{reason} {count}"
+                + (
+                    f" (canonicals name {', '.join(hosts)})"
+                    if reason == "canonical_elsewhere" and hosts
+                    else ""
+                )
+                for reason, count in ranked
+            ),
+            "top": top,
+            "governed": governed_by(top),
+        },
+    )
 
 
 def _written(log: logging.Logger, level: int) -> bool:

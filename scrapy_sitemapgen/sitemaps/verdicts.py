@@ -170,6 +170,8 @@ def audit_findings(
     verdict_of: Callable[[str], Verdict | None],
     crawled: Iterable[Verdict],
     invalid: Iterable[tuple[str, str]] = (),
+    *,
+    missing: bool = True,
 ) -> Iterator[Finding]:
     """The findings of one origin, in no particular order.
 
@@ -178,6 +180,8 @@ def audit_findings(
     ``invalid``: (sitemap, the validator's finding) for each broken rule. A URL listed
     twice under one key is a ``listed_duplicate`` of the first listing of it (the one
     written as the key when there is one); the other findings are given once per key.
+    ``missing``: False when the live sitemaps could not be read, so that what they list is
+    unknown and no ``missing_from_sitemap`` is given.
     """
     for sitemap, message in invalid:
         yield Finding(sitemap, "invalid_sitemap", message)
@@ -204,9 +208,10 @@ def audit_findings(
             yield Finding(
                 kept.url, "lastmod_mismatch", f"listed {kept.lastmod}, crawled {verdict.lastmod}"
             )
-    for verdict in crawled:
+    for verdict in crawled:  # read through either way: the caller counts what it reads
         if (
-            verdict.verdict == LISTED
+            missing
+            and verdict.verdict == LISTED
             and verdict.source == SOURCE_CRAWL
             and verdict.url not in by_key
         ):

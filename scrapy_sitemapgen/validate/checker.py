@@ -208,6 +208,9 @@ class Validator:
         #: The inputs that could not be checked, in reading order: when there are any,
         #: the check is incomplete (the command exits with 2).
         self.input_errors: list[InputError] = []
+        #: Files that are missing where they were named or listed (an HTTP error status, a
+        #: local file that is not there), as (file, why): violations, and files not read.
+        self.missing: list[tuple[str, str]] = []
         self._indexes: set[str] = set()  # locations read that were sitemap indexes
         self._opener: OpenerDirector | None = None
         self._opened: set[str] = set()
@@ -356,6 +359,7 @@ class Validator:
         self._input_error(target.display, f"{verb}: {exc}{where}")
 
     def _missing(self, target: _Target, why: str) -> Violation:
+        self.missing.append((target.display, _one_line(why)))
         if target.listed is None:
             return Violation(target.display, 0, "P15", f"cannot be read: {why}")
         source, line, rule, url = target.listed
