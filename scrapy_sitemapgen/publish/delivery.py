@@ -286,24 +286,25 @@ def _damage(published: str, staged: str, record: FileRecord) -> str | None:
     """What happened to the published file an unchanged ``record`` names, or None when
     it holds the bytes staged again now. A stat of each first (a broad crawl's run has
     hundreds of thousands of such files), the bytes compared only when the sizes agree.
-    A gzipped file whose bytes differ but whose content is the record's (another
-    SITEMAPGEN_GZIP_LEVEL, another zlib) is intact."""
+    A gzipped file of other bytes whose content is the record's (gzipped at another
+    SITEMAPGEN_GZIP_LEVEL, or by another zlib) is intact."""
     try:
         size = os.stat(published).st_size
     except FileNotFoundError:
         return "missing"
-    if size != os.stat(staged).st_size:
-        return "empty" if not size else "of another size"
-    if filecmp.cmp(published, staged, shallow=False):
+    staged_size = os.stat(staged).st_size
+    if size == staged_size and filecmp.cmp(published, staged, shallow=False):
         return None
-    if published.endswith(".gz"):
+    if published.endswith(".gz") and size:
         try:
             content = gzip.decompress(Path(published).read_bytes())
         except (OSError, EOFError, zlib.error):
-            return "edited"
-        if hashlib.sha256(content).hexdigest() == record.sha256:
+            content = None
+        if content is not None and hashlib.sha256(content).hexdigest() == record.sha256:
             return None
-    return "edited"
+    if size == staged_size:
+        return "edited"
+    return "empty" if not size else "of another size"
 
 
 def _repair_noted(published: str, damage: str, reporter: Reporter) -> None:
