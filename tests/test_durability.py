@@ -198,7 +198,7 @@ def test_each_delivered_file_is_synced_before_its_rename_and_the_state_after(
     _build(tmp_path, prefix=prefix)
     calls = _calls(trace)
     assert _check_order(calls, out) == len(ORIGINS)  # three folders renamed
-    # Each origin's folder synced once, their parent once for the three renames.
+    # The new origin folders' parent synced once after the three renames, not once each.
     renamed = max(call.end for call, _, _ in _renames(calls))
     synced_out = [
         c
