@@ -687,7 +687,7 @@ def test_staging_in_workers_pauses_the_collector_and_leaves_no_cycle_behind(
             for sets in groups:
                 # Every origin is new: its staging folder is renamed into place, and the
                 # publisher is told so (nothing left there for it to remove).
-                moved = publish_local(sets)
+                moved = publish_local(sets, reporter)
                 assert moved == {s.staging for s in sets}
                 assert not any(os.path.exists(staging) for staging in moved)
                 state.commit_all(config.uri, [(s.origin.name, s.records) for s in sets])
@@ -702,7 +702,7 @@ def test_staging_in_workers_pauses_the_collector_and_leaves_no_cycle_behind(
             paused.append(not gc.isenabled())
             # Every folder is there now: the files move, one by one, and no staging
             # folder was renamed.
-            assert publish_local(sets) == set()
+            assert publish_local(sets, reporter) == set()
             for origin_set in sets:
                 shutil.rmtree(origin_set.staging)
         assert gc.isenabled()

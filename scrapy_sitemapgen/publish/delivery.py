@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import filecmp
 import gzip
+import hashlib
 import importlib.util
 import logging
 import os
@@ -24,6 +26,8 @@ import secrets
 import shutil
 import stat
 import tempfile
+import zlib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +43,8 @@ from ..sitemaps.naming import INDEX_NAME, is_owned_name
 from ..sitemaps.urls import Origin, origin_folder
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from scrapy.crawler import Crawler
 
     from ..settings import Config
@@ -297,7 +303,8 @@ def staging_for(config: Config, origin_folder: str) -> str:
 
 def _move_into_place(source: Path, target: Path) -> None:
     """``os.replace``, which is atomic on one file system; across file systems the copy goes
-    to a hidden name in the target folder first, so the final step is still a rename."""
+    to a hidden name in the target folder first, synced, so the final step is still a
+    rename of bytes on disk. ``source`` is synced already (:func:`publish_local`)."""
     try:
         os.replace(source, target)
     except OSError as exc:
@@ -306,6 +313,7 @@ def _move_into_place(source: Path, target: Path) -> None:
         temporary = target.with_name(f".{target.name}.part")
         temporary.unlink(missing_ok=True)  # never write through a link planted there
         shutil.copyfile(source, temporary)
+        _synced([str(temporary)])
         os.replace(temporary, target)
 
 
@@ -318,7 +326,8 @@ def _folder_renamed(origin_set: OriginSet, target: str) -> bool:
     made empty (:class:`Stagings`), and only :func:`~.staging.stage_origin` writes into
     it, whose records name every file it wrote (``tests/test_many_origins.py`` holds a
     build with every kind of file to it). So it is not listed again here, once for each
-    of a broad crawl's new origins."""
+    of a broad crawl's new origins; its files and itself are synced before
+    (:func:`publish_local`), its parent after."""
     staging = origin_set.staging
     try:
         os.rename(staging, target)
@@ -327,10 +336,98 @@ def _folder_renamed(origin_set: OriginSet, target: str) -> bool:
     return True
 
 
-def publish_local(sets: list[OriginSet]) -> set[str]:
+#: Opens a folder to sync it; None where a folder cannot be opened (Windows, whose file
+#: systems journal their folders' entries without being asked).
+_FOLDER = getattr(os, "O_DIRECTORY", None)
+
+
+#: The syncs a group's delivery has in flight at once.
+_SYNCS = 16
+
+
+def _synced(paths: Collection[str], *, folders: bool = False) -> None:
+    """Each file (``folders``: folder) of ``paths`` on disk: its data, or its entries.
+    Many at once, from threads: the file system then flushes them in a few journal
+    commits, where one after the other each waited for a commit of its own."""
+    flags = os.O_RDONLY
+    if folders:
+        if _FOLDER is None:
+            return
+        flags |= _FOLDER
+
+    def sync(path: str) -> None:
+        fd = os.open(path, flags)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    if len(paths) < 2:
+        for path in paths:
+            sync(path)
+        return
+    with ThreadPoolExecutor(min(_SYNCS, len(paths))) as pool:
+        for _ in pool.map(sync, paths):  # the first error raised
+            pass
+
+
+#: How many repaired files a publish names at WARNING; the others at DEBUG.
+REPAIRS_SHOWN = 5
+
+
+def _damage(published: str, staged: str, record: FileRecord) -> str | None:
+    """What happened to the published file an unchanged ``record`` names, or None when
+    it holds the bytes staged again now. A stat of each first (a broad crawl's run has
+    hundreds of thousands of such files), the bytes compared only when the sizes agree.
+    A gzipped file of other bytes whose content is the record's (gzipped at another
+    SITEMAPGEN_GZIP_LEVEL, or by another zlib) is intact."""
+    try:
+        size = os.stat(published).st_size
+    except FileNotFoundError:
+        return "missing"
+    staged_size = os.stat(staged).st_size
+    if size == staged_size and filecmp.cmp(published, staged, shallow=False):
+        return None
+    if published.endswith(".gz") and size:
+        try:
+            content = gzip.decompress(Path(published).read_bytes())
+        except (OSError, EOFError, zlib.error):
+            content = None
+        if content is not None and hashlib.sha256(content).hexdigest() == record.sha256:
+            return None
+    if size == staged_size:
+        return "edited"
+    return "empty" if not size else "of another size"
+
+
+def _repair_noted(published: str, damage: str, reporter: Reporter) -> None:
+    stats = reporter.stats
+    shown = stats.get_value(keys.FILES_REPAIRED, 0) < REPAIRS_SHOWN
+    stats.inc_value(keys.FILES_REPAIRED)
+    last = stats.get_value(keys.FILES_REPAIRED) == REPAIRS_SHOWN
+    logger.log(
+        logging.WARNING if shown else logging.DEBUG,
+        "Sitemap: %(file)s was not as published (%(damage)s): written again%(more)s",
+        {
+            "file": published,
+            "damage": damage,
+            "more": "; further repairs are logged at DEBUG" if last else "",
+        },
+    )
+
+
+def publish_local(sets: list[OriginSet], reporter: Reporter) -> set[str]:
     """Move every origin's changed files into place; raise before any move on a blocked
     destination, so nothing of ``sets`` changes at all. Returns the staging folders
-    renamed into place (those of the origins that had no folder), which are gone."""
+    renamed into place (those of the origins that had no folder), which are gone.
+
+    A file the state calls unchanged is checked on disk first (:func:`_damage`), and
+    delivered again when it is not as published: counted and logged as a repair.
+    Everything delivered is on disk before it is renamed into place, and every folder a
+    rename changed is synced after, all before the caller records the group in the state
+    file: a power cut leaves each origin with its previous set or this one, and the state
+    names no file the disk did not get. The files of the whole group are synced at once,
+    before the first rename, rather than each as it is written."""
     paths = [_local_path(s.folder) for s in sets]
     # Origins with no folder yet have nothing in the way, to keep or to remove (a broad
     # crawl's first run has 100,000 of them): their staging folder becomes theirs.
@@ -357,24 +454,51 @@ def publish_local(sets: list[OriginSet]) -> set[str]:
                 raise IsADirectoryError(
                     errno.EISDIR, "a folder stands where a sitemap goes", str(target / record.name)
                 )
+    # What each origin delivers: a new origin its whole staging folder, synced with its
+    # files; the others their changed files and those found damaged.
+    delivering: dict[int, list[FileRecord]] = {}
+    files: list[str] = []
+    folders: list[str] = []
+    for number, (origin_set, path) in enumerate(zip(sets, paths)):
+        staging = origin_set.staging
+        if number in absent:
+            delivering[number] = origin_set.records
+            folders.append(staging)
+        else:
+            delivering[number] = chosen = []
+            for record in origin_set.records:
+                staged = os.path.join(staging, record.name)
+                if not record.changed:
+                    published = os.path.join(path, record.name)
+                    damage = _damage(published, staged, record)
+                    if damage is None:
+                        continue
+                    _repair_noted(published, damage, reporter)
+                chosen.append(record)
+        files.extend(os.path.join(staging, record.name) for record in delivering[number])
+    _synced(files)
+    _synced(folders, folders=True)
     moved: set[str] = set()
+    changed: set[str] = set()  # the folders whose entries the renames changed
     for number, (origin_set, path) in enumerate(zip(sets, paths)):
         if number in absent:
+            changed.add(os.path.dirname(path))
             if _folder_renamed(origin_set, path):
                 moved.add(origin_set.staging)
                 continue
             os.makedirs(path, exist_ok=True)
         target = targets.get(number) or Path(path)
-        for record in origin_set.records:
-            destination = target / record.name
-            if record.changed or not destination.exists():
-                _move_into_place(Path(origin_set.staging, record.name), destination)
+        for record in delivering[number]:
+            _move_into_place(Path(origin_set.staging, record.name), target / record.name)
+            changed.add(path)
         # Files of ours this publish no longer has go; any other file a user keeps in the
         # folder is left alone.
         keep = {record.name for record in origin_set.records}
         for stale in target.iterdir():
             if stale.name not in keep and is_owned_name(stale.name):
                 stale.unlink()
+                changed.add(path)
+    _synced(changed, folders=True)
     return moved
 
 

@@ -170,7 +170,7 @@ async def _deliver(
     if feeds is not None and crawler is not None:
         await publish_feeds(sets, await feeds.closed(), config, crawler, reporter)
     if config.local:
-        moved = await run_in_thread(publish_local, sets)
+        moved = await run_in_thread(publish_local, sets, reporter)
         delivered = {s.origin for s in sets}
     else:
         if crawler is None:

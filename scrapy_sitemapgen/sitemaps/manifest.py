@@ -289,6 +289,10 @@ class PublishState:
         self.path = path
         self._db = sqlite3.connect(path, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode = WAL")
+        # FULL, not NORMAL: in WAL mode NORMAL syncs the log only at checkpoints, so a
+        # power cut can undo the last commits, and a commit is what says a delivered set
+        # (synced before it: publish.delivery) is published. One sync per group's commit.
+        self._db.execute("PRAGMA synchronous = FULL")
         #: Whether this state file was written by a version that kept no content notes
         #: (it has published files, no content table): the publish says so once.
         self.migrated = (

@@ -1,0 +1,302 @@
+"""A publish against a power cut and against files changed behind its back: each delivered
+file synced before its rename, its folder after, the state's commit after both; and a
+published file that is missing, truncated or edited written again, however the state
+remembers it."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .helpers import log_messages
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+ORIGINS = ("https://a.example.com", "https://b.example.org", "https://c.example.net")
+A, B = "https_a.example.com_443", "https_b.example.org_443"
+REPAIRED = "sitemapgen/files/repaired"
+
+
+def _feed(path: Path, pages: int = 30, extra: int = 0) -> None:
+    """Three origins of ``pages`` pages each; the first has ``extra`` pages more."""
+    lines = [{"loc": f"{root}/p{i:03d}"} for root in ORIGINS for i in range(pages)]
+    lines += [{"loc": f"{ORIGINS[0]}/q{i:03d}"} for i in range(extra)]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def _build(
+    tmp_path: Path, *settings: str, prefix: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[str]:
+    """``scrapy sitemapgen-build`` of ``feed.jsonl`` into ``out``, urlsets of 10 URLs."""
+    command = [sys.executable, "-m", "scrapy", "sitemapgen-build", "--input", "feed.jsonl"]
+    command += ["-s", f"SITEMAPGEN_URI={tmp_path / 'out'}", "-s", "SITEMAPGEN_MAX_URLS=10"]
+    for setting in settings:
+        command += ["-s", setting]
+    result = subprocess.run(
+        [*prefix, *command],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result
+
+
+def _repaired(stderr: str) -> int | None:
+    """The stats dump's ``sitemapgen/files/repaired``, None when absent."""
+    found = re.search(rf"'{REPAIRED}': (\d+)", stderr)
+    assert "'sitemapgen/files/unchanged'" in stderr  # the stats were dumped at all
+    return int(found.group(1)) if found else None
+
+
+def _files(out: Path) -> dict[str, tuple[int, int, bytes]]:
+    """Every published file (``origin/name``): its inode, modification time and bytes."""
+    found = {}
+    for folder in out.iterdir():
+        if folder.is_dir():
+            for path in folder.iterdir():
+                info = path.stat()
+                found[f"{folder.name}/{path.name}"] = (
+                    info.st_ino,
+                    info.st_mtime_ns,
+                    path.read_bytes(),
+                )
+    return found
+
+
+# --- the order of the system calls -------------------------------------------------------
+
+
+@dataclass
+class Call:
+    """One system call of the trace: where it started and where it returned."""
+
+    start: int
+    end: int
+    name: str
+    text: str
+
+
+_LINE = re.compile(r"^(\d+)\s+(.*)$")
+_RESUMED = re.compile(r"^<\.\.\. (\w+) resumed>(.*)$")
+
+
+def _calls(trace: Path) -> list[Call]:
+    """The trace's calls, a call strace split across threads joined again."""
+    calls: list[Call] = []
+    pending: dict[str, tuple[int, str]] = {}
+    for number, line in enumerate(trace.read_text(errors="replace").splitlines()):
+        matched = _LINE.match(line)
+        if not matched:
+            continue
+        pid, rest = matched.groups()
+        resumed = _RESUMED.match(rest)
+        if resumed:
+            start, head = pending.pop(pid)
+            text = head + resumed.group(2)
+            calls.append(Call(start, number, text.split("(", 1)[0], text))
+        elif rest.endswith("<unfinished ...>"):
+            pending[pid] = (number, rest[: -len("<unfinished ...>")])
+        elif "(" in rest:
+            calls.append(Call(number, number, rest.split("(", 1)[0], rest))
+    return calls
+
+
+def _fd_path(call: Call) -> str:
+    """The path strace -y shows for the first argument, a file descriptor."""
+    found = re.match(r"\w+\(\d+<(.*?)>", call.text)
+    assert found, call.text
+    return found.group(1)
+
+
+def _renames(calls: list[Call]) -> list[tuple[Call, str, str]]:
+    found = []
+    for call in calls:
+        if call.name in ("rename", "renameat", "renameat2") and call.text.rstrip().endswith("= 0"):
+            paths = re.findall(r'"((?:[^"\\]|\\.)*)"', call.text)
+            found.append((call, paths[0], paths[1]))
+    return found
+
+
+def _check_order(calls: list[Call], out: Path) -> int:
+    """Assert that every rename into ``out`` (an origin folder, or a file into one) came
+    after its data was synced, and before its folder was; that the state file's commit
+    (its WAL written and synced) came after all of those, before the close report's log.
+    Returns how many renames it checked."""
+    synced = [(call, _fd_path(call)) for call in calls if call.name in ("fsync", "fdatasync")]
+    renames = [
+        (call, source, target)
+        for call, source, target in _renames(calls)
+        if os.path.dirname(target) == str(out)
+        or os.path.dirname(os.path.dirname(target)) == str(out)
+    ]
+    renames = [r for r in renames if not os.path.basename(r[2]).startswith(".")]
+    assert renames
+    last = 0
+    first = len(calls)  # where the delivery's first sync started
+    for call, source, target in renames:
+        before = {path for sync, path in synced if sync.end < call.start}
+        if os.path.dirname(target) == str(out):  # a staging folder become an origin folder
+            needed = [source, *(os.path.join(source, name) for name in os.listdir(target))]
+        else:
+            needed = [source]
+        missing = [path for path in needed if path not in before]
+        assert not missing, f"renamed to {target} before these were synced: {missing}"
+        first = min(first, *(sync.start for sync, path in synced if path in needed))
+        folder = os.path.dirname(target)
+        after = [sync for sync, path in synced if path == folder and sync.start > call.end]
+        assert after, f"{folder} was not synced after {target} was renamed into it"
+        last = max(last, after[0].end)
+    state = str(out / ".sitemapgen-state.sqlite3")
+    wal = f"{state}-wal"
+    written = [
+        call
+        for call in calls
+        if call.name in ("pwrite64", "write")
+        and call.text.startswith(("pwrite64(", "write("))
+        and _fd_path(call) == wal
+    ]
+    # Nothing of the commit before the files and folders are on disk...
+    assert not [w for w in written if first <= w.start <= last]
+    # ... and the commit written and synced after them, before the report says so.
+    report = min(
+        call.start for call in calls if call.name == "write" and "publish.report" in call.text
+    )
+    commit = [w for w in written if last < w.start < report]
+    assert commit, "the state's commit was not written between the delivery and the report"
+    wal_syncs = [
+        sync for sync, path in synced if path == wal and commit[-1].end < sync.start < report
+    ]
+    assert wal_syncs, "the state's commit was not synced before the report"
+    return len(renames)
+
+
+def test_each_delivered_file_is_synced_before_its_rename_and_the_state_after(
+    tmp_path: Path,
+) -> None:
+    """strace of two builds: the first renames each origin's staging folder into place,
+    the second (one origin grown, a file of another truncated) moves files one by one."""
+    strace = shutil.which("strace")
+    assert strace, "the test needs strace (part of the machine image)"
+    out = tmp_path / "out"
+    _feed(tmp_path / "feed.jsonl")
+    trace = tmp_path / "trace.txt"
+    prefix = (
+        strace, "-f", "-y", "-s", "100", "-o", str(trace),
+        "-e", "trace=fsync,fdatasync,rename,renameat,renameat2,openat,pwrite64,write",
+    )  # fmt: skip
+    _build(tmp_path, prefix=prefix)
+    calls = _calls(trace)
+    assert _check_order(calls, out) == len(ORIGINS)  # three folders renamed
+    # The new origin folders' parent synced once after the three renames, not once each.
+    renamed = max(call.end for call, _, _ in _renames(calls))
+    synced_out = [
+        c
+        for c in calls
+        if c.name in ("fsync", "fdatasync") and _fd_path(c) == str(out) and c.start > renamed
+    ]
+    assert len(synced_out) == 1
+
+    _feed(tmp_path / "feed.jsonl", extra=5)
+    (out / B / "sitemap-2.xml.gz").write_bytes(b"")
+    _build(tmp_path, prefix=prefix)
+    calls = _calls(trace)
+    checked = _check_order(calls, out)
+    # a's new urlset 4, its index and manifest; b's repaired urlset.
+    assert checked == 4
+    moved = {os.path.relpath(target, out) for _, _, target in _renames(calls)}
+    assert {f"{A}/sitemap-4.xml.gz", f"{A}/sitemap.xml", f"{B}/sitemap-2.xml.gz"} <= moved
+    # Unchanged files are neither synced nor moved.
+    assert f"{B}/sitemap-1.xml.gz" not in moved
+    assert not [c for c in calls if c.name == "fsync" and _fd_path(c).endswith("/sitemap-1.xml.gz")]
+
+
+# --- repairs -----------------------------------------------------------------------------
+
+
+def _repair_run(tmp_path: Path, before: dict[str, tuple[int, int, bytes]], damaged: str,
+                damage: str, *settings: str) -> None:  # fmt: skip
+    """Build again after ``damaged`` (``origin/name``) was damaged: it is written again
+    with its published bytes, counted and named; nothing else is written."""
+    result = _build(tmp_path, *settings)
+    after = _files(tmp_path / "out")
+    assert after.keys() == before.keys()
+    assert after[damaged][2] == before[damaged][2]
+    assert after[damaged][0] != before[damaged][0]  # a new file renamed into place
+    for name, (inode, mtime, data) in after.items():
+        if name != damaged:  # the index too: it names the same file, of the same bytes
+            assert (inode, mtime, data) == before[name], name
+    assert _repaired(result.stderr) == 1
+    warnings = [m for m in log_messages(result.stderr, "WARNING") if str(tmp_path) in m]
+    assert len(warnings) == 1
+    assert str(tmp_path / "out" / damaged) in warnings[0]
+    assert f"({damage})" in warnings[0]
+    assert "changed: nothing" in result.stderr  # the report: no content changed
+
+
+def test_a_published_file_missing_truncated_or_edited_is_written_again(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    plain = "SITEMAPGEN_GZIP=False"
+    _feed(tmp_path / "feed.jsonl")
+    first = _build(tmp_path, plain)
+    assert _repaired(first.stderr) is None
+    published = _files(out)
+    assert f"{A}/sitemap-3.xml" in published
+
+    (out / A / "sitemap-2.xml").write_bytes(b"")
+    _repair_run(tmp_path, published, f"{A}/sitemap-2.xml", "empty", plain)
+    published = _files(out)
+
+    (out / B / "sitemap-1.xml").unlink()
+    _repair_run(tmp_path, published, f"{B}/sitemap-1.xml", "missing", plain)
+    published = _files(out)
+
+    urlset = out / A / "sitemap-3.xml"
+    text = urlset.read_bytes()
+    edited = text.replace(b"/p025<", b"/p925<")
+    assert edited != text and len(edited) == len(text)
+    urlset.write_bytes(edited)
+    _repair_run(tmp_path, published, f"{A}/sitemap-3.xml", "edited", plain)
+    published = _files(out)
+
+    # Cut short, a file is of another size; the manifest and robots.txt are ours too.
+    (out / B / "manifest.json").write_bytes(published[f"{B}/manifest.json"][2][:-10])
+    _repair_run(tmp_path, published, f"{B}/manifest.json", "of another size", plain)
+    published = _files(out)
+
+    # Untouched: nothing repaired, nothing written.
+    result = _build(tmp_path, plain)
+    assert _repaired(result.stderr) is None
+    assert _files(out) == published
+
+
+def test_a_gzipped_file_is_judged_by_its_bytes_then_by_its_content(tmp_path: Path) -> None:
+    """An edited gzipped urlset is written again; one gzipped at another level (the same
+    content in other bytes) is left alone: nothing happened to it."""
+    out = tmp_path / "out"
+    _feed(tmp_path / "feed.jsonl")
+    _build(tmp_path, "SITEMAPGEN_GZIP_LEVEL=9")
+    published = _files(out)
+    content = gzip.decompress(published[f"{A}/sitemap-1.xml.gz"][2])
+    assert gzip.compress(content, 1, mtime=0) != gzip.compress(content, 9, mtime=0)
+    urlset = out / A / "sitemap-1.xml.gz"
+    data = bytearray(urlset.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    urlset.write_bytes(bytes(data))
+    _repair_run(tmp_path, published, f"{A}/sitemap-1.xml.gz", "edited", "SITEMAPGEN_GZIP_LEVEL=9")
+    published = _files(out)
+
+    result = _build(tmp_path, "SITEMAPGEN_GZIP_LEVEL=1")
+    assert _repaired(result.stderr) is None
+    assert "changed: nothing" in result.stderr
+    assert _files(out) == published
