@@ -21,6 +21,7 @@ from ..addon import Addon
 from ..crawl.exporter import SitemapExporter
 from ..crawl.pipeline import SitemapItemPipeline
 from ..settings import Config, is_enabled, jobdir_store
+from ..sitemaps.state_repair import prepare_state
 from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS, URL_FIELDS, url_field
 from ..stats import Tally
 from ..store.feed import build_store
@@ -232,6 +233,17 @@ class _EarlyRead:
         store.close()
 
 
+def _prepare_state(settings: BaseSettings) -> None:
+    """The state file checked (and healed) before the feed is read: the crawler checks it
+    again, at once since it is sound then, but only once the feed is read."""
+    try:
+        config = Config.from_settings(settings)
+    except Exception:  # reported by the crawler, where the components check them
+        return
+    if config.enabled:
+        prepare_state(config.state_path, config.state_key, config.uri, config.output_dir)
+
+
 class BuildCommand(ScrapyCommand):
     """Runs a crawl that requests nothing, so the very components of a real crawl (the
     exporter, Scrapy's feed storages, stats, logging) write the set from the stored facts:
@@ -322,6 +334,7 @@ class BuildCommand(ScrapyCommand):
         assert self.crawler_process is not None
         assert self.settings is not None
         bulk = getattr(self, "bulk", False)
+        _prepare_state(self.settings)
         early = _EarlyRead.start(Path(self.input), self.settings, self.workers) if bulk else None
         try:
             crawler = self.crawler_process.create_crawler(_NothingToCrawl)

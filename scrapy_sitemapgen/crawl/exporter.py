@@ -14,6 +14,7 @@ from scrapy.utils.asyncio import is_asyncio_available, run_in_thread
 from .. import stats as keys
 from ..publish.delivery import DestinationError, check_destination
 from ..publish.publisher import publish
+from ..sitemaps.state_repair import prepare_state
 from ..stats import Reporter
 from ..store.base import StoreError
 from .audit import LiveAudit, write_reports
@@ -84,6 +85,7 @@ class SitemapExporter:
             exporter.recorder.check()
         except StoreError as exc:
             refuse_start(str(exc))
+        prepare_state(config.state_path, config.state_key, config.uri, config.output_dir)
         crawler.signals.connect(exporter.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(exporter.spider_closed, signal=signals.spider_closed)
         if exporter.audit is not None:
