@@ -790,7 +790,9 @@ def _stage_in_worker(
     staging folder: their sets and tallies (None for one that met nothing to report, as
     most do: a tally is several objects to send back and hold), in the task's order."""
     results: list[tuple[OriginSet | None, Tally | None]] = []
-    state = _WorkerState(state_path, notes, config.state_key, [origin.name for origin, _, _ in task])
+    state = _WorkerState(
+        state_path, notes, config.state_key, [origin.name for origin, _, _ in task]
+    )
     try:
         for origin, previous, staging in task:
             tally = Tally()

@@ -22,9 +22,9 @@ import sqlite3
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from lxml import etree
+from lxml import etree  # type: ignore[import-untyped]  # lxml ships no stubs
 
 from .content import UNKNOWN_FINGERPRINT, Seen
 from .limits import SITEMAP_NS
@@ -33,6 +33,7 @@ from .naming import MANIFEST_NAME
 from .urls import UrlRejected, origin_folder, origin_of_root
 
 if TYPE_CHECKING:
+    import io
     from collections.abc import Iterable, Iterator
 
 __all__ = ["CHECK_SECONDS", "prepare_state", "rebuild_state"]
@@ -232,13 +233,13 @@ def rebuild_state(path: Path, key: str, output_dir: Path) -> tuple[int, int] | N
 
 
 def _chain(
-    first: tuple[Path, dict[str, object]], rest: Iterator[tuple[Path, dict[str, object]]]
-) -> Iterator[tuple[Path, dict[str, object]]]:
+    first: tuple[Path, dict[str, Any]], rest: Iterator[tuple[Path, dict[str, Any]]]
+) -> Iterator[tuple[Path, dict[str, Any]]]:
     yield first
     yield from rest
 
 
-def _published(output_dir: Path) -> Iterator[tuple[Path, dict[str, object]]]:
+def _published(output_dir: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
     """Each origin folder of the output and its manifest; folders that are not where their
     manifest's origin is published (a staging folder, a copy) are passed over."""
     template = str(output_dir)
@@ -262,7 +263,7 @@ def _published(output_dir: Path) -> Iterator[tuple[Path, dict[str, object]]]:
             yield folder, document
 
 
-def _records(folder: Path, files: list[dict[str, object]]) -> list[FileRecord]:
+def _records(folder: Path, files: list[dict[str, Any]]) -> list[FileRecord]:
     """The manifest's files as the state records them, and the manifest itself. A file
     missing or not as listed is recorded with no hash, so the next run writes it again."""
     records = []
@@ -303,7 +304,7 @@ def _sha256(path: Path) -> str | None:
     return digest.hexdigest()
 
 
-def _open(path: Path) -> IO[bytes]:
+def _open(path: Path) -> gzip.GzipFile | io.BufferedReader:
     return gzip.open(path, "rb") if path.name.endswith(".gz") else path.open("rb")
 
 
