@@ -5,19 +5,24 @@ publishes the very same bytes (issue 38, items 3 and 7). Real crawls, real SQLit
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import re
 import shutil
 import sqlite3
+import subprocess
+import sys
+import time
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_sitemapgen.settings import Config
+from scrapy_sitemapgen.sitemaps.state_repair import prepare_state
 
-from .helpers import BASE_SETTINGS, Route, SiteServer, SiteSpider, html, lastmods
+from .helpers import BASE_SETTINGS, Route, SiteServer, SiteSpider, html, lastmods, log_messages
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -190,15 +195,20 @@ async def test_a_damaged_state_is_moved_aside_and_rebuilt_byte_for_byte(
     assert sha == (0,)
 
 
+@pytest.mark.parametrize("follows", [False, True])
 @deferred_f_from_coro_f
 async def test_the_rebuilt_notes_take_the_real_fingerprints_once(
-    crawl: CrawlFn, pages: Pages, tmp_path: Path
+    crawl: CrawlFn, pages: Pages, tmp_path: Path, follows: bool
 ) -> None:
     """After the heal's run, a change of content is seen as one again: the dateless page
     gets a new observed lastmod, the unchanged ones keep theirs."""
     out = tmp_path / "out"
     await crawl_twice(crawl, pages, out)
-    settings = {**SETTINGS, "SITEMAPGEN_URI": str(out)}
+    settings = {
+        **SETTINGS,
+        "SITEMAPGEN_URI": str(out),
+        "SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT": follows,
+    }
     damage(out / STATE, "random")
     await crawl(settings, start_url=pages.a.url("/"))
     healed = lastmods(out)
@@ -296,3 +306,86 @@ def test_the_state_key(tmp_path: Path, uri: str, state: str, key: str) -> None:
     from scrapy.settings import Settings
 
     assert Config.from_settings(Settings(settings)).state_key == key.format(tmp=tmp_path)
+
+
+def build(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "scrapy", "sitemapgen-build", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_build_heals_the_state_before_it_reads_the_feed(tmp_path: Path) -> None:
+    feed = tmp_path / "feed.jsonl"
+    records = [
+        {"loc": f"https://{host}.example/p{i}", **({"lastmod": "2024-05-01"} if i % 2 else {})}
+        for host in ("a", "b")
+        for i in range(7)
+    ]
+    feed.write_text("".join(json.dumps(r) + "\n" for r in records))
+    out = tmp_path / "out"
+    args = ["--input", str(feed), "-s", f"SITEMAPGEN_URI={out}", "-s", "SITEMAPGEN_MAX_URLS=3"]
+    args += ["-s", "SITEMAPGEN_SECTIONS=" + json.dumps([["odd", "[13579]$"]])]
+    first = build(tmp_path, *args)
+    assert first.returncode == 0, first.stderr[-3000:]
+    before = published(out)
+    assert len(before) >= 12
+    damage(out / STATE, "truncated")
+    time.sleep(1.1)
+    again = build(tmp_path, *args)
+    assert again.returncode == 0, again.stderr[-3000:]
+    warnings = log_messages(again.stderr, "WARNING")
+    assert len(warnings) == 1 and "rebuilt from the published set" in warnings[0], warnings
+    assert str(set_aside(out)[0]) in warnings[0]
+    # Said before the crawler was made (its add-ons are its first lines), and so before the
+    # feed is read, which starts just before it.
+    lines = again.stderr.splitlines()
+    said = next(i for i, line in enumerate(lines) if "rebuilt from the published" in line)
+    assert said < next(i for i, line in enumerate(lines) if "Enabled addons" in line)
+    assert published(out) == before
+    assert re.findall(r"\(([+-]\d+, -\d+) since the previous run\)", again.stderr) == [
+        "+0, -0",
+        "+0, -0",
+    ]
+
+
+def _state(path: Path) -> None:
+    db = sqlite3.connect(path)
+    db.execute(
+        "CREATE TABLE files (output TEXT, origin TEXT, name TEXT, sha256 TEXT, lastmod TEXT)"
+    )
+    rows = [(".", f"o{i}", "sitemap.xml", "x", "y") for i in range(50_000)]
+    db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?)", rows)  # more than a moment's check
+    db.commit()
+    db.close()
+
+
+def test_a_check_that_takes_too_long_is_cut_short(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="scrapy_sitemapgen")
+    path = tmp_path / STATE
+    _state(path)
+    prepare_state(path, ".", str(tmp_path), tmp_path, seconds=0)
+    assert [r.getMessage() for r in caplog.records] == [
+        f"Sitemap: the check of the state file {path} was cut short after 0 s; going on with "
+        "it as it is"
+    ]
+    assert set_aside(tmp_path) == []
+
+
+def test_a_remote_outputs_damaged_state_starts_afresh(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "sitemapgen-state.sqlite3"
+    path.write_bytes(os.urandom(4096))
+    prepare_state(path, "s3://bucket/maps", "s3://bucket/maps", None)
+    (aside,) = tmp_path.glob("sitemapgen-state.sqlite3.corrupt-*")
+    assert not path.exists()
+    (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert str(aside) in warning and "cannot be read back through feed storages" in warning
+    assert "starts afresh" in warning
