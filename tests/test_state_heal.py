@@ -389,3 +389,23 @@ def test_a_remote_outputs_damaged_state_starts_afresh(
     (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert str(aside) in warning and "cannot be read back through feed storages" in warning
     assert "starts afresh" in warning
+
+
+def test_a_state_locked_by_another_process_is_left_alone(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Busy is no damage: the state file stays where it is, for the publish to wait on."""
+    caplog.set_level(logging.INFO, logger="scrapy_sitemapgen")
+    path = tmp_path / STATE
+    _state(path)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        prepare_state(path, ".", str(tmp_path), tmp_path, seconds=0.2)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert set_aside(tmp_path) == []
+    assert path.is_file()
+    (said,) = [r.getMessage() for r in caplog.records]
+    assert said == f"Sitemap: the state file {path} could not be checked (database is locked)"

@@ -73,7 +73,10 @@ def prepare_state(
     problem = _problem(path, seconds)
     if problem is None:
         if key != uri:
-            _adopt(path, key)
+            try:
+                _adopt(path, key, seconds)
+            except sqlite3.OperationalError:  # busy (said by the check): a later run adopts
+                pass
         return
     aside = _move_aside(path)
     what = {"path": path, "problem": problem, "aside": aside}
@@ -119,18 +122,16 @@ def prepare_state(
 
 def _problem(path: Path, seconds: float) -> str | None:
     """What is wrong with the state file, in words; None when it is sound and ours (or
-    holds no table yet)."""
-    try:
-        db = sqlite3.connect(path)
-    except sqlite3.Error as exc:
-        return f"cannot be opened ({exc})"
+    holds no table yet), or when it cannot be looked at now for a reason that is not its
+    content (locked by another process, unreadable): the publish will say so."""
+    db = sqlite3.connect(path, timeout=seconds)  # a lock held as long as the check may run
     try:
         deadline = time.monotonic() + seconds
         db.set_progress_handler(lambda: time.monotonic() > deadline, _CHECK_STEPS)
         try:
             found = db.execute("PRAGMA quick_check").fetchall()
         except sqlite3.OperationalError as exc:
-            if "interrupt" not in str(exc):
+            if not _is_interrupt(exc):
                 raise
             logger.info(
                 "Sitemap: the check of the state file %(path)s was cut short after %(s)g s; "
@@ -150,9 +151,30 @@ def _problem(path: Path, seconds: float) -> str | None:
             return f"is another program's SQLite database (its tables: {shown}), not a state file"
         return None
     except sqlite3.DatabaseError as exc:
+        if not _is_corrupt(exc):
+            logger.info(
+                "Sitemap: the state file %(path)s could not be checked (%(error)s)",
+                {"path": path, "error": exc},
+            )
+            return None
         return f"is damaged or no SQLite database ({exc})"
     finally:
         db.close()
+
+
+def _is_interrupt(exc: sqlite3.Error) -> bool:
+    """Whether ``exc`` is SQLITE_INTERRUPT (before Python 3.11, which gives no code: by its
+    message)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF == 9 if isinstance(code, int) else "interrupted" in str(exc)
+
+
+def _is_corrupt(exc: sqlite3.Error) -> bool:
+    """Whether ``exc`` is SQLITE_CORRUPT or SQLITE_NOTADB (by its message before 3.11)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in (11, 26)
+    return "malformed" in str(exc) or "not a database" in str(exc)
 
 
 def _move_aside(path: Path) -> Path:
@@ -175,10 +197,10 @@ def _remove(path: Path) -> None:
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
-def _adopt(path: Path, key: str) -> None:
+def _adopt(path: Path, key: str, seconds: float) -> None:
     """Re-key the rows of the one local output an earlier version kept under its path as
     given (absolute, or relative to where the crawl ran), when ``key`` has none."""
-    db = sqlite3.connect(path)
+    db = sqlite3.connect(path, timeout=seconds)
     try:
         if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'files'").fetchone() is None:
             return
