@@ -353,23 +353,27 @@ def test_the_build_heals_the_state_before_it_reads_the_feed(tmp_path: Path) -> N
     ]
 
 
-def _state(path: Path) -> None:
+@pytest.fixture
+def sound_state(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> Path:
+    """A sound state file of 50,000 rows (more than a moment's check) in ``tmp_path``, the
+    package's INFO lines captured."""
+    caplog.set_level(logging.INFO, logger="scrapy_sitemapgen")
+    path = tmp_path / STATE
     db = sqlite3.connect(path)
     db.execute(
         "CREATE TABLE files (output TEXT, origin TEXT, name TEXT, sha256 TEXT, lastmod TEXT)"
     )
     rows = [(".", f"o{i}", "sitemap.xml", "x", "y") for i in range(50_000)]
-    db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?)", rows)  # more than a moment's check
+    db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?)", rows)
     db.commit()
     db.close()
+    return path
 
 
 def test_a_check_that_takes_too_long_is_cut_short(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    sound_state: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="scrapy_sitemapgen")
-    path = tmp_path / STATE
-    _state(path)
+    path = sound_state
     prepare_state(path, ".", str(tmp_path), tmp_path, seconds=0)
     assert [r.getMessage() for r in caplog.records] == [
         f"Sitemap: the check of the state file {path} was cut short after 0 s; going on with "
@@ -392,12 +396,10 @@ def test_a_remote_outputs_damaged_state_starts_afresh(
 
 
 def test_a_state_locked_by_another_process_is_left_alone(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    sound_state: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Busy is no damage: the state file stays where it is, for the publish to wait on."""
-    caplog.set_level(logging.INFO, logger="scrapy_sitemapgen")
-    path = tmp_path / STATE
-    _state(path)
+    path = sound_state
     holder = sqlite3.connect(path, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:
