@@ -195,6 +195,31 @@ async def test_a_damaged_state_is_moved_aside_and_rebuilt_byte_for_byte(
     assert sha == (0,)
 
 
+@deferred_f_from_coro_f
+async def test_a_layout_with_placeholders_is_rebuilt(
+    crawl: CrawlFn, pages: Pages, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Origin folders made from the placeholders, the state file above them: the rebuild
+    finds each origin's folder by the template."""
+    caplog.set_level(logging.INFO, logger="scrapy_sitemapgen")
+    out = tmp_path / "out"
+    settings = {
+        **SETTINGS,
+        "SITEMAPGEN_URI": str(out / "%(origin)s" / "maps"),
+        "SITEMAPGEN_STATE": str(out / STATE),
+    }
+    await crawl(settings, start_url=pages.a.url("/"))
+    before = {p: p.read_bytes() for p in out.glob("*/maps/*")}
+    assert len(before) >= 12
+    damage(out / STATE, "random")
+    await asyncio.sleep(1.1)
+    caplog.clear()
+    await crawl(settings, start_url=pages.a.url("/"))
+    assert "rebuilt from the published set (2 origin(s), 12 URL(s))" in caplog.text
+    assert {p: p.read_bytes() for p in out.glob("*/maps/*")} == before
+    assert close_counts(caplog) == ["+0, -0", "+0, -0"]
+
+
 @pytest.mark.parametrize("follows", [False, True])
 @deferred_f_from_coro_f
 async def test_the_rebuilt_notes_take_the_real_fingerprints_once(

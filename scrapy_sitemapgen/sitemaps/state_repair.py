@@ -364,8 +364,8 @@ def _note_urls(
 
 
 def _in_bursts(entries: Iterator[tuple[str, str | None]]) -> Iterator[tuple[str, str | None]]:
-    """``entries`` read a block at a time: the merge of many parsers taking one entry from
-    each in turn cost half again as much as reading each parser's in bursts."""
+    """``entries`` read a block at a time, so that each of the merged parsers works in
+    bursts rather than handing over after every entry."""
     while block := list(itertools.islice(entries, URL_BLOCK)):
         yield from block
 
@@ -378,7 +378,7 @@ def _urlset_entries(path: Path) -> Iterator[tuple[str, str | None]]:
             stream, events=("end",), tag=_URL, resolve_entities=False, no_network=True
         ):
             loc = lastmod = None
-            for child in url:  # its children by hand: findtext cost twice the parse
+            for child in url:  # not findtext, which parses its path at every call
                 if child.tag == _LOC:
                     loc = child.text
                 elif child.tag == _LASTMOD:
