@@ -268,6 +268,26 @@ async def test_no_published_set_starts_afresh(
 
 
 @deferred_f_from_coro_f
+async def test_an_unreadable_published_set_starts_afresh(
+    crawl: CrawlFn, pages: Pages, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="scrapy_sitemapgen")
+    out = tmp_path / "out"
+    settings = {**SETTINGS, "SITEMAPGEN_URI": str(out)}
+    await crawl(settings, start_url=pages.a.url("/"))
+    urlset = out / pages.b.origin.name / "sitemap-1.xml.gz"
+    good = urlset.read_bytes()
+    urlset.write_bytes(good[: len(good) // 2])  # cut short
+    damage(out / STATE, "zeroed")
+    caplog.clear()
+    await crawl(settings, start_url=pages.a.url("/"))
+    (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert "could not be read back" in warning and "starts afresh" in warning
+    assert sorted(close_counts(caplog)) == ["+4, -0", "+8, -0"]
+    assert urlset.read_bytes() == good  # written again, whole
+
+
+@deferred_f_from_coro_f
 async def test_a_copied_output_folder_carries_on(
     crawl: CrawlFn, pages: Pages, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

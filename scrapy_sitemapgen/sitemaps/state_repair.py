@@ -21,6 +21,7 @@ import os
 import re
 import sqlite3
 import time
+import zlib
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -57,7 +58,19 @@ _ORIGINS_A_COMMIT = 500
 _URL = f"{{{SITEMAP_NS}}}url"
 _LOC = f"{{{SITEMAP_NS}}}loc"
 _LASTMOD = f"{{{SITEMAP_NS}}}lastmod"
-_PLACEHOLDER = re.compile(r"%\([a-z]+\)s")
+_PLACEHOLDER = re.compile(r"%\([a-z]+\)[a-z]")
+#: What a published set that cannot be read back raises: a file gone, cut short (gzip's
+#: EOFError, zlib.error) or garbled (lxml, json, UTF-8), a manifest of another shape.
+_UNREADABLE = (
+    OSError,
+    EOFError,
+    zlib.error,
+    ValueError,
+    KeyError,
+    TypeError,
+    etree.LxmlError,
+    sqlite3.Error,
+)
 
 
 def prepare_state(
@@ -92,7 +105,7 @@ def prepare_state(
         return
     try:
         rebuilt = rebuild_state(path, key, output_dir)
-    except (OSError, ValueError, KeyError, TypeError, etree.LxmlError, sqlite3.Error) as exc:
+    except _UNREADABLE as exc:
         _remove(path)
         what["why"] = f"{type(exc).__name__}: {exc}"
         logger.warning(
@@ -107,7 +120,7 @@ def prepare_state(
         logger.warning(
             "Sitemap: the state file %(path)s %(problem)s; moved aside to %(aside)s. There "
             "is no published set in %(folder)s to rebuild it from, so this run starts "
-            "afresh",
+            "afresh: every URL counts as added",
             what,
         )
         return
@@ -267,9 +280,9 @@ def _published(output_dir: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
     manifest's origin is published (a staging folder, a copy) are passed over."""
     template = str(output_dir)
     if "%(" in template:
-        start = template.index("%(")
-        base = Path(template[: template.rfind(os.sep, 0, start) + 1] or ".")
-        pattern = _PLACEHOLDER.sub("*", template[len(str(base)) :].lstrip(os.sep))
+        cut = template.rfind(os.sep, 0, template.index("%(")) + 1  # the folders before
+        base = Path(template[:cut] or ".")
+        pattern = _PLACEHOLDER.sub("*", template[cut:])
         candidates: Iterable[Path] = sorted(base.glob(pattern)) if base.is_dir() else ()
     else:
         candidates = sorted(output_dir.iterdir()) if output_dir.is_dir() else ()
