@@ -250,41 +250,41 @@ async def test_the_rebuilt_notes_take_the_real_fingerprints_once(
                 assert lastmod == healed[origin][loc], loc
 
 
+@pytest.mark.parametrize("published_set", ["none", "cut short"])
 @deferred_f_from_coro_f
-async def test_no_published_set_starts_afresh(
-    crawl: CrawlFn, pages: Pages, tmp_path: Path, caplog: pytest.LogCaptureFixture
+async def test_a_state_that_cannot_be_rebuilt_starts_afresh(
+    crawl: CrawlFn,
+    pages: Pages,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    published_set: str,
 ) -> None:
-    caplog.set_level(logging.INFO, logger="scrapy_sitemapgen")
-    out = tmp_path / "out"
-    out.mkdir()
-    (out / STATE).write_bytes(os.urandom(8192))
-    await crawl({**SETTINGS, "SITEMAPGEN_URI": str(out)}, start_url=pages.a.url("/"))
-    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert len(warnings) == 1, warnings
-    assert "no published set" in warnings[0] and "starts afresh" in warnings[0]
-    assert len(set_aside(out)) == 1
-    assert (out / pages.a.origin.name / "sitemap.xml").is_file()
-    assert sorted(close_counts(caplog)) == ["+4, -0", "+8, -0"]
-
-
-@deferred_f_from_coro_f
-async def test_an_unreadable_published_set_starts_afresh(
-    crawl: CrawlFn, pages: Pages, tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+    """No published set (an empty output folder), or one that cannot be read back (a
+    urlset cut short): the damaged state is moved aside all the same, and the run starts
+    afresh."""
     caplog.set_level(logging.INFO, logger="scrapy_sitemapgen")
     out = tmp_path / "out"
     settings = {**SETTINGS, "SITEMAPGEN_URI": str(out)}
-    await crawl(settings, start_url=pages.a.url("/"))
     urlset = out / pages.b.origin.name / "sitemap-1.xml.gz"
-    good = urlset.read_bytes()
-    urlset.write_bytes(good[: len(good) // 2])  # cut short
-    damage(out / STATE, "zeroed")
+    if published_set == "none":
+        out.mkdir()
+        (out / STATE).write_bytes(os.urandom(8192))
+        said = "no published set in"
+    else:
+        await crawl(settings, start_url=pages.a.url("/"))
+        whole = urlset.read_bytes()
+        urlset.write_bytes(whole[: len(whole) // 2])
+        damage(out / STATE, "zeroed")
+        said = "could not be read back"
     caplog.clear()
     await crawl(settings, start_url=pages.a.url("/"))
     (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert "could not be read back" in warning and "starts afresh" in warning
+    assert said in warning and "starts afresh" in warning
+    assert len(set_aside(out)) == 1
     assert sorted(close_counts(caplog)) == ["+4, -0", "+8, -0"]
-    assert urlset.read_bytes() == good  # written again, whole
+    assert (out / pages.a.origin.name / "sitemap.xml").is_file()
+    if published_set != "none":
+        assert urlset.read_bytes() == whole  # written again, whole
 
 
 @deferred_f_from_coro_f
