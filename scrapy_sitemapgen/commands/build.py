@@ -234,8 +234,8 @@ class _EarlyRead:
 
 
 def _prepare_state(settings: BaseSettings) -> None:
-    """The state file checked (and healed) before the feed is read: the crawler checks it
-    again, at once since it is sound then, but only once the feed is read."""
+    """The state file checked (and healed) before the feed's early read starts; the
+    exporter checks it again as the crawler starts, quickly, since it is sound by then."""
     try:
         config = Config.from_settings(settings)
     except Exception:  # reported by the crawler, where the components check them
