@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -474,6 +475,25 @@ def _indexnow_key(settings: BaseSettings) -> str:
     return raw.strip()
 
 
+def _state_key(uri: str, output_dir: Path | None, state_path: Path) -> str:
+    """The output's key in the state file. A local output at or below the state file's
+    folder (the default, ``.sitemapgen-state.sqlite3`` in the output folder) is keyed by
+    its layout relative to that folder, ``"."`` or ``"./%(host)s/sitemaps"``: the folder
+    copied or moved elsewhere, state and all, is the same output. Any other output keeps
+    SITEMAPGEN_URI as given, since its state file lives apart from it."""
+    if output_dir is None:
+        return uri
+    home = os.path.abspath(state_path.parent)
+    folder = os.path.abspath(output_dir)
+    try:
+        if os.path.commonpath([home, folder]) != home:
+            return uri
+    except ValueError:  # on another drive
+        return uri
+    relative = Path(os.path.relpath(folder, home)).as_posix()
+    return "." if relative == "." else f"./{relative}"
+
+
 def _http_url(settings: BaseSettings, name: str, placeholders: bool) -> str:
     raw = _get(settings, name)
     text = raw.strip() if isinstance(raw, str) else ""
@@ -508,6 +528,8 @@ class Config:
     output_dir: Path | None
     #: The SQLite file that remembers what was published (hashes, lastmods, URLs).
     state_path: Path
+    #: The output's key in the state file (:func:`_state_key`).
+    state_key: str
     formats: frozenset[str]
     robots_txt: str
     base_url: str
@@ -638,6 +660,7 @@ class Config:
             local=local,
             output_dir=output_dir,
             state_path=state_path,
+            state_key=_state_key(uri, output_dir, state_path),
             formats=_formats(settings),
             robots_txt=str(robots_txt).strip(),
             base_url=_check_base_url(base_url.strip()),

@@ -22,6 +22,7 @@ from ..crawl.exporter import SitemapExporter
 from ..crawl.pipeline import SitemapItemPipeline
 from ..settings import Config, is_enabled, jobdir_store
 from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS, URL_FIELDS, url_field
+from ..sitemaps.state_repair import prepare_state
 from ..stats import Tally
 from ..store.feed import build_store
 from . import add_store_options
@@ -233,6 +234,17 @@ class _EarlyRead:
         store.close()
 
 
+def _prepare_state(settings: BaseSettings) -> None:
+    """The state file checked (and healed) before the feed's early read starts; the
+    exporter checks it again as the crawler starts, quickly, since it is sound by then."""
+    try:
+        config = Config.from_settings(settings)
+    except Exception:  # reported by the crawler, where the components check them
+        return
+    if config.enabled:
+        prepare_state(config.state_path, config.state_key, config.uri, config.output_dir)
+
+
 class BuildCommand(ScrapyCommand):
     """Runs a crawl that requests nothing, so the very components of a real crawl (the
     exporter, Scrapy's feed storages, stats, logging) write the set from the stored facts:
@@ -323,6 +335,7 @@ class BuildCommand(ScrapyCommand):
         assert self.crawler_process is not None
         assert self.settings is not None
         bulk = getattr(self, "bulk", False)
+        _prepare_state(self.settings)
         early = _EarlyRead.start(Path(self.input), self.settings, self.workers) if bulk else None
         try:
             crawler = self.crawler_process.create_crawler(_NothingToCrawl)

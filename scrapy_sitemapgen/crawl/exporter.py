@@ -16,6 +16,7 @@ from .. import stats as keys
 from ..failures import failure_of
 from ..publish.delivery import DestinationError, check_destination
 from ..publish.publisher import PublishOutcome, publish
+from ..sitemaps.state_repair import prepare_state
 from ..stats import Reporter
 from ..store.base import StoreError
 from .audit import LiveAudit, write_reports
@@ -90,6 +91,7 @@ class SitemapExporter:
             exporter.recorder.check()
         except StoreError as exc:
             refuse_start(str(exc))
+        prepare_state(config.state_path, config.state_key, config.uri, config.output_dir)
         crawler.signals.connect(exporter.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(exporter.spider_closed, signal=signals.spider_closed)
         if exporter.audit is not None:

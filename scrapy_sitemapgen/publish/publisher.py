@@ -178,13 +178,13 @@ async def _deliver(
         delivered = set(await publish_remote(sets, crawler, reporter))
     # IndexNow: the origins no previous run left fingerprints for, before the commit.
     first_runs = (
-        {s.origin for s in sets if not state.has_fingerprints(config.uri, s.origin.name)}
+        {s.origin for s in sets if not state.has_fingerprints(config.state_key, s.origin.name)}
         if config.indexnow_key
         else set()
     )
     await run_in_thread(
         state.commit_all,
-        config.uri,
+        config.state_key,
         [(s.origin.name, s.records) for s in sets if s.origin in delivered],
     )
     outcome.published += len(delivered)

@@ -258,7 +258,7 @@ class _Listing:
             if config.dedupe_content and getattr(store, "has_content", True)
             else {}
         )
-        self.notes = self._notes(*state.content_notes(config.uri, origin.name))
+        self.notes = self._notes(*state.content_notes(config.state_key, origin.name))
 
     def _notes(
         self,
@@ -284,7 +284,7 @@ class _Listing:
             return self.notes.follow(entries)
         if not settled:
             return entries
-        previous = self.state.previous_contents(self.config.uri, self.origin.name)
+        previous = self.state.previous_contents(self.config.state_key, self.origin.name)
         return self._notes(previous, None).follow(entries)
 
     def news_entries(self) -> Iterator[UrlFacts]:
@@ -339,7 +339,7 @@ def stage_origin(
     run's ``<lastmod>`` in the index (P10) and is marked unchanged, so the delivery can
     leave it alone; everything else gets ``now``.
     """
-    previous = state.previous_files(config.uri, origin.name)
+    previous = state.previous_files(config.state_key, origin.name)
     stamp = _stamp(now)
 
     def lastmod(written: WrittenFile) -> str:
@@ -355,8 +355,8 @@ def stage_origin(
     skip = reporter.skip
     base_url = base_url_for(config.base_url, origin)
     output = OriginOutput()
-    notes = state.url_notes(config.uri, origin.name)
-    changes = state.change_notes(config.uri, origin.name) if config.indexnow_key else None
+    notes = state.url_notes(config.state_key, origin.name)
+    changes = state.change_notes(config.state_key, origin.name) if config.indexnow_key else None
     listing = _Listing(store, origin, config, state, reporter)
     if "xml" in config.formats:
         # The URLs of no section in the pass that notes every URL, in loc order.
@@ -615,7 +615,7 @@ def stage_origins(
             n, task = next(ahead, (-1, []))
             if n < 0:
                 return False
-            previous = state.previous_files_of(config.uri, [origin.name for origin in task])
+            previous = state.previous_files_of(config.state_key, [origin.name for origin in task])
             futures[n] = (
                 task,
                 pool.submit(
@@ -790,7 +790,9 @@ def _stage_in_worker(
     staging folder: their sets and tallies (None for one that met nothing to report, as
     most do: a tally is several objects to send back and hold), in the task's order."""
     results: list[tuple[OriginSet | None, Tally | None]] = []
-    state = _WorkerState(state_path, notes, config.uri, [origin.name for origin, _, _ in task])
+    state = _WorkerState(
+        state_path, notes, config.state_key, [origin.name for origin, _, _ in task]
+    )
     try:
         for origin, previous, staging in task:
             tally = Tally()

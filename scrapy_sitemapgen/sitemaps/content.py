@@ -18,7 +18,12 @@ if TYPE_CHECKING:
 
     from .facts import UrlFacts
 
-__all__ = ["ContentNotes", "Seen", "duplicate_choice", "settle"]
+__all__ = ["UNKNOWN_FINGERPRINT", "ContentNotes", "Seen", "duplicate_choice", "settle"]
+
+#: The fingerprint of a note rebuilt from the published set (``state_repair``), which shows
+#: each page's lastmod but not its content: the next sight counts as unchanged content, so
+#: the lastmod published is kept, and the note then takes the real fingerprint.
+UNKNOWN_FINGERPRINT = "?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +47,8 @@ def settle(
       seen, which is no change; the stated lastmod is published and ``seen`` kept.
     - First sight: ``observed`` gives nothing (never a guess).
     - Changed since ``seen``: ``observed`` gives the time this run fetched the page.
-    - Unchanged: ``observed`` gives the time it was last found changed; and with
+    - Unchanged (or ``seen`` rebuilt, its fingerprint :data:`UNKNOWN_FINGERPRINT`):
+      ``observed`` gives the time it was last found changed; and with
       ``follows_content`` the lastmod published before is kept, whatever the sources now
       say, so a rebuilt site whose text did not change keeps its lastmods.
     """
@@ -52,11 +58,13 @@ def settle(
     fingerprint = content.fingerprint
     if seen is None:
         when = None
-    elif seen.fingerprint != fingerprint:
+    elif seen.fingerprint != fingerprint and seen.fingerprint != UNKNOWN_FINGERPRINT:
         when = content.fetched
     else:
         when = seen.observed
         if follows_content and seen.lastmod is not None:
+            if seen.fingerprint != fingerprint:  # a rebuilt note takes the real one
+                seen = Seen(fingerprint, when, seen.lastmod)
             return seen.lastmod, seen
     lastmod = facts.lastmod
     if lastmod is None and observed:
