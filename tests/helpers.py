@@ -764,6 +764,18 @@ def write_project(folder: Path, settings_text: str = "") -> Path:
     return folder
 
 
+def run_build(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``scrapy sitemapgen-build`` run in ``cwd``, its output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "scrapy", "sitemapgen-build", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
 def run_scrapy(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``python -m scrapy ARGS`` in ``project``, this checkout's package importable."""
     checkout = str(Path(scrapy_sitemapgen.__file__).parents[1])

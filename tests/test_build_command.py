@@ -13,20 +13,10 @@ from scrapy_sitemapgen.sitemaps.records import url_field
 from scrapy_sitemapgen.store.feed import line_at
 
 from .helpers import files, read_urls, run_scrapy, write_project
+from .helpers import run_build as build
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-
-def build(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "scrapy", "sitemapgen-build", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 @deferred_f_from_coro_f

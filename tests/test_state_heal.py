@@ -11,8 +11,6 @@ import os
 import re
 import shutil
 import sqlite3
-import subprocess
-import sys
 import time
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -23,6 +21,7 @@ from scrapy_sitemapgen.settings import Config
 from scrapy_sitemapgen.sitemaps.state_repair import prepare_state
 
 from .helpers import BASE_SETTINGS, Route, SiteServer, SiteSpider, html, lastmods, log_messages
+from .helpers import run_build as build
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -351,17 +350,6 @@ def test_the_state_key(tmp_path: Path, uri: str, state: str, key: str) -> None:
     from scrapy.settings import Settings
 
     assert Config.from_settings(Settings(settings)).state_key == key.format(tmp=tmp_path)
-
-
-def build(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "scrapy", "sitemapgen-build", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def test_the_build_heals_the_state_before_it_reads_the_feed(tmp_path: Path) -> None:
