@@ -4,7 +4,6 @@ and media URLs without the schemes that name no fetchable resource."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from urllib.parse import urljoin, urlsplit
 
 from .elements import ASCII_LOWER
@@ -54,7 +53,6 @@ def absolute(base: str, value: str) -> str | None:
         return value
 
 
-@lru_cache(maxsize=16)
 def join_prefix(base: str) -> str | None:
     """``scheme://netloc`` of an http(s) ``base``, which urljoin puts before a path from the
     root; None when urljoin must do the work."""

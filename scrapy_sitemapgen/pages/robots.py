@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from .elements import ASCII_LOWER, nodes_of
@@ -45,7 +44,7 @@ def robots_directives(
     that are not directive names (such as the second half of a date split at its comma) are
     dropped.
     """
-    named = _lower_names(frozenset(user_agents))  # a frozenset is returned as it is
+    named = {agent.translate(ASCII_LOWER) for agent in user_agents}
     directives: set[str] = set()
     for element in nodes_of(selector).metas:
         name, content = element.get("name"), element.get("content")
@@ -69,13 +68,6 @@ def robots_directives(
             if directive is not None:
                 directives.add(directive)
     return frozenset(directives)
-
-
-@lru_cache(maxsize=16)
-def _lower_names(user_agents: frozenset[str]) -> frozenset[str]:
-    """The crawler names ASCII-lower-cased, once per set: the crawl passes the same one for
-    every page."""
-    return frozenset(agent.translate(ASCII_LOWER) for agent in user_agents)
 
 
 def _directive_name(item: str) -> str | None:
