@@ -314,7 +314,7 @@ def fingerprint_costs(responses: list[HtmlResponse], repeat: int) -> list[float]
     """Per page, the least thread CPU time of its content fingerprint over ``repeat`` tries,
     in microseconds, on the parse the baseline already made (as in a crawl, where the
     spider parsed the page first)."""
-    from scrapy_sitemapgen.sitemaps.fingerprint import content_fingerprint
+    from scrapy_sitemapgen.pages.fingerprint import content_fingerprint
 
     selectors = [response.selector for response in responses]
     best = [float("inf")] * len(selectors)

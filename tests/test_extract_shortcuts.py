@@ -2,8 +2,8 @@
 
 ``extract`` turns a page's image and alternate values into final URLs without joining and
 normalising the ones already in shape (``_normal_url``). The long road is the public one:
-``page.image_urls``/``page.alternates`` (join, deduplicate), then ``normalize_loc`` or the
-URL policy for each, a rejected value counted once. These properties build that road here
+``pages.images.image_urls``/``pages.hreflang.alternates`` (join, deduplicate), then
+``normalize_loc`` or the URL policy for each, a rejected value counted once. These properties build that road here
 from the public functions, the way the extractor did before the shortcuts, and hold the
 extractor to the same URLs, in the same order, with the same counted skips, over hostile
 values, bases (``<base href>``, default and odd ports, upper case, IPv6, punycode) and
@@ -22,8 +22,10 @@ from scrapy.http import HtmlResponse
 from scrapy.settings import Settings
 
 from scrapy_sitemapgen.crawl.extract import _normal_prefix, _normal_url, _Page
+from scrapy_sitemapgen.pages.hreflang import alternates as page_alternates
+from scrapy_sitemapgen.pages.hrefs import absolute
+from scrapy_sitemapgen.pages.images import image_urls
 from scrapy_sitemapgen.settings import Config
-from scrapy_sitemapgen.sitemaps import page
 from scrapy_sitemapgen.sitemaps.facts import Alternate, FactRejected, parse_hreflang
 from scrapy_sitemapgen.sitemaps.limits import MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
 from scrapy_sitemapgen.sitemaps.urls import UrlRejected, is_normal, normalize_loc
@@ -148,11 +150,11 @@ def make_page(
 
 
 def long_road_images(facts: _Page) -> tuple[tuple[str, ...], list[tuple[str, object]]]:
-    """The extractor's images before its shortcut: page.image_urls, each normalised."""
+    """The extractor's images before its shortcut: image_urls, each normalised."""
     found: dict[str, None] = {}
     skips: list[tuple[str, object]] = []
     policy = facts.config.image_policy
-    for raw in page.image_urls(facts.nodes, facts.base):
+    for raw in image_urls(facts.nodes, facts.base):
         try:
             url = normalize_loc(raw, facts.response.encoding)
         except UrlRejected as exc:
@@ -166,11 +168,11 @@ def long_road_images(facts: _Page) -> tuple[tuple[str, ...], list[tuple[str, obj
 
 
 def long_road_alternates(facts: _Page) -> tuple[tuple[Alternate, ...], list[tuple[str, object]]]:
-    """The extractor's alternates before its shortcut: page.alternates, each checked and
-    put through the URL policy."""
+    """The extractor's alternates before its shortcut: pages.hreflang.alternates, each
+    checked and put through the URL policy."""
     found: dict[Alternate, None] = {}
     skips: list[tuple[str, object]] = []
-    for lang, href in page.alternates(facts.nodes, facts.links, facts.base, facts.response.url):
+    for lang, href in page_alternates(facts.nodes, facts.links, facts.base, facts.response.url):
         try:
             found[
                 Alternate(
@@ -225,11 +227,11 @@ def test_images_and_alternates_match_the_long_road(
 @settings(PROPERTY, max_examples=1500)
 @given(base=st.one_of(st.sampled_from(BASES), value), raw=value)
 def test_normal_url_is_the_join_normalised(base: str, raw: str) -> None:
-    """When the shortcut answers, its URL is ``normalize_loc(page.absolute(base, raw))``."""
+    """When the shortcut answers, its URL is ``normalize_loc(absolute(base, raw))``."""
     shortcut = _normal_url(raw, _normal_prefix(base) or "", base)
     if shortcut is None:
         return
-    assert shortcut == normalize_loc(page.absolute(base, raw) or "")
+    assert shortcut == normalize_loc(absolute(base, raw) or "")
 
 
 @settings(PROPERTY, max_examples=1500)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from parsel import Selector
 
-from scrapy_sitemapgen.sitemaps.fingerprint import (
+from scrapy_sitemapgen.pages.fingerprint import (
     FINGERPRINT_LENGTH,
     NOT_CONTENT,
     content_fingerprint,

@@ -19,19 +19,15 @@ import pytest
 from scrapy.http import HtmlResponse
 from scrapy.utils.response import get_base_url
 
-from scrapy_sitemapgen.sitemaps.page import (
-    alternates,
-    canonical_urls,
-    image_urls,
-    iso8601_duration,
-    json_ld,
-    page_dates,
-    parse_link_header,
-    parse_srcset,
-    refresh_url,
-    robots_directives,
-    videos,
-)
+from scrapy_sitemapgen.pages.canonical import canonical_urls
+from scrapy_sitemapgen.pages.dates import page_dates
+from scrapy_sitemapgen.pages.hreflang import alternates
+from scrapy_sitemapgen.pages.images import image_urls, parse_srcset
+from scrapy_sitemapgen.pages.jsonld import json_ld
+from scrapy_sitemapgen.pages.links import parse_link_header
+from scrapy_sitemapgen.pages.refresh import refresh_url
+from scrapy_sitemapgen.pages.robots import robots_directives
+from scrapy_sitemapgen.pages.videos import iso8601_duration, videos
 
 if TYPE_CHECKING:
     from parsel import Selector

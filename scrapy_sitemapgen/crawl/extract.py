@@ -17,7 +17,17 @@ from parsel import Selector
 from scrapy.http import HtmlResponse
 from scrapy.utils.response import get_base_url
 
-from ..sitemaps import page
+from ..pages.canonical import canonical_urls
+from ..pages.dates import page_dates
+from ..pages.elements import PageNodes
+from ..pages.fingerprint import content_fingerprint
+from ..pages.hreflang import alternate_sources, header_alternate_sources
+from ..pages.hrefs import absolute, join_prefix, media_url
+from ..pages.images import image_sources
+from ..pages.jsonld import json_ld
+from ..pages.refresh import refresh_url
+from ..pages.robots import robots_directives
+from ..pages.videos import videos
 from ..sitemaps.facts import (
     Alternate,
     Content,
@@ -30,7 +40,6 @@ from ..sitemaps.facts import (
     parse_hreflang,
     parse_lastmod,
 )
-from ..sitemaps.fingerprint import content_fingerprint
 from ..sitemaps.limits import MAX_IMAGES_PER_URL
 from ..sitemaps.urls import (
     UrlRejected,
@@ -87,12 +96,12 @@ def _is_http(url: str) -> bool:
 def _normal_url(value: str, prefix: str, base: str) -> str | None:
     """``value`` joined to ``base`` and normalised, when it is already a <loc> or a path
     from the root that both steps leave as it is (``prefix``: ``_normal_prefix(base)`` or
-    ``""``): the same string ``normalize_loc(page.absolute(base, value))`` gives, without
+    ``""``): the same string ``normalize_loc(absolute(base, value))`` gives, without
     either (nor the page's encoding, which Scrapy works out anew each time); None for
     every other value. Which values those are is the URL module's rule."""
     if value[:1] == "/":
         return normal_join(prefix, value)
-    if is_normal(value) and page.absolute(base, value) == value:
+    if is_normal(value) and absolute(base, value) == value:
         return value
     return None
 
@@ -108,7 +117,7 @@ def _normal_prefix(base: str) -> str | None:
     """``scheme://host[:port]`` of ``base`` when it is a normal <loc>'s start: the prefix
     ``normal_join`` takes, so that most rooted paths need neither joining nor
     normalising."""
-    prefix = page.join_prefix(base)
+    prefix = join_prefix(base)
     return prefix if prefix is not None and is_normal_origin(prefix) else None
 
 
@@ -124,7 +133,7 @@ class _Page:
         self.links = _header_values(response, b"Link")
         self._ld: list[Any] | None = None
         # Computed on first use (plain attributes: functools.cached_property takes a lock).
-        self._nodes: page.PageNodes | None = None
+        self._nodes: PageNodes | None = None
         self._selector: Selector | None = None
         # Whether the page's one canonical names the page itself (set by exclusion()).
         self._self_canonical: bool | None = None
@@ -165,11 +174,11 @@ class _Page:
         return self._selector
 
     @property
-    def nodes(self) -> page.PageNodes:
+    def nodes(self) -> PageNodes:
         """The elements every reader looks at, gathered in one walk of the tree of the
         selector."""
         if self._nodes is None:
-            self._nodes = page.PageNodes(self.selector)
+            self._nodes = PageNodes(self.selector)
         return self._nodes
 
     @property
@@ -197,7 +206,7 @@ class _Page:
     @property
     def ld(self) -> list[Any]:
         if self._ld is None:
-            self._ld, invalid = page.json_ld(self.nodes)
+            self._ld, invalid = json_ld(self.nodes)
             for _ in range(invalid):
                 self.reporter.skip("bad_json_ld", self.loc)
         return self._ld
@@ -222,7 +231,7 @@ class _Page:
         config = self.config
         if config.respect_noindex:
             x_robots = _header_values(self.response, b"X-Robots-Tag")
-            directives = page.robots_directives(self.nodes, x_robots, config.robots_user_agents)
+            directives = robots_directives(self.nodes, x_robots, config.robots_user_agents)
             if directives & _NOINDEX:
                 return "noindex"
         if config.respect_canonical:
@@ -232,7 +241,7 @@ class _Page:
                 self.elsewhere = self.policy_loc(canonical)
                 return "canonical_elsewhere"
         if config.respect_meta_refresh and self.html:
-            target = page.refresh_url(self.nodes, self.base)
+            target = refresh_url(self.nodes, self.base)
             if target is not None and not self.same_page(target):
                 self.elsewhere = self.policy_loc(target)
                 return "meta_refresh"
@@ -244,7 +253,7 @@ class _Page:
         http(s) URL (``file:``, ``javascript:``) names no page a crawler can fetch: it is
         counted and passed over, as if the page did not declare it."""
         if self._canonical is _UNREAD:
-            canonicals = page.canonical_urls(self.nodes, self.links, self.base, self.response.url)
+            canonicals = canonical_urls(self.nodes, self.links, self.base, self.response.url)
             fetchable = [url for url in canonicals if _is_http(url)]
             if len(fetchable) < len(canonicals):
                 dropped = next(url for url in canonicals if not _is_http(url))
@@ -281,7 +290,7 @@ class _Page:
                     except FactRejected as exc:
                         self.reporter.skip(exc.reason, self.loc, detail=header.decode("latin-1"))
             elif source == "page":
-                for raw in page.page_dates(self.nodes, self.ld):
+                for raw in page_dates(self.nodes, self.ld):
                     try:
                         return parse_lastmod(raw, now)
                     except FactRejected as exc:
@@ -292,18 +301,18 @@ class _Page:
         return None
 
     def images(self) -> tuple[str, ...]:
-        """``page.image_urls``, normalised. Values in shape go straight to their URL; the
-        rest are joined and normalised, and a rejected one counted once, as
-        ``page.image_urls`` would give it once."""
+        """``pages.images.image_urls``, normalised. Values in shape go straight to their
+        URL; the rest are joined and normalised, and a rejected one counted once, as
+        ``image_urls`` would give it once."""
         found: dict[str, None] = {}
         policy = self.config.image_policy
         filtered = bool(policy.allow or policy.deny)  # without patterns, nothing is refused
         base, prefix = self.base, self.prefix
         tried: set[str] = set()
-        for value in page.image_sources(self.nodes):
+        for value in image_sources(self.nodes):
             url = _normal_url(value, prefix, base)
             if url is None:
-                raw = page.media_url(base, value)
+                raw = media_url(base, value)
                 if raw is None or raw in tried:
                     continue
                 tried.add(raw)
@@ -319,32 +328,32 @@ class _Page:
         return tuple(found)[:MAX_IMAGES_PER_URL]
 
     def videos(self, now: datetime) -> tuple[Video, ...]:
-        videos = []
-        for raw in page.videos(self.nodes, self.ld, self.base):
+        found = []
+        for raw in videos(self.nodes, self.ld, self.base):
             try:
-                videos.append(make_video(raw, self._normalize, self._issue, now))
+                found.append(make_video(raw, self._normalize, self._issue, now))
             except FactRejected as exc:
                 self.reporter.skip(exc.reason, self.loc, detail=exc.value)
-        return tuple(videos)
+        return tuple(found)
 
     def alternates(self) -> tuple[Alternate, ...]:
-        """``page.alternates``, each checked and put through the URL policy (hrefs in
-        shape without normalising them again), a rejected pair counted once. The page's
+        """``pages.hreflang.alternates``, each checked and put through the URL policy (hrefs
+        in shape without normalising them again), a rejected pair counted once. The page's
         ``<link>`` hrefs resolve against its base, ``Link`` header targets against the
         response URL (RFC 8288 3.1)."""
         found: dict[tuple[str, str], Alternate] = {}  # by a plain tuple: its hash is C's
         seen: set[tuple[str, str]] = set()
         loc_from_normalized = self.config.url_policy.loc_from_normalized
         url = self.response.url
-        sources = [(page.alternate_sources(self.nodes), self.base, self.prefix)]
+        sources = [(alternate_sources(self.nodes), self.base, self.prefix)]
         if self.links:
             header_prefix = self.prefix if url == self.base else _normal_prefix(url) or ""
-            sources.append((page.header_alternate_sources(self.links), url, header_prefix))
+            sources.append((header_alternate_sources(self.links), url, header_prefix))
         for values, base, prefix in sources:
             for hreflang, value in values:
                 lang = hreflang.strip()
                 loc = _normal_url(value, prefix, base)
-                href = loc or page.absolute(base, value)
+                href = loc or absolute(base, value)
                 if href is None or (lang, href) in seen:
                     continue
                 seen.add((lang, href))

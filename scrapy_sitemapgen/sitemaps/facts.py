@@ -128,7 +128,7 @@ class News:
 @dataclass(frozen=True, slots=True)
 class Content:
     """What a page's content was when it was fetched: its fingerprint
-    (:mod:`sitemaps.fingerprint`), the fetch time (a W3C Datetime, the ``observed``
+    (:mod:`pages.fingerprint`), the fetch time (a W3C Datetime, the ``observed``
     lastmod when the content turns out to have changed), and whether the page names
     itself as its canonical URL (the preferred one of duplicates)."""
 
