@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from scrapy_sitemapgen.sitemaps.content import ContentNotes, Seen, duplicate_choice, settle
+from scrapy_sitemapgen.sitemaps.content import ContentNotes, duplicate_choice
 from scrapy_sitemapgen.sitemaps.facts import Content, UrlFacts
+from scrapy_sitemapgen.sitemaps.lastmod import Seen, settle
 from scrapy_sitemapgen.sitemaps.manifest import (
     PublishState,
     decode_contents,

@@ -40,6 +40,7 @@ from ..sitemaps.facts import (
     parse_hreflang,
     parse_lastmod,
 )
+from ..sitemaps.lastmod import first_stated
 from ..sitemaps.limits import MAX_IMAGES_PER_URL
 from ..sitemaps.urls import (
     UrlRejected,
@@ -51,6 +52,8 @@ from ..sitemaps.urls import (
 from ..stats import CANONICAL_NOT_HTTP
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from scrapy.http import Response
 
     from ..settings import Config
@@ -280,25 +283,29 @@ class _Page:
         return Content(fingerprint, format_w3c(now), canonical is True)
 
     def lastmod(self, now: datetime) -> str | None:
-        """The first valid lastmod among SITEMAPGEN_LASTMOD_SOURCES, in their order."""
-        for source in self.config.lastmod_sources:
-            if source == "header":
-                header = _header(self.response, b"Last-Modified")
-                if header is not None:
-                    try:
-                        return lastmod_from_http(header, now)
-                    except FactRejected as exc:
-                        self.reporter.skip(exc.reason, self.loc, detail=header.decode("latin-1"))
-            elif source == "page":
-                for raw in page_dates(self.nodes, self.ld):
-                    try:
-                        return parse_lastmod(raw, now)
-                    except FactRejected as exc:
-                        self.reporter.skip(exc.reason, self.loc, detail=raw)
-            elif source == "crawl_time":
-                return format_w3c(now)
-            # "observed" (always last) is settled at publish, against the previous runs.
-        return None
+        """The lastmod the page's sources state (:func:`.lastmod.first_stated`)."""
+        return first_stated(self.config.lastmod_sources, lambda source: self._dates(source, now))
+
+    def _dates(self, source: str, now: datetime) -> Iterator[str | None]:
+        """One source's dates, in its order, validated (P4); ``None`` for one rejected,
+        which is counted. Read lazily, so a page's dates are parsed only when needed."""
+        if source == "header":
+            header = _header(self.response, b"Last-Modified")
+            if header is not None:
+                try:
+                    yield lastmod_from_http(header, now)
+                except FactRejected as exc:
+                    self.reporter.skip(exc.reason, self.loc, detail=header.decode("latin-1"))
+                    yield None
+        elif source == "page":
+            for raw in page_dates(self.nodes, self.ld):
+                try:
+                    yield parse_lastmod(raw, now)
+                except FactRejected as exc:
+                    self.reporter.skip(exc.reason, self.loc, detail=raw)
+                    yield None
+        elif source == "crawl_time":
+            yield format_w3c(now)
 
     def images(self) -> tuple[str, ...]:
         """``pages.images.image_urls``, normalised. Values in shape go straight to their

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..sitemaps.content import ContentNotes, Seen, duplicate_choice
 from ..sitemaps.facts import format_w3c
 from ..sitemaps.indexnow import ChangeNotes, fingerprint, key_file_name, previous_fingerprints
+from ..sitemaps.lastmod import observes
 from ..sitemaps.manifest import (
     URL_BLOCK,
     FileRecord,
@@ -268,7 +269,7 @@ class _Listing:
         return ContentNotes(
             previous,
             save,
-            observed="observed" in self.config.lastmod_sources,
+            observed=observes(self.config.lastmod_sources),
             follows_content=self.config.lastmod_follows_content,
             block=URL_BLOCK,
         )

@@ -1,6 +1,7 @@
-"""What a page's content says across runs: the ``observed`` lastmod, lastmods that follow
-the content (SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT), and which one of several pages with the
-same content is listed (SITEMAPGEN_DEDUPE_CONTENT). The rules are in docs/lastmod.rst.
+"""What a page's content says across runs: which one of several pages with the same
+content is listed (SITEMAPGEN_DEDUPE_CONTENT), and each entry's lastmod settled against
+the previous run's notes (the decision, ``observed`` and following the content, is
+:func:`.lastmod.settle`'s). The rules are in docs/lastmod.rst.
 
 Pure. An origin's entries come in ``loc`` order, as every store gives them, and so do the
 previous run's notes in the state file: following them is one merge pass, with one block
@@ -10,66 +11,18 @@ of notes in memory, as the URL sets are compared (:class:`manifest.UrlNotes`).
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from .lastmod import UNKNOWN_FINGERPRINT, Seen, settle
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
     from .facts import UrlFacts
 
+# Seen, settle and UNKNOWN_FINGERPRINT are the lastmod decision's (.lastmod); named here
+# too because the state's notes and their readers import them from this module.
 __all__ = ["UNKNOWN_FINGERPRINT", "ContentNotes", "Seen", "duplicate_choice", "settle"]
-
-#: The fingerprint of a note rebuilt from the published set (``state_repair``), which shows
-#: each page's lastmod but not its content: the next sight counts as unchanged content, so
-#: the lastmod published is kept, and the note then takes the real fingerprint.
-UNKNOWN_FINGERPRINT = "?"
-
-
-@dataclass(frozen=True, slots=True)
-class Seen:
-    """What the state remembers of one URL's content: its fingerprint, when a run last
-    found it changed (``None``: never, since its first sight), and the lastmod published
-    with it."""
-
-    fingerprint: str
-    observed: str | None
-    lastmod: str | None
-
-
-def settle(
-    facts: UrlFacts, seen: Seen | None, *, observed: bool, follows_content: bool
-) -> tuple[str | None, Seen | None]:
-    """The lastmod to publish for ``facts`` (whose ``lastmod`` is what the stated sources
-    gave, or an item), and what to remember of it, given what was remembered (``seen``).
-
-    - No fingerprint now (no HTML, no text, a record from a feed): the content was not
-      seen, which is no change; the stated lastmod is published and ``seen`` kept.
-    - First sight: ``observed`` gives nothing (never a guess).
-    - Changed since ``seen``: ``observed`` gives the time this run fetched the page.
-    - Unchanged (or ``seen`` rebuilt, its fingerprint :data:`UNKNOWN_FINGERPRINT`):
-      ``observed`` gives the time it was last found changed; and with
-      ``follows_content`` the lastmod published before is kept, whatever the sources now
-      say, so a rebuilt site whose text did not change keeps its lastmods.
-    """
-    content = facts.content
-    if content is None:
-        return facts.lastmod, seen
-    fingerprint = content.fingerprint
-    if seen is None:
-        when = None
-    elif seen.fingerprint != fingerprint and seen.fingerprint != UNKNOWN_FINGERPRINT:
-        when = content.fetched
-    else:
-        when = seen.observed
-        if follows_content and seen.lastmod is not None:
-            if seen.fingerprint != fingerprint:  # a rebuilt note takes the real one
-                seen = Seen(fingerprint, when, seen.lastmod)
-            return seen.lastmod, seen
-    lastmod = facts.lastmod
-    if lastmod is None and observed:
-        lastmod = when
-    return lastmod, Seen(fingerprint, when, lastmod)
 
 
 def _rank(facts: UrlFacts) -> tuple[bool, int, str]:

@@ -4,8 +4,8 @@ in, and what a merged row publishes.
 A record is kept as a :data:`Row` of seven columns, each source (the page's response, the
 spider's items) in columns of its own, so that combining never depends on arrival order:
 
-- ``page_lastmod``, ``item_lastmod``: the newest of each source wins (:func:`newest`; W3C
-  date-times in UTC compare as strings); an item's lastmod beats the page's when published;
+- ``page_lastmod``, ``item_lastmod``: the newest of each source wins, and an item's
+  lastmod beats the page's when published (the lastmod decision, :mod:`.lastmod`);
 - ``changefreq``, ``priority``, ``page_extra``, ``item_extra``, ``news``: the latest value
   given replaces an earlier one (:func:`latest_given`); ``None`` means "not given", and a
   page record without media gives ``""``, which does replace older media.
@@ -22,6 +22,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from .facts import Alternate, Content, News, UrlFacts, Video
+from .lastmod import newest, published
 from .limits import MAX_IMAGES_PER_URL
 
 if TYPE_CHECKING:
@@ -52,11 +53,6 @@ COLUMNS = (
     "news",
 )
 Row = tuple["str | None", ...]
-
-
-def newest(old: str | None, new: str | None) -> str | None:
-    """The later of two lastmods, either may be missing."""
-    return old if new is None or (old is not None and old > new) else new
 
 
 def latest_given(old: Any, new: Any) -> Any:
@@ -181,7 +177,7 @@ def fact_row(facts: UrlFacts, from_item: bool) -> tuple[str | None, ...]:
 def entry(loc: str, row: Row) -> UrlFacts:
     """What the merged ``row`` of ``loc`` publishes: the item's lastmod beats the page's."""
     page_lastmod, item_lastmod, *rest = row
-    return row_facts(loc, page_lastmod if item_lastmod is None else item_lastmod, *rest)
+    return row_facts(loc, published(page_lastmod, item_lastmod), *rest)
 
 
 def row_facts(

@@ -34,6 +34,7 @@ __all__ = [
     "normal_join",
     "normalize_loc",
     "origin_folder",
+    "origin_key",
     "origin_of",
     "origin_of_root",
 ]
@@ -87,6 +88,13 @@ class Origin:
 
     ``host`` is lower-case ASCII (IDN hosts in punycode); ``port`` is always explicit, so
     ``http://a/`` and ``http://a:80/`` are one origin.
+
+    Origins order by (scheme, host, port), not by :attr:`root` (the order of the locs and
+    of the keys :func:`origin_key` gives): the two differ when a host is another's prefix
+    followed by a dot (``example.com`` before ``example.com.br``, whose root sorts first)
+    and for ports of different lengths. This order is an output's: the sets are published
+    and the close log's first origins (SITEMAPGEN_LOG_ORIGINS) are chosen in it, and the
+    SQLite store's ``ORDER BY scheme, host, port`` gives it.
     """
 
     scheme: str
@@ -97,7 +105,8 @@ class Origin:
 
     @property
     def root(self) -> str:
-        """``scheme://host[:port]/``, the port only when it is not the scheme's default."""
+        """``scheme://host[:port]/``, the port only when it is not the scheme's default:
+        :func:`origin_key` of each of the origin's locs."""
         netloc = self.host
         if DEFAULT_PORTS.get(self.scheme) != self.port:
             netloc = f"{netloc}:{self.port}"
@@ -211,6 +220,14 @@ def _escapes(component: str) -> str:
 
 
 _ORIGIN_RE = re.compile(r"(https?)://([^/:\[]+|\[[^\]]+\])(?::(\d+))?/")
+
+
+def origin_key(loc: str) -> str:
+    """The root of a normal ``loc`` (``scheme://host[:port]/``, :attr:`Origin.root` of
+    :func:`origin_of`): the key a store files it under, a prefix of the loc, so keys sort
+    as their locs do."""
+    # The scheme's "//" ends before index 8, and a normal loc's host and port hold no "/".
+    return loc[: loc.index("/", 8) + 1]
 
 
 def origin_of(loc: str) -> Origin:

@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 
 __all__ = ["RedisFactStore"]
 
-# sitemaps.merge.merge in Lua (held to it by tests/test_merge.py). KEYS: origins set, locs
-# zset, facts hash. ARGV: origin key, loc, the new row (JSON list; null: not given).
+# sitemaps.merge.merge in Lua (held to it by tests/test_merge.py): lastmod.newest() for the
+# two lastmods (tests/test_lastmod_decision.py), latest_given() for the rest. KEYS: origins
+# set, locs zset, facts hash. ARGV: origin key, loc, the new row (JSON list; null: not given).
 _MERGE = """
 redis.call('SADD', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[2], 0, ARGV[2])
@@ -89,6 +90,11 @@ class RedisFactStore(FactStore):
 
     @staticmethod
     def _origin_key(origin: Origin) -> str:
+        """The origin's part of its Redis keys: ``scheme host port``, not
+        :func:`~..sitemaps.urls.origin_key`'s root. The keys are the data layout every
+        worker of a crawl reads and writes, and they outlive a process (a paused crawl
+        resumes on them): a worker or a resume on another form would split each origin in
+        two, and the origins set could not be read back by older workers."""
         return f"{origin.scheme} {origin.host} {origin.port}"
 
     def record(self, facts: UrlFacts, *, from_item: bool = False) -> None:

@@ -48,9 +48,9 @@ CREATE TABLE IF NOT EXISTS urls (
     PRIMARY KEY (scheme, host, port, loc)
 ) WITHOUT ROWID
 """
-# sitemaps.merge.merge in SQL (held to it by tests/test_merge.py): newest() for the two
-# lastmods, latest_given() for the rest. SQLite's two-argument max() is NULL if either side
-# is, hence the COALESCE.
+# sitemaps.merge.merge in SQL (held to it by tests/test_merge.py): lastmod.newest() for the
+# two lastmods (tests/test_lastmod_decision.py), latest_given() for the rest. SQLite's
+# two-argument max() is NULL if either side is, hence the COALESCE.
 _UPSERT = """
 INSERT INTO urls (scheme, host, port, loc, page_lastmod, item_lastmod, changefreq, priority,
                   page_extra, item_extra, news)
@@ -66,6 +66,8 @@ ON CONFLICT DO UPDATE SET
     item_extra = COALESCE(excluded.item_extra, item_extra),
     news = COALESCE(excluded.news, news)
 """
+# COALESCE(item_lastmod, page_lastmod) is lastmod.published() (the item's beats the page's),
+# chosen here so that row_facts() gets the lastmod to publish.
 _SELECT = (
     "SELECT loc, COALESCE(item_lastmod, page_lastmod), changefreq, priority,"
     " page_extra, item_extra, news FROM urls"
