@@ -42,9 +42,9 @@ from benchmarks.file_floor import make_origins
 from scrapy_sitemapgen.publish import staging
 from scrapy_sitemapgen.publish.delivery import Stagings
 from scrapy_sitemapgen.settings import Config
-from scrapy_sitemapgen.sitemaps.manifest import PublishState
 from scrapy_sitemapgen.sitemaps.urls import UrlPolicy, origin_folder
 from scrapy_sitemapgen.sitemaps.writer import WriterOptions, write_origin
+from scrapy_sitemapgen.state.statefile import PublishState
 from scrapy_sitemapgen.store.feed import build_store
 
 

@@ -44,8 +44,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, record: Record, work: Path) -> int:
     """``measurements``: per case, ``content_bytes``, ``url_bytes`` and ``file_bytes``.
     ``summary``: the same per URL."""
-    from scrapy_sitemapgen.sitemaps.content import Seen
-    from scrapy_sitemapgen.sitemaps.manifest import URL_BLOCK, PublishState
+    from scrapy_sitemapgen.sitemaps.lastmod import Seen
+    from scrapy_sitemapgen.state.content_notes import encode_contents
+    from scrapy_sitemapgen.state.statefile import PublishState
+    from scrapy_sitemapgen.state.url_notes import URL_BLOCK
 
     record["parameters"] = {"urls": args.urls, "seed": args.seed}
     rng = random.Random(args.seed)
@@ -64,7 +66,7 @@ def run(args: argparse.Namespace, record: Record, work: Path) -> int:
         state = PublishState(path)
         _, save = state.content_notes("out", "origin")
         for start in range(0, len(notes), URL_BLOCK):
-            save(notes[start : start + URL_BLOCK])
+            save(start // URL_BLOCK, encode_contents(notes[start : start + URL_BLOCK]))
         urls = state.url_notes("out", "origin")
         urls.note_all([loc for loc, _ in notes])
         urls.finish()

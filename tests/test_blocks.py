@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from scrapy_sitemapgen.sitemaps.blocks import PACKERS, pack, unpack
+from scrapy_sitemapgen.state.notes import PACKERS, pack, unpack
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -659,8 +659,8 @@ def test_worker_tasks_leave_no_reference_cycles(tmp_path: Path) -> None:
 
     from scrapy_sitemapgen.publish.staging import _noted, fresh_news, with_rules
     from scrapy_sitemapgen.settings import Config
-    from scrapy_sitemapgen.sitemaps.manifest import UrlNotes
     from scrapy_sitemapgen.sitemaps.writer import write_origin
+    from scrapy_sitemapgen.state.url_notes import UrlNotes
     from scrapy_sitemapgen.stats import Tally
 
     feed = tmp_path / "feed.jsonl"

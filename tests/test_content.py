@@ -11,17 +11,19 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from scrapy_sitemapgen.sitemaps.content import ContentNotes, duplicate_choice
+from scrapy_sitemapgen.sitemaps.content import duplicate_choice
 from scrapy_sitemapgen.sitemaps.facts import Content, UrlFacts
 from scrapy_sitemapgen.sitemaps.lastmod import Seen, settle
-from scrapy_sitemapgen.sitemaps.manifest import (
-    PublishState,
+from scrapy_sitemapgen.state.content_notes import (
+    ContentNotes,
     decode_contents,
     encode_contents,
     previous_contents,
 )
+from scrapy_sitemapgen.state.statefile import PublishState
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 A, B = "a" * 16, "b" * 16  # two fingerprints
@@ -127,7 +129,9 @@ def test_notes_merge_with_the_previous_run() -> None:
         ]
     )
     saved: list[list[tuple[str, Seen]]] = []
-    notes = ContentNotes(previous, saved.append, observed=True, follows_content=True, block=2)
+    notes = ContentNotes(
+        previous, _blocks_into(saved), observed=True, follows_content=True, block=2
+    )
     entries = [
         UrlFacts(u + "a", LATER, content=Content(A, RUN2)),  # unchanged: STATED kept
         UrlFacts(u + "c", None, content=Content(A, RUN2)),  # new: nothing
@@ -140,6 +144,16 @@ def test_notes_merge_with_the_previous_run() -> None:
         [(u + "a", Seen(A, None, STATED)), (u + "c", Seen(A, None, None))],
         [(u + "d", Seen(A, RUN2, RUN2))],
     ]
+
+
+def _blocks_into(saved: list[list[tuple[str, Seen]]]) -> Callable[[int, bytes], None]:
+    """A ``save`` that keeps each block decoded, and checks they come in order."""
+
+    def save(seq: int, data: bytes) -> None:
+        assert seq == len(saved)
+        saved.append(decode_contents(data))
+
+    return save
 
 
 def test_content_blocks_round_trip() -> None:
@@ -172,7 +186,7 @@ def test_state_of_the_previous_version_is_migrated(tmp_path: Path) -> None:
     assert state.migrated is True
     previous, save = state.content_notes("out", "o")
     assert list(previous) == []  # every page is seen for the first time
-    save([("https://example.com/a", Seen(A, None, STATED))])
+    save(0, encode_contents([("https://example.com/a", Seen(A, None, STATED))]))
     state.commit("out", "o", [])
     state.close()
     again = PublishState(path)
@@ -273,7 +287,7 @@ def test_follow_without_content_is_settle(
     saved: list[list[tuple[str, Seen]]] = []
     notes = ContentNotes(
         iter(previous),
-        saved.append if saving else None,
+        _blocks_into(saved) if saving else None,
         observed=True,
         follows_content=True,
         block=2,

@@ -14,7 +14,8 @@ from scrapy.settings import Settings
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_sitemapgen.settings import Config
-from scrapy_sitemapgen.sitemaps.indexnow import ChangeNotes, batches
+from scrapy_sitemapgen.sitemaps.indexnow import batches
+from scrapy_sitemapgen.state.entry_changes import ENTRY_PRINTS, ChangeNotes
 
 from .helpers import IndexNowServer, Route, SiteServer, html, read_entries
 
@@ -271,9 +272,7 @@ def test_changes_are_found_in_one_merge_pass_in_loc_order() -> None:
     first = ChangeNotes(iter(()), saved.__setitem__, lambda changes: None)
     first.note_all([("http://h/a", "1"), ("http://h/b", "1"), ("http://h/d", "1")])
     assert first.finish() == {"added": 3, "changed": 0, "removed": 0}
-    from scrapy_sitemapgen.sitemaps import indexnow
-
-    previous = [pair for n in sorted(saved) for pair in indexnow._decode(saved[n])]
+    previous = [pair for n in sorted(saved) for pair in ENTRY_PRINTS.decode(saved[n])]
     assert previous == [("http://h/a", "1"), ("http://h/b", "1"), ("http://h/d", "1")]
     seen: list[tuple[str, str]] = []
     second = ChangeNotes(iter(previous), {}.__setitem__, seen.extend)

@@ -11,13 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scrapy_sitemapgen.sitemaps.manifest import (
-    URL_BLOCK,
-    FileRecord,
-    PublishState,
-    UrlNotes,
-    manifest_json,
-)
+from scrapy_sitemapgen.sitemaps.manifest import FileRecord, manifest_json
+from scrapy_sitemapgen.state.statefile import PublishState
+from scrapy_sitemapgen.state.url_notes import URL_BLOCK, URLS, UrlNotes
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -221,19 +217,22 @@ def test_stored_origins_reads_only_the_origins_the_state_holds(tmp_path: Path) -
     """A staging worker asks once which of its origins have URL blocks: those read their
     previous URLs, the others (new hosts) read nothing, and a state of 0.1.0 (rows in
     ``urls``) is read for every origin."""
-    from scrapy_sitemapgen.sitemaps.manifest import stored_origins
+    from scrapy_sitemapgen.state.notes import StoredOrigins
+
+    def locs(stored: StoredOrigins, output: str, origin: str) -> list[str]:
+        return [loc for loc, _ in stored.previous(URLS, output, origin)]
 
     path = tmp_path / "state.sqlite3"
     publish(path, ["https://example.com/a", "https://example.com/b"])
     db = sqlite3.connect(path)
     try:
-        stored = stored_origins(db, OUT, [ORIGIN, "https_new.example_443"])
-        assert list(stored.locs(OUT, ORIGIN)) == ["https://example.com/a", "https://example.com/b"]
-        assert list(stored.locs(OUT, "https_new.example_443")) == []
-        assert list(stored.locs("/elsewhere", ORIGIN)) == []  # asked of OUT only: none
+        stored = StoredOrigins(db, OUT, [ORIGIN, "https_new.example_443"])
+        assert locs(stored, OUT, ORIGIN) == ["https://example.com/a", "https://example.com/b"]
+        assert locs(stored, OUT, "https_new.example_443") == []
+        assert locs(stored, "/elsewhere", ORIGIN) == []  # asked of OUT only: none
         db.execute("CREATE TABLE urls (output TEXT, origin TEXT, loc TEXT)")
         db.execute("INSERT INTO urls VALUES (?, ?, ?)", (OUT, "https_old.example_443", "x"))
-        old = stored_origins(db, OUT, ["https_old.example_443"])
-        assert list(old.locs(OUT, "https_old.example_443")) == ["x"]
+        old = StoredOrigins(db, OUT, ["https_old.example_443"])
+        assert locs(old, OUT, "https_old.example_443") == ["x"]
     finally:
         db.close()

@@ -650,8 +650,8 @@ def test_staging_in_workers_pauses_the_collector_and_leaves_no_cycle_behind(
     from scrapy_sitemapgen.publish.delivery import Stagings, publish_local
     from scrapy_sitemapgen.publish.staging import OriginSet, stage_origins
     from scrapy_sitemapgen.settings import Config
-    from scrapy_sitemapgen.sitemaps.manifest import PublishState
     from scrapy_sitemapgen.sitemaps.urls import Origin, origin_folder
+    from scrapy_sitemapgen.state.statefile import PublishState
     from scrapy_sitemapgen.stats import Reporter
     from scrapy_sitemapgen.store.feed import build_store
 
@@ -737,8 +737,8 @@ def test_a_worker_sends_a_tally_back_only_for_an_origin_that_met_something(
     from scrapy_sitemapgen.publish.delivery import Stagings
     from scrapy_sitemapgen.publish.staging import _stage_in_worker, _tasks, stage_origins
     from scrapy_sitemapgen.settings import Config
-    from scrapy_sitemapgen.sitemaps.manifest import PublishState
     from scrapy_sitemapgen.sitemaps.urls import origin_folder
+    from scrapy_sitemapgen.state.statefile import PublishState
     from scrapy_sitemapgen.stats import Reporter
     from scrapy_sitemapgen.store.feed import build_store
 

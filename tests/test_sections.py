@@ -13,8 +13,8 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy.utils.sitemap import Sitemap
 
 from scrapy_sitemapgen.settings import Config
-from scrapy_sitemapgen.sitemaps.manifest import PublishState
 from scrapy_sitemapgen.sitemaps.naming import is_owned_name, section_of_name, urlset_name
+from scrapy_sitemapgen.state.statefile import PublishState
 
 from .helpers import NS, Route, SiteServer, assert_valid, html, read_entries
 

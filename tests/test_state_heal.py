@@ -18,7 +18,7 @@ import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_sitemapgen.settings import Config
-from scrapy_sitemapgen.sitemaps.state_repair import prepare_state
+from scrapy_sitemapgen.state.repair import prepare_state
 
 from .helpers import BASE_SETTINGS, Route, SiteServer, SiteSpider, html, lastmods, log_messages
 from .helpers import run_build as build

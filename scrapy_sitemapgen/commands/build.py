@@ -22,7 +22,7 @@ from ..crawl.exporter import SitemapExporter
 from ..crawl.pipeline import SitemapItemPipeline
 from ..settings import Config, is_enabled, jobdir_store
 from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS, URL_FIELDS, url_field
-from ..sitemaps.state_repair import prepare_state
+from ..state.repair import prepare_state
 from ..stats import Tally
 from ..store.feed import build_store
 from . import add_store_options

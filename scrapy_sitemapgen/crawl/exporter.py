@@ -16,7 +16,7 @@ from .. import stats as keys
 from ..failures import failure_of
 from ..publish.delivery import DestinationError, check_destination
 from ..publish.publisher import PublishOutcome, publish
-from ..sitemaps.state_repair import prepare_state
+from ..state.repair import prepare_state
 from ..stats import Reporter
 from ..store.base import StoreError
 from .audit import LiveAudit, write_reports

@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from ..settings import Config
-    from ..sitemaps.manifest import PublishState
     from ..sitemaps.urls import Origin
+    from ..state.statefile import PublishState
     from ..stats import Reporter
     from .staging import OriginSet
 

@@ -13,8 +13,8 @@ from scrapy.utils.asyncio import run_in_thread
 
 from .. import stats as keys
 from ..failures import failure_of
-from ..sitemaps.manifest import PublishState
 from ..sitemaps.urls import origin_folder
+from ..state.statefile import PublishState
 from .delivery import Stagings, publish_feeds, publish_local, publish_remote
 from .indexnow import NotifyLog, notify
 from .report import CloseReport

@@ -14,25 +14,18 @@ import itertools
 import operator
 import os
 import shutil
-import sqlite3
 import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..sitemaps.content import ContentNotes, Seen, duplicate_choice
+from ..sitemaps.content import duplicate_choice
+from ..sitemaps.lastmod import Seen
 from ..sitemaps.facts import format_w3c
-from ..sitemaps.indexnow import ChangeNotes, fingerprint, key_file_name, previous_fingerprints
+from ..sitemaps.indexnow import fingerprint, key_file_name
 from ..sitemaps.lastmod import observes
-from ..sitemaps.manifest import (
-    URL_BLOCK,
-    FileRecord,
-    UrlNotes,
-    encode_contents,
-    manifest_json,
-    stored_origins,
-)
+from ..sitemaps.manifest import FileRecord, manifest_json
 from ..sitemaps.naming import MANIFEST_NAME, ROBOTS_NAME
 from ..sitemaps.sections import in_section
 from ..sitemaps.urls import Origin, base_url_for, origin_folder
@@ -45,6 +38,9 @@ from ..sitemaps.writer import (
     write_origin,
     write_text,
 )
+from ..state.content_notes import ContentNotes
+from ..state.url_notes import URL_BLOCK
+from ..state.worker_notes import WorkerState
 from ..stats import DUPLICATE_CONTENT, Tally
 
 if TYPE_CHECKING:
@@ -53,7 +49,11 @@ if TYPE_CHECKING:
 
     from ..settings import Config, Rule
     from ..sitemaps.facts import UrlFacts
-    from ..sitemaps.manifest import PublishState
+    from ..state.entry_changes import ChangeNotes
+    from ..state.notes import Save
+    from ..state.statefile import PublishState
+    from ..state.url_notes import UrlNotes
+    from ..state.view import StateView
     from ..stats import Reporter
     from ..store.base import FactSource
 
@@ -73,22 +73,6 @@ class SkipReporter(Protocol):
     def skip(self, reason: str, url: str, detail: object = None) -> None: ...
 
     def exclude(self, reason: str, url: str) -> None: ...
-
-
-class StateView(Protocol):
-    """What staging needs of :class:`manifest.PublishState`."""
-
-    def previous_files(self, output: str, origin: str) -> dict[str, tuple[str, str]]: ...
-
-    def url_notes(self, output: str, origin: str) -> UrlNotes: ...
-
-    def change_notes(self, output: str, origin: str) -> ChangeNotes: ...
-
-    def content_notes(
-        self, output: str, origin: str
-    ) -> tuple[Iterator[tuple[str, Seen]], Callable[[list[tuple[str, Seen]]], None]]: ...
-
-    def previous_contents(self, output: str, origin: str) -> Iterator[tuple[str, Seen]]: ...
 
 
 #: How many duplicates by content the close log names per origin (the rest at DEBUG).
@@ -125,7 +109,7 @@ class OriginSet:
         ``__match_args__`` order: a field added later is carried along."""
         values = list(_SET_FIELDS(self))
         values[0] = _ORIGIN_FIELDS(self.origin)
-        values[_RECORDS_AT] = [tuple(record) for record in self.records]
+        values[_RECORDS_AT] = list(map(_RECORD_FIELDS, self.records))
         return _set_from_wire, (values,)
 
     def files(self, kind: str) -> list[FileRecord]:
@@ -150,13 +134,13 @@ class OriginSet:
 _SET_FIELDS = operator.attrgetter(*OriginSet.__match_args__)
 _ORIGIN_FIELDS = operator.attrgetter(*Origin.__match_args__)
 _RECORDS_AT = OriginSet.__match_args__.index("records")
-_new_record = functools.partial(tuple.__new__, FileRecord)
+_RECORD_FIELDS = operator.attrgetter(*FileRecord.__match_args__)
 
 
 def _set_from_wire(values: list[Any]) -> OriginSet:
     """An :class:`OriginSet` from what its ``__reduce__`` sent."""
     values[0] = Origin(*values[0])
-    values[_RECORDS_AT] = list(map(_new_record, values[_RECORDS_AT]))
+    values[_RECORDS_AT] = [FileRecord(*fields) for fields in values[_RECORDS_AT]]
     return OriginSet(*values)
 
 
@@ -264,7 +248,7 @@ class _Listing:
     def _notes(
         self,
         previous: Iterator[tuple[str, Seen]],
-        save: Callable[[list[tuple[str, Seen]]], None] | None,
+        save: Save | None,
     ) -> ContentNotes:
         return ContentNotes(
             previous,
@@ -665,120 +649,6 @@ def stage_origins(
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-class _WorkerState:
-    """The state as a staging worker sees it: the previous run's files (read by the
-    parent) and URL sets (read here, from the state file), the URLs written saved into a
-    scratch SQLite file for the parent to take in.
-
-    A task of many small origins would otherwise cost several statements an origin:
-    which of the task's origins have anything stored is asked once for the task (the
-    others, a broad crawl's new hosts, read nothing), and what is noted is inserted in
-    batches."""
-
-    def __init__(self, state_path: Path, notes: Path, output: str, origins: list[str]) -> None:
-        self.previous: dict[str, tuple[str, str]] = {}
-        self._state = sqlite3.connect(f"{state_path.resolve().as_uri()}?mode=ro", uri=True)
-        self._stored = stored_origins(self._state, output, origins)
-        self._db = sqlite3.connect(notes)
-        self._db.execute("PRAGMA journal_mode = OFF")  # scratch: nothing to recover
-        self._db.execute("PRAGMA synchronous = OFF")
-        self._db.execute(
-            "CREATE TABLE blocks (origin TEXT NOT NULL, seq INTEGER NOT NULL,"
-            " data BLOB NOT NULL, PRIMARY KEY (origin, seq))"
-        )
-        self._db.execute(
-            "CREATE TABLE contents (origin TEXT NOT NULL, seq INTEGER NOT NULL,"
-            " data BLOB NOT NULL, PRIMARY KEY (origin, seq))"
-        )
-        #: Rows not yet inserted, by table: written _BATCH at a time and at close.
-        self._pending: dict[str, list[tuple[str, int, bytes]]] = {"blocks": [], "contents": []}
-
-    def _add(self, table: str, row: tuple[str, int, bytes]) -> None:
-        rows = self._pending[table]
-        rows.append(row)
-        if len(rows) >= _BATCH:
-            self._insert(table)
-
-    def _insert(self, table: str) -> None:
-        self._db.executemany(f"INSERT INTO {table} VALUES (?, ?, ?)", self._pending[table])
-        self._pending[table] = []
-
-    def previous_files(self, output: str, origin: str) -> dict[str, tuple[str, str]]:
-        return self.previous
-
-    def url_notes(self, output: str, origin: str) -> UrlNotes:
-        def save(seq: int, data: bytes) -> None:
-            self._add("blocks", (origin, seq, data))
-
-        previous = self._stored.locs(output, origin)
-        return UrlNotes(previous, save)
-
-    def content_notes(
-        self, output: str, origin: str
-    ) -> tuple[Iterator[tuple[str, Seen]], Callable[[list[tuple[str, Seen]]], None]]:
-        seq = 0
-
-        def save(notes: list[tuple[str, Seen]]) -> None:
-            nonlocal seq
-            self._add("contents", (origin, seq, encode_contents(notes)))
-            seq += 1
-
-        return self._stored.contents(output, origin), save
-
-    def previous_contents(self, output: str, origin: str) -> Iterator[tuple[str, Seen]]:
-        return self._stored.contents(output, origin)
-
-    def change_notes(self, output: str, origin: str) -> ChangeNotes:
-        """IndexNow's notes, into the scratch file's ``fingerprints`` and ``changes``
-        (``fingerprinted``: the origins noted, even those that saved no block)."""
-        self._db.execute("CREATE TABLE IF NOT EXISTS fingerprinted (origin TEXT PRIMARY KEY)")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS fingerprints (origin TEXT NOT NULL,"
-            " seq INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (origin, seq))"
-        )
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS changes (origin TEXT NOT NULL, kind TEXT NOT NULL,"
-            " loc TEXT NOT NULL)"
-        )
-        self._db.execute("INSERT OR IGNORE INTO fingerprinted VALUES (?)", (origin,))
-
-        def save(seq: int, data: bytes) -> None:
-            self._db.execute("INSERT INTO fingerprints VALUES (?, ?, ?)", (origin, seq, data))
-
-        def on_changes(changes: list[tuple[str, str]]) -> None:
-            self._db.executemany(
-                "INSERT INTO changes VALUES (?, ?, ?)", [(origin, k, loc) for k, loc in changes]
-            )
-
-        return ChangeNotes(previous_fingerprints(self._state, output, origin), save, on_changes)
-
-    def forget(self, origin: str) -> None:
-        """Drop what was noted for ``origin``: it had nothing to publish."""
-        for table, rows in self._pending.items():
-            self._pending[table] = [row for row in rows if row[0] != origin]
-        self._db.execute("DELETE FROM blocks WHERE origin = ?", (origin,))
-        self._db.execute("DELETE FROM contents WHERE origin = ?", (origin,))
-        if _has_table(self._db, "fingerprinted"):
-            for table in ("fingerprinted", "fingerprints", "changes"):
-                self._db.execute(f"DELETE FROM {table} WHERE origin = ?", (origin,))
-
-    def close(self) -> None:
-        self._state.close()
-        for table in self._pending:
-            self._insert(table)
-        self._db.commit()
-        self._db.close()
-
-
-#: Rows a staging worker's notes hold before they are inserted.
-_BATCH = 200
-
-
-def _has_table(db: sqlite3.Connection, name: str) -> bool:
-    query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
-    return db.execute(query, (name,)).fetchone() is not None
-
-
 def _stage_in_worker(
     store: FactSource,
     task: list[tuple[Origin, dict[str, tuple[str, str]], str]],
@@ -791,9 +661,7 @@ def _stage_in_worker(
     staging folder: their sets and tallies (None for one that met nothing to report, as
     most do: a tally is several objects to send back and hold), in the task's order."""
     results: list[tuple[OriginSet | None, Tally | None]] = []
-    state = _WorkerState(
-        state_path, notes, config.state_key, [origin.name for origin, _, _ in task]
-    )
+    state = WorkerState(state_path, notes, config.state_key, [origin.name for origin, _, _ in task])
     try:
         for origin, previous, staging in task:
             tally = Tally()

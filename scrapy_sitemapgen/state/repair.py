@@ -28,11 +28,15 @@ from typing import TYPE_CHECKING, Any
 
 from lxml import etree  # type: ignore[import-untyped]  # lxml ships no stubs
 
-from .content import UNKNOWN_FINGERPRINT, Seen
-from .limits import SITEMAP_NS
-from .manifest import URL_BLOCK, FileRecord, PublishState
-from .naming import MANIFEST_NAME
-from .urls import UrlRejected, origin_folder, origin_of_root
+from ..sitemaps.lastmod import UNKNOWN_FINGERPRINT, Seen
+from ..sitemaps.limits import SITEMAP_NS
+from ..sitemaps.manifest import FileRecord
+from ..sitemaps.naming import MANIFEST_NAME
+from ..sitemaps.urls import UrlRejected, origin_folder, origin_of_root
+from .content_notes import encode_contents
+from .statefile import PublishState
+from .url_notes import URL_BLOCK
+from .view import KINDS
 
 if TYPE_CHECKING:
     import io
@@ -50,7 +54,12 @@ _CHECK_STEPS = 10_000
 #: The table every state file of this package has, and its columns.
 _FILES_COLUMNS = ["output", "origin", "name", "sha256", "lastmod"]
 #: The tables that hold rows per output, re-keyed when the state is adopted.
-_KEYED_TABLES = ("files", "url_blocks", "content_blocks", "sections", "indexnow_blocks", "urls")
+_KEYED_TABLES = (
+    "files",
+    "sections",
+    *(kind.table for kind in KINDS),
+    *(kind.legacy.table for kind in KINDS if kind.legacy is not None),
+)
 #: The files beside a SQLite file that belong to it.
 _COMPANIONS = ("", "-wal", "-shm", "-journal")
 #: Origins recorded in one transaction of a rebuild.
@@ -242,7 +251,7 @@ def _adopt(path: Path, key: str, seconds: float) -> None:
 def rebuild_state(path: Path, key: str, output_dir: Path) -> tuple[int, int] | None:
     """Write a new state file at ``path`` from the published set in ``output_dir``: each
     origin folder's files (``manifest.json``, their hashes checked against the files),
-    sections, URL set and content notes (:data:`content.UNKNOWN_FINGERPRINT`, each with
+    sections, URL set and content notes (:data:`..sitemaps.content.UNKNOWN_FINGERPRINT`, each with
     the lastmod its sitemap shows). (origins, URLs), or None when there is no published
     set. One block of URLs of each of an origin's sitemaps is in memory at a time."""
     folders = _published(output_dir)
@@ -365,12 +374,12 @@ def _note_urls(
         seen.append((loc, Seen(UNKNOWN_FINGERPRINT, lastmod, lastmod)))
         if len(locs) >= URL_BLOCK:
             notes.note_all(locs)
-            save(seen)
+            save(count // URL_BLOCK, encode_contents(seen))
             count += len(locs)
             locs, seen = [], []
     if locs:
         notes.note_all(locs)
-        save(seen)
+        save(count // URL_BLOCK, encode_contents(seen))
         count += len(locs)
     notes.finish()
     return count

@@ -1,0 +1,115 @@
+"""The content notes the state keeps per output and origin: each published page's content
+fingerprint, when a run last found it changed, and the lastmod published with it
+(:class:`..sitemaps.content.Seen`), for the ``observed`` lastmod and lastmods that follow
+the content (docs/lastmod.rst).
+
+Kept as blocks of tab-separated lines: loc, fingerprint, observed, lastmod ("" for none).
+A state file of 0.1.0 has no such table: every page is then seen for the first time. Pure.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from ..sitemaps.lastmod import Seen, settle
+from .notes import BLOCK, NoteKind, Notes, Save, pack, previous_notes, unpack
+
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Iterable, Iterator
+
+    from ..sitemaps.facts import UrlFacts
+
+__all__ = ["CONTENTS", "ContentNotes", "Note", "decode_contents", "encode_contents"]
+
+#: The notes of one URL as the state keeps them: (loc, what was seen).
+Note = tuple[str, Seen]
+
+
+def encode_contents(notes: list[Note]) -> bytes:
+    """A block of content notes as the state keeps it."""
+    lines = [
+        f"{loc}\t{seen.fingerprint}\t{seen.observed or ''}\t{seen.lastmod or ''}"
+        for loc, seen in notes
+    ]
+    text = "\n".join(lines)
+    if text.count("\n") != len(lines) - 1 or text.count("\t") != 3 * len(lines):
+        raise ValueError("a loc with a line feed or a tab cannot be noted")
+    return pack(text)
+
+
+def decode_contents(data: bytes) -> list[Note]:
+    """What :func:`encode_contents` packed."""
+    notes = []
+    for line in unpack(data).split("\n"):
+        loc, fingerprint, observed, lastmod = line.split("\t")
+        notes.append((loc, Seen(fingerprint, observed or None, lastmod or None)))
+    return notes
+
+
+#: The content notes: ``content_blocks`` across runs, ``current_contents`` this run's.
+CONTENTS: NoteKind[Seen, Note] = NoteKind(
+    "content_blocks", "current_contents", encode_contents, decode_contents
+)
+
+
+def previous_contents(db: sqlite3.Connection, output: str, origin: str) -> Iterator[Note]:
+    """The content notes the previous run kept for (``output``, ``origin``), in loc
+    order (none from a state file that has no content table)."""
+    return previous_notes(db, CONTENTS, output, origin)
+
+
+class ContentNotes(Notes[Seen, Note]):
+    """One origin's entries as this run publishes them, in ``loc`` order, each with the
+    lastmod :func:`..sitemaps.content.settle` gives against the previous run's notes
+    (read in the same order), and the notes for the next run handed to ``save`` in
+    blocks of ``block`` (``save=None``: another pass over the same entries, which keeps
+    nothing). A URL the run did not publish keeps no note: when it comes back, it is
+    new."""
+
+    def __init__(
+        self,
+        previous: Iterator[Note],
+        save: Save | None,
+        *,
+        observed: bool,
+        follows_content: bool,
+        block: int = BLOCK,
+    ) -> None:
+        super().__init__(CONTENTS, previous, save, block)
+        self._observed = observed
+        self._follows = follows_content
+
+    def follow(self, entries: Iterable[UrlFacts]) -> Iterator[UrlFacts]:
+        """``entries`` with their lastmod settled."""
+        keeping = self._save is not None
+        match = self._match
+        for facts in entries:
+            loc = facts.loc
+            previous = match(loc)
+            seen = None if previous is None else previous[1]
+            if facts.content is None:
+                # settle's first rule, without its call: a feed's every record (no
+                # fingerprint) keeps its lastmod and what was seen of it.
+                if seen is not None and keeping:
+                    self._keep((loc, seen))
+                yield facts
+                continue
+            lastmod, note = settle(
+                facts, seen, observed=self._observed, follows_content=self._follows
+            )
+            if note is not None and keeping:
+                self._keep((loc, note))
+            if lastmod != facts.lastmod:
+                facts = dataclasses.replace(facts, lastmod=lastmod)
+            yield facts
+
+    def _keep(self, note: Note) -> None:
+        self._block.append(note)
+        if len(self._block) >= self._size:
+            self._flush()
+
+    def finish(self) -> None:
+        """Save the last block, once every entry was followed."""
+        self._flush()

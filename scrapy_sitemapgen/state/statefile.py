@@ -1,0 +1,210 @@
+"""The state file: what was published before, per output and origin, in a small SQLite file
+that outlives the crawl: each file's content hash and index lastmod, the section counts,
+and the notes of each kind (:data:`.view.KINDS`).
+
+It is what makes the output incremental (P10): a sitemap whose bytes did not change keeps
+its previous ``<lastmod>`` in the index and is not delivered again, so a search engine
+re-fetches only what changed; and it lets the close log say which URLs came and went.
+Pure.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import TYPE_CHECKING, Any
+
+from ..sitemaps.sections import section_counts
+from .entry_changes import ENTRY_PRINTS, changed_locs, changes_to, create_changes
+from .notes import chunks, has_notes, has_table, previous_notes
+from .view import KINDS, StateView
+from .worker_notes import adopt
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
+    from pathlib import Path
+
+    from ..sitemaps.manifest import FileRecord
+    from .entry_changes import Changes
+    from .notes import NoteKind, Save
+
+__all__ = ["PublishState"]
+
+_FILES = """CREATE TABLE IF NOT EXISTS files (
+        output TEXT NOT NULL, origin TEXT NOT NULL, name TEXT NOT NULL,
+        sha256 TEXT NOT NULL, lastmod TEXT NOT NULL,
+        PRIMARY KEY (output, origin, name)) WITHOUT ROWID"""
+# Per section (SITEMAPGEN_SECTIONS) of each origin: its urlset files and URLs.
+_SECTIONS = """CREATE TABLE IF NOT EXISTS sections (
+        output TEXT NOT NULL, origin TEXT NOT NULL, section TEXT NOT NULL,
+        files INTEGER NOT NULL, urls INTEGER NOT NULL,
+        PRIMARY KEY (output, origin, section)) WITHOUT ROWID"""
+
+
+class PublishState(StateView):
+    """The state file. One instance per write; the notes of the run are kept as they are
+    written (blocks into temporary tables) and stored with the files once the delivery
+    succeeded, so memory stays flat however many URLs there are."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._db = sqlite3.connect(path, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode = WAL")
+        # FULL, not NORMAL: in WAL mode NORMAL syncs the log only at checkpoints, so a
+        # power cut can undo the last commits, and a commit is what says a delivered set
+        # (synced before it: publish.delivery) is published. One sync per group's commit.
+        self._db.execute("PRAGMA synchronous = FULL")
+        #: Whether this state file was written by a version that kept no content notes
+        #: (it has published files, no content table): the publish says so once.
+        self.migrated = (
+            not has_table(self._db, "content_blocks")
+            and has_table(self._db, "files")
+            and self._db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is not None
+        )
+        urls, contents, prints = KINDS
+        with self._db:
+            for statement in (_FILES, urls.schema, contents.schema, _SECTIONS, prints.schema):
+                self._db.execute(statement)
+        for kind in KINDS:
+            self._db.execute(kind.current_schema(temp=True))
+        # The origins commit_all records at once, and those noted of a kind whose rows
+        # are kept when an origin is not.
+        self._db.execute("CREATE TEMP TABLE IF NOT EXISTS committing (origin TEXT PRIMARY KEY)")
+        self._db.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS noted (kind TEXT NOT NULL, origin TEXT NOT NULL,"
+            " PRIMARY KEY (kind, origin))"
+        )
+        create_changes(self._db, temp=True)
+        #: The legacy tables there are: now in blocks, their rows would only be read again.
+        self._legacy = [
+            kind.legacy.table
+            for kind in KINDS
+            if kind.legacy is not None and has_table(self._db, kind.legacy.table)
+        ]
+
+    def notes(
+        self, kind: NoteKind[Any, Any], output: str, origin: str
+    ) -> tuple[Iterator[tuple[str, Any]], Save]:
+        self._db.execute(f"DELETE FROM {kind.current} WHERE origin = ?", (origin,))
+        if kind.kept_unless_noted:
+            self._db.execute("INSERT OR IGNORE INTO noted VALUES (?, ?)", (kind.table, origin))
+        insert = f"INSERT INTO {kind.current} VALUES (?, ?, ?)"
+
+        def save(seq: int, data: bytes) -> None:
+            self._db.execute(insert, (origin, seq, data))
+
+        return previous_notes(self._db, kind, output, origin), save
+
+    def read_again(
+        self, kind: NoteKind[Any, Any], output: str, origin: str
+    ) -> Iterator[tuple[str, Any]]:
+        return previous_notes(self._db, kind, output, origin)
+
+    def changes_to(self, origin: str) -> Callable[[Changes], None]:
+        self._db.execute("DELETE FROM url_changes WHERE origin = ?", (origin,))
+        return changes_to(self._db, origin)
+
+    def changed_locs(self, origin: str) -> Iterator[tuple[str, str]]:
+        """(kind, loc) of every URL of ``origin`` this run added, changed or removed, in
+        loc order per kind as noted."""
+        return changed_locs(self._db, origin)
+
+    def has_fingerprints(self, output: str, origin: str) -> bool:
+        """Whether a previous run left IndexNow fingerprints for ``origin``."""
+        return has_notes(self._db, ENTRY_PRINTS, output, origin)
+
+    def section_counts(self, output: str, origin: str) -> dict[str, tuple[int, int]]:
+        """Section -> (urlset files, URLs) as last published for ``origin``."""
+        rows = self._db.execute(
+            "SELECT section, files, urls FROM sections WHERE output = ? AND origin = ?",
+            (output, origin),
+        )
+        return {section: (files, urls) for section, files, urls in rows}
+
+    def previous_files(self, output: str, origin: str) -> dict[str, tuple[str, str]]:
+        rows = self._db.execute(
+            "SELECT name, sha256, lastmod FROM files WHERE output = ? AND origin = ?",
+            (output, origin),
+        )
+        return {name: (sha256, lastmod) for name, sha256, lastmod in rows}
+
+    def previous_files_of(
+        self, output: str, origins: list[str]
+    ) -> dict[str, dict[str, tuple[str, str]]]:
+        """:meth:`previous_files` of each of ``origins`` (those with none left out), in
+        queries of up to 500 origins rather than one each."""
+        found: dict[str, dict[str, tuple[str, str]]] = {}
+        for chunk in chunks(origins):
+            rows = self._db.execute(
+                "SELECT origin, name, sha256, lastmod FROM files WHERE output = ? AND origin IN"
+                f" ({', '.join('?' * len(chunk))})",
+                (output, *chunk),
+            )
+            for origin, name, sha256, lastmod in rows:
+                found.setdefault(origin, {})[name] = (sha256, lastmod)
+        return found
+
+    def take_notes(self, path: Path) -> None:
+        """Take in the notes a staging worker saved into its side file at ``path``, for
+        every origin it holds (:func:`.worker_notes.adopt`)."""
+        self._db.commit()  # ATTACH is refused inside a transaction
+        adopt(self._db, path)
+
+    def commit(self, output: str, origin: str, files: Iterable[FileRecord]) -> None:
+        """Record what was published for one origin (after delivery succeeded)."""
+        self.commit_all(output, [(origin, files)])
+
+    def commit_all(
+        self, output: str, published: Iterable[tuple[str, Iterable[FileRecord]]]
+    ) -> None:
+        """Record what was published for each (origin, files), in one transaction: a
+        transaction per origin is a sync to disk per origin, which for a broad crawl's
+        100,000 origins outweighed writing their sitemaps. The statements are one per
+        table for the whole group (its origins in a temporary table), not one per table
+        and origin: nine statements an origin cost more than staging a small one."""
+        latest = {origin: list(records) for origin, records in published}  # an origin once
+        if not latest:
+            return
+        scope = "origin IN (SELECT origin FROM temp.committing)"
+        with self._db:
+            self._db.execute("DELETE FROM temp.committing")
+            self._db.executemany("INSERT INTO temp.committing VALUES (?)", [(o,) for o in latest])
+            for table in ("files", "sections", *self._legacy):
+                self._db.execute(f"DELETE FROM {table} WHERE output = ? AND {scope}", (output,))
+            for kind in KINDS:
+                if kind.kept_unless_noted:
+                    self._db.execute(
+                        f"DELETE FROM {kind.table} WHERE output = ? AND {scope} AND origin IN"
+                        " (SELECT origin FROM temp.noted WHERE kind = ?)",
+                        (output, kind.table),
+                    )
+                else:
+                    self._db.execute(
+                        f"DELETE FROM {kind.table} WHERE output = ? AND {scope}", (output,)
+                    )
+                self._db.execute(
+                    f"INSERT INTO {kind.table} SELECT ?, origin, seq, data FROM {kind.current}"
+                    f" WHERE {scope}",
+                    (output,),
+                )
+            self._db.executemany(
+                "INSERT INTO files VALUES (?, ?, ?, ?, ?)",
+                [
+                    (output, origin, f.name, f.sha256, f.lastmod)
+                    for origin, files in latest.items()
+                    for f in files
+                ],
+            )
+            self._db.executemany(
+                "INSERT INTO sections VALUES (?, ?, ?, ?, ?)",
+                [
+                    (output, origin, section, count[0], count[1])
+                    for origin, files in latest.items()
+                    for section, count in section_counts(
+                        (f.name, f.entries) for f in files if f.kind == "urlset"
+                    ).items()
+                ],
+            )
+
+    def close(self) -> None:
+        self._db.close()
