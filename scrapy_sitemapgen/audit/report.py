@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from ..sitemaps.sections import Section
     from ..sitemaps.urls import Origin
-    from ..store.verdicts import VerdictLog
+    from ..store.verdict_log import VerdictLog
     from .live import LiveRead
 
 __all__ = ["OriginReport", "build_report", "report_origins", "summary", "write_report"]

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from ..stats import Reporter
     from ..store.base import FactStore
     from ..store.journal import RequestJournal
-    from ..store.verdicts import VerdictLog
+    from ..store.verdict_log import VerdictLog
 
 __all__ = ["Recorder", "store_failure"]
 
