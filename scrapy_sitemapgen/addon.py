@@ -14,7 +14,8 @@ from .crawl.middleware import SitemapSpiderMiddleware
 from .crawl.pipeline import SitemapItemPipeline
 from .crawl.resume import SitemapResumeMiddleware
 from .crawl.startup import refuse_start
-from .settings import SITEMAP_FEED_FORMAT, is_enabled
+from .locations import SITEMAP_FEED_FORMAT
+from .settings import is_enabled
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings

@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
-from w3lib.url import file_uri_to_path
-
+from . import locations
+from .locations import FILE_FEED_STORAGE, feed_storages, has_storage, uri_scheme
 from .sitemaps.facts import FactRejected, parse_changefreq, parse_priority
 from .sitemaps.indexnow import ENDPOINT as INDEXNOW_ENDPOINT
 from .sitemaps.indexnow import KEY_RE, MAX_URLS_PER_REQUEST
@@ -44,14 +42,10 @@ if TYPE_CHECKING:
 
     from scrapy.settings import BaseSettings
 
-    from .store.base import FactStore
-
-__all__ = ["DEFAULTS", "SITEMAP_FEED_FORMAT", "Config", "is_enabled", "jobdir_store"]
+__all__ = ["DEFAULTS", "Config", "StoreBackend", "is_enabled"]
 
 #: Every setting of the package starts with this; any other name so spelled is a mistake.
 PREFIX = "SITEMAPGEN_"
-#: The FEEDS format the add-on adds (FEED_EXPORTERS): ``scrapy crawl … -O sitemap.xml:sitemap``.
-SITEMAP_FEED_FORMAT = "sitemap"
 
 #: Defaults, also what the README's settings table lists.
 DEFAULTS: dict[str, Any] = {
@@ -133,8 +127,6 @@ DEFAULTS: dict[str, Any] = {
 
 #: The formats SITEMAPGEN_FORMATS may name: XML urlsets (with index) and text sitemaps (P11).
 FORMATS = ("xml", "txt")
-#: The state file of a local output, kept in the output folder (beside the origin folders).
-LOCAL_STATE_NAME = ".sitemapgen-state.sqlite3"
 #: The lastmod sources SITEMAPGEN_LASTMOD_SOURCES may name, in no particular order.
 LASTMOD_SOURCES = ("header", "page", "crawl_time", "observed")
 Rule = tuple["re.Pattern[str]", str]
@@ -174,12 +166,6 @@ def _seconds(settings: BaseSettings, name: str, low: float, high: float) -> floa
 def is_enabled(settings: BaseSettings) -> bool:
     """``SITEMAPGEN_ENABLED``, checked; the add-on reads it before any component exists."""
     return _bool(settings, "SITEMAPGEN_ENABLED")
-
-
-def jobdir_store(jobdir: str | Path) -> Path:
-    """The store a crawl with ``JOBDIR`` keeps: what its resume and the commands'
-    ``--jobdir`` open."""
-    return Path(jobdir) / "sitemapgen" / "store.sqlite3"
 
 
 def _int(settings: BaseSettings, name: str, low: int, high: int, why: str) -> int:
@@ -294,21 +280,12 @@ def _lastmod_sources(settings: BaseSettings) -> tuple[str, ...]:
     return tuple(sources)
 
 
-def _scheme(uri: str) -> str:
-    scheme = urlsplit(uri).scheme
-    return "" if len(scheme) == 1 else scheme  # "C:\\..." is a Windows drive, not a scheme
-
-
-def _local_path(uri: str) -> Path:
-    return Path(file_uri_to_path(uri)) if _scheme(uri) == "file" else Path(uri)
-
-
 def _check_uri(settings: BaseSettings, uri: str) -> bool:
     """Check SITEMAPGEN_URI against FEED_STORAGES, the way FEEDS keys are; True if local."""
     name = "SITEMAPGEN_URI"
-    scheme = _scheme(uri)
-    storages = {k: v for k, v in settings.getwithbase("FEED_STORAGES").items() if v is not None}
-    if (scheme or "file") not in storages and scheme:
+    scheme = uri_scheme(uri)
+    storages = feed_storages(settings)
+    if not has_storage(uri, settings):
         raise ValueError(
             f"{name}={uri!r} is invalid: no feed storage handles the scheme {scheme!r} "
             f"(FEED_STORAGES has {', '.join(sorted(k for k in storages if k))})."
@@ -320,52 +297,8 @@ def _check_uri(settings: BaseSettings, uri: str) -> bool:
             f"{name}={uri!r} is invalid ({type(exc).__name__}: {exc}): the only placeholders "
             f"are %(scheme)s, %(host)s, %(port)s and %(origin)s (write a literal % as %%)."
         ) from None
-    default_file = storages.get("file") == "scrapy.extensions.feedexport.FileFeedStorage"
     # A local path is written in place, atomically; a user's own "file" storage is honoured.
-    return scheme in ("", "file") and default_file
-
-
-def _store(settings: BaseSettings) -> tuple[str | None, type[FactStore]]:
-    """(where SITEMAPGEN_STORE points, or None; the backend class for its scheme), the
-    class named in SITEMAPGEN_STORE_BACKENDS (over its _BASE), as FEED_STORAGES works."""
-    name = "SITEMAPGEN_STORE"
-    raw = _get(settings, name)
-    if not isinstance(raw, (str, Path)):
-        raise ValueError(f"{name}={raw!r} is invalid: it must be a file path or a store URL.")
-    text = str(raw).strip()
-    scheme = _scheme(text)
-    backends = {}
-    for setting in ("SITEMAPGEN_STORE_BACKENDS_BASE", "SITEMAPGEN_STORE_BACKENDS"):
-        value = _get(settings, setting)
-        if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
-            raise ValueError(
-                f"{setting}={value!r} is invalid: it must map URI schemes to class paths."
-            )
-        backends.update(value)
-    path = backends.get(scheme)
-    if path is None:
-        known = ", ".join(repr(k) for k in sorted(k for k, v in backends.items() if v))
-        raise ValueError(
-            f"{name}={raw!r} is invalid: no store backend handles the scheme {scheme!r} "
-            f"(SITEMAPGEN_STORE_BACKENDS has {known}; '' is a file path)."
-        )
-    # Imported here: a build's worker processes unpickle a Config without Scrapy.
-    from scrapy.utils.misc import load_object
-
-    try:
-        backend = load_object(path) if isinstance(path, str) else path
-    except (ImportError, ValueError, NameError, AttributeError) as exc:
-        raise ValueError(
-            f"SITEMAPGEN_STORE_BACKENDS[{scheme!r}]={path!r} is invalid: {exc}"
-        ) from None
-    if not callable(getattr(backend, "from_config", None)):
-        raise ValueError(
-            f"SITEMAPGEN_STORE_BACKENDS[{scheme!r}]={path!r} is invalid: a store backend is a "
-            f"class with a from_config(config, location) class method."
-        )
-    if not text:
-        return None, backend
-    return (str(_local_path(text)) if scheme in ("", "file") else text), backend
+    return scheme in ("", "file") and storages.get("file") == FILE_FEED_STORAGE
 
 
 def _redis_prefix(settings: BaseSettings) -> str:
@@ -408,28 +341,6 @@ def _unknown_names(settings: BaseSettings) -> list[str]:
             f"(the README lists the settings)."
         )
     return warnings
-
-
-def _feeds(settings: BaseSettings, uri: str) -> tuple[tuple[str, ...], list[str]]:
-    """(the FEEDS URIs of the ``sitemap`` format, warnings): a feed named like a sitemap
-    in Scrapy's ``xml`` format holds ``<items>``, what ``-O sitemap.xml`` gives."""
-    sitemap_feeds = []
-    warnings = []
-    for key, options in settings.getdict("FEEDS").items():
-        feed = str(key.absolute()) if isinstance(key, Path) else str(key)  # as FeedExporter
-        options = options if isinstance(options, Mapping) else {}
-        # The format FeedExporter takes: the one given, else the URI's extension.
-        feed_format = options.get("format", Path(feed).suffix.removeprefix("."))
-        if feed_format == SITEMAP_FEED_FORMAT:
-            sitemap_feeds.append(feed)
-        elif feed_format == "xml" and "sitemap" in feed.rsplit("/", 1)[-1].lower():
-            warnings.append(
-                f"the feed {feed} is written in Scrapy's xml format, which holds the scraped "
-                f"items (<items><item>...), not a sitemap; for a sitemap in that file use "
-                f"-O {feed}:{SITEMAP_FEED_FORMAT} (FEEDS format {SITEMAP_FEED_FORMAT!r}), "
-                f"or take the sitemaps from SITEMAPGEN_URI={uri!r}."
-            )
-    return tuple(sitemap_feeds), warnings
 
 
 def _check_base_url(template: str) -> str:
@@ -475,25 +386,6 @@ def _indexnow_key(settings: BaseSettings) -> str:
     return raw.strip()
 
 
-def _state_key(uri: str, output_dir: Path | None, state_path: Path) -> str:
-    """The output's key in the state file. A local output at or below the state file's
-    folder (the default, ``.sitemapgen-state.sqlite3`` in the output folder) is keyed by
-    its layout relative to that folder, ``"."`` or ``"./%(host)s/sitemaps"``: the folder
-    copied or moved elsewhere, state and all, is the same output. Any other output keeps
-    SITEMAPGEN_URI as given, since its state file lives apart from it."""
-    if output_dir is None:
-        return uri
-    home = os.path.abspath(state_path.parent)
-    folder = os.path.abspath(output_dir)
-    try:
-        if os.path.commonpath([home, folder]) != home:
-            return uri
-    except ValueError:  # on another drive
-        return uri
-    relative = Path(os.path.relpath(folder, home)).as_posix()
-    return "." if relative == "." else f"./{relative}"
-
-
 def _http_url(settings: BaseSettings, name: str, placeholders: bool) -> str:
     raw = _get(settings, name)
     text = raw.strip() if isinstance(raw, str) else ""
@@ -515,6 +407,14 @@ def _http_url(settings: BaseSettings, name: str, placeholders: bool) -> str:
     return text
 
 
+class StoreBackend(Protocol):
+    """What SITEMAPGEN_STORE_BACKENDS names for a scheme: a class whose ``from_config``
+    opens the store at a location. The store it opens is a ``store.base.FactStore``; the
+    settings, a layer below the store, name the class without importing its interface."""
+
+    def from_config(self, config: Config, location: str) -> Any: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     """The checked settings; built once per component in ``from_crawler``."""
@@ -528,7 +428,7 @@ class Config:
     output_dir: Path | None
     #: The SQLite file that remembers what was published (hashes, lastmods, URLs).
     state_path: Path
-    #: The output's key in the state file (:func:`_state_key`).
+    #: The output's key in the state file (:func:`.locations.state_key`).
     state_key: str
     formats: frozenset[str]
     robots_txt: str
@@ -544,7 +444,7 @@ class Config:
     #: redis://); None: JOBDIR's SQLite file, or a temporary one.
     store: str | None
     #: The backend class for ``store``'s scheme (SITEMAPGEN_STORE_BACKENDS).
-    store_backend: type[FactStore]
+    store_backend: StoreBackend
     redis_prefix: str
     #: Who writes from a shared store at close: "never" (sitemapgen-build does), "last"
     #: (the last worker to close, under a Redis lock) or "always".
@@ -629,20 +529,11 @@ class Config:
             )
         uri = str(uri).strip()
         local = _check_uri(settings, uri)
-        output_dir = _local_path(uri) if local else None
+        output_dir = locations.local_path(uri) if local else None
         state = _get(settings, "SITEMAPGEN_STATE")
         if not isinstance(state, (str, Path)):
             raise ValueError(f"SITEMAPGEN_STATE={state!r} is invalid: it must be a file path.")
-        if str(state).strip():
-            state_path = Path(str(state).strip())
-        elif output_dir is not None and "%(" not in str(output_dir):
-            state_path = output_dir / LOCAL_STATE_NAME
-        else:
-            # Imported here: a build's worker processes unpickle a Config, and should not
-            # pay for importing Scrapy to do it.
-            from scrapy.utils.project import data_path
-
-            state_path = Path(data_path("sitemapgen-state.sqlite3"))
+        state_path = locations.state_path(str(state).strip(), output_dir)
         robots_txt = _get(settings, "SITEMAPGEN_ROBOTS_TXT")
         if not isinstance(robots_txt, (str, Path)):
             raise ValueError(
@@ -652,15 +543,22 @@ class Config:
         if not isinstance(base_url, str):
             raise ValueError(f"SITEMAPGEN_BASE_URL={base_url!r} is invalid: it must be a string.")
         jobdir = settings.get("JOBDIR")
-        store, store_backend = _store(settings)
-        sitemap_feeds, feed_warnings = _feeds(settings, uri)
+        store, store_backend = locations.store_backend(
+            "SITEMAPGEN_STORE",
+            _get(settings, "SITEMAPGEN_STORE"),
+            {
+                name: _get(settings, name)
+                for name in ("SITEMAPGEN_STORE_BACKENDS_BASE", "SITEMAPGEN_STORE_BACKENDS")
+            },
+        )
+        sitemap_feeds, feed_warnings = locations.sitemap_feeds(settings, uri)
         return cls(
             enabled=enabled,
             uri=uri,
             local=local,
             output_dir=output_dir,
             state_path=state_path,
-            state_key=_state_key(uri, output_dir, state_path),
+            state_key=locations.state_key(uri, output_dir, state_path),
             formats=_formats(settings),
             robots_txt=str(robots_txt).strip(),
             base_url=_check_base_url(base_url.strip()),

@@ -170,7 +170,7 @@ def _check_order(calls: list[Call], out: Path) -> int:
     assert not [w for w in written if first <= w.start <= last]
     # ... and the commit written and synced after them, before the report says so.
     report = min(
-        call.start for call in calls if call.name == "write" and "publish.report" in call.text
+        call.start for call in calls if call.name == "write" and "publish.close_report" in call.text
     )
     commit = [w for w in written if last < w.start < report]
     assert commit, "the state's commit was not written between the delivery and the report"

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from scrapy_sitemapgen.failures import cause_of, failure_of
-from scrapy_sitemapgen.settings import LOCAL_STATE_NAME
+from scrapy_sitemapgen.locations import LOCAL_STATE_NAME
 
 from .helpers import crawl_site, log_messages, run_scrapy, write_project
 

@@ -62,7 +62,7 @@ def _summary(caplog: Any) -> list[str]:
     return [
         r.getMessage()
         for r in caplog.records
-        if r.name == "scrapy_sitemapgen.publish.report" and r.levelno == logging.INFO
+        if r.name == "scrapy_sitemapgen.publish.close_report" and r.levelno == logging.INFO
     ]
 
 
@@ -261,7 +261,7 @@ def test_indexnow_lines_past_the_shown_origins_are_summed_up(tmp_path: Path) -> 
 def test_the_close_report_makes_debug_lines_only_for_a_handler_that_writes_them() -> None:
     """Scrapy leaves its loggers at every level and sets LOG_LEVEL on its handler: a
     DEBUG line per origin is made only when some handler would write it."""
-    from scrapy_sitemapgen.publish.report import _written
+    from scrapy_sitemapgen.publish.close_report import _written
 
     log = logging.getLogger("sitemapgen-test.report")
     root = logging.getLogger()

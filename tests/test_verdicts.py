@@ -194,14 +194,14 @@ def test_audit_settings_defaults() -> None:
 def test_lastmod_age_buckets(lastmod: str | None, bucket: str) -> None:
     from datetime import datetime, timezone
 
-    from scrapy_sitemapgen.audit.html import lastmod_age
+    from scrapy_sitemapgen.audit.findings import lastmod_age
 
     assert lastmod_age(lastmod, datetime(2026, 1, 10, 12, tzinfo=timezone.utc)) == bucket
 
 
 def test_report_page_escapes_what_the_site_wrote() -> None:
+    from scrapy_sitemapgen.audit.findings import OriginReport
     from scrapy_sitemapgen.audit.html import render
-    from scrapy_sitemapgen.audit.report import OriginReport
 
     hostile = A + "x?q=<script>alert(1)</script>&a=\"'"
     found = [Finding(hostile, "invalid_sitemap", "line 1: P1: <!DOCTYPE x [<!ENTITY a 'b'>]>")]

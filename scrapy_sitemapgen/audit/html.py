@@ -4,29 +4,19 @@ tables are in the page itself."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
 from html import escape
 from typing import TYPE_CHECKING
 
 from ..sitemaps.verdicts import LISTED
+from .findings import AGE_BUCKETS, NO_LASTMOD
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from .report import OriginReport
+    from .findings import OriginReport
 
-__all__ = ["AGE_BUCKETS", "MAX_ROWS", "lastmod_age", "render"]
+__all__ = ["MAX_ROWS", "render"]
 
-#: The lastmod age histogram's buckets (days, upper bound), then pages without a lastmod.
-AGE_BUCKETS = (
-    (1, "under 1 day"),
-    (7, "1 to 7 days"),
-    (30, "7 to 30 days"),
-    (90, "30 to 90 days"),
-    (365, "90 to 365 days"),
-    (None, "over 1 year"),
-)
-NO_LASTMOD = "no lastmod"
 #: Rows of the findings table in the page (all of them are in audit.csv).
 MAX_ROWS = 5_000
 
@@ -61,28 +51,6 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
   });
 });
 """
-
-
-def lastmod_age(lastmod: str | None, now: datetime) -> str:
-    """The age bucket of a W3C Datetime lastmod (:data:`AGE_BUCKETS`)."""
-    if not lastmod:
-        return NO_LASTMOD
-    try:
-        if len(lastmod) == 10:
-            moment = datetime.combine(
-                date.fromisoformat(lastmod), datetime.min.time(), timezone.utc
-            )
-        else:
-            moment = datetime.fromisoformat(lastmod.replace("Z", "+00:00"))
-            if moment.tzinfo is None:
-                moment = moment.replace(tzinfo=timezone.utc)
-    except ValueError:
-        return NO_LASTMOD
-    days = (now - moment).total_seconds() / 86400
-    for bound, name in AGE_BUCKETS:
-        if bound is None or days < bound:
-            return name
-    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _bars(title: str, values: Mapping[str, int], ident: str) -> str:

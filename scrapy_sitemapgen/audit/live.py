@@ -11,7 +11,7 @@ from ..sitemaps.verdicts import Listed
 
 if TYPE_CHECKING:
     from ..sitemaps.urls import Origin, UrlPolicy
-    from ..store.verdicts import VerdictLog
+    from ..store.verdict_log import VerdictLog
     from ..validate import Violation
 
 __all__ = ["MAX_INVALID", "REFUSED_WHOLE", "LiveRead", "key_of"]

@@ -1,5 +1,5 @@
-"""One origin's audit: its findings computed from the store's verdicts and the live
-sitemaps' entries, and the four files of its report folder."""
+"""One origin's audit written: the four files of its report folder, from its findings
+(:mod:`.findings`), its summary line, and every origin of a store reported at once."""
 
 from __future__ import annotations
 
@@ -7,130 +7,27 @@ import csv
 import json
 import os
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from ..sitemaps.sections import DEFAULT_SECTION, section_of
-from ..sitemaps.verdicts import FINDINGS, LISTED, Finding, Verdict, audit_findings, counts
 from ..stats import audit_findings as audit_findings_key
-from .html import lastmod_age, render
+from .findings import OriginReport, build_report
+from .html import render
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping
+    from collections.abc import Iterator, Mapping
+    from pathlib import Path
 
     from scrapy.statscollectors import StatsCollector
 
     from ..sitemaps.sections import Section
     from ..sitemaps.urls import Origin
-    from ..store.verdicts import VerdictLog
+    from ..store.verdict_log import VerdictLog
     from .live import LiveRead
 
-__all__ = ["OriginReport", "build_report", "report_origins", "summary", "write_report"]
+__all__ = ["report_origins", "summary", "write_report"]
 
 URLS_COLUMNS = ("url", "verdict", "status", "detail", "lastmod", "source", "images")
 AUDIT_COLUMNS = ("url", "finding", "detail")
-_ORDER = {name: at for at, name in enumerate(FINDINGS)}
-
-
-@dataclass
-class OriginReport:
-    """What the report of one origin says (``audit.json`` holds all but the rows)."""
-
-    origin: Origin
-    findings: list[Finding]
-    counts: dict[str, int]
-    sitemaps: list[str]
-    urls_judged: int = 0
-    urls_listed: int = 0
-    not_fetched: int = 0
-    invalid_dropped: int = 0
-    verdicts: dict[str, int] = field(default_factory=dict)
-    lastmod_ages: dict[str, int] = field(default_factory=dict)
-    #: With SITEMAPGEN_SECTIONS: the counts of each section (the section each finding's
-    #: URL goes to; the URLs of no section, and the sitemap files, under "default").
-    sections: dict[str, dict[str, int]] | None = None
-    #: Where the report was written.
-    folder: Path = field(default_factory=Path)
-
-    def as_json(self) -> dict[str, object]:
-        return {
-            "origin": self.origin.root,
-            "counts": self.counts,
-            "findings": sum(self.counts.values()),
-            "urls_judged": self.urls_judged,
-            "urls_listed": self.urls_listed,
-            "not_fetched": self.not_fetched,
-            "invalid_sitemap_not_kept": self.invalid_dropped,
-            "sitemaps": self.sitemaps,
-            "verdicts": self.verdicts,
-            "lastmod_ages": self.lastmod_ages,
-            **({} if self.sections is None else {"sections": self.sections}),
-        }
-
-
-def build_report(
-    log: VerdictLog,
-    origin: Origin,
-    sitemaps: Iterable[str],
-    invalid: Iterable[tuple[str, str]],
-    *,
-    invalid_dropped: int = 0,
-    now: datetime | None = None,
-    sections: tuple[Section, ...] = (),
-    missing: bool = True,
-) -> OriginReport:
-    """The findings of ``origin`` (``sitemaps``: the live files read; ``invalid``: their
-    violations as (file, finding)), sorted by kind (report order), URL and detail; with
-    ``sections``, counted per section too; ``missing``: False when the live sitemaps could
-    not be read (no ``missing_from_sitemap`` findings)."""
-    now = now or datetime.now(timezone.utc)
-    listed = list(log.listed(origin))
-    verdicts: dict[str, int] = {}
-    ages: dict[str, int] = {}
-    judged = 0
-
-    def crawled() -> Iterator[Verdict]:
-        nonlocal judged
-        for verdict in log.verdicts(origin):
-            judged += 1
-            verdicts[verdict.verdict] = verdicts.get(verdict.verdict, 0) + 1
-            if verdict.verdict == LISTED:
-                age = lastmod_age(verdict.lastmod, now)
-                ages[age] = ages.get(age, 0) + 1
-            yield verdict
-
-    found = sorted(
-        audit_findings(listed, log.get, crawled(), invalid, missing=missing),
-        key=lambda f: (_ORDER[f.finding], f.url, f.detail),
-    )
-    return OriginReport(
-        origin,
-        found,
-        dict(counts(found)),
-        list(sitemaps),
-        urls_judged=judged,
-        urls_listed=len(listed),
-        not_fetched=sum(1 for _ in log.unjudged(origin)),
-        invalid_dropped=invalid_dropped,
-        verdicts=dict(sorted(verdicts.items())),
-        lastmod_ages=ages,
-        sections=_section_counts(found, sections) if sections else None,
-    )
-
-
-def _section_counts(
-    found: Iterable[Finding], sections: tuple[Section, ...]
-) -> dict[str, dict[str, int]]:
-    """Section name -> the counts of its findings (every kind, 0 when none), in the order
-    of SITEMAPGEN_SECTIONS, the URLs of no section last."""
-    by_section: dict[str, list[Finding]] = {s.name: [] for s in sections}
-    by_section[DEFAULT_SECTION] = []
-    for finding in found:
-        name = "" if finding.finding == "invalid_sitemap" else section_of(finding.url, sections)
-        by_section[name or DEFAULT_SECTION].append(finding)
-    return {name: dict(counts(rows)) for name, rows in by_section.items()}
 
 
 def write_report(report: OriginReport, log: VerdictLog, folder: Path) -> None:

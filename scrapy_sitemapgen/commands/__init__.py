@@ -12,6 +12,6 @@ __all__ = ["add_store_options"]
 
 def add_store_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """``--jobdir`` and ``--store``: the stored crawl a command reads, named as the crawl
-    named it (its store is then :func:`..settings.jobdir_store`, or the file given)."""
+    named it (its store is then :func:`..locations.jobdir_store`, or the file given)."""
     parser.add_argument("--jobdir", metavar="DIR", help="the JOBDIR of the crawl")
     parser.add_argument("--store", metavar="FILE", help="a store file (SITEMAPGEN_STORE)")

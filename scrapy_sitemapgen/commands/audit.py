@@ -13,7 +13,8 @@ from scrapy.exceptions import UsageError
 
 from ..audit.live import LiveRead
 from ..audit.report import report_origins, summary
-from ..settings import Config, jobdir_store
+from ..locations import store_location
+from ..settings import Config
 from ..sitemaps.limits import MAX_BYTES_PER_SITEMAP
 from ..sitemaps.verdicts import FINDINGS
 from ..store.base import StoreError
@@ -170,12 +171,14 @@ def _kinds(value: str) -> tuple[str, ...]:
 def _store_path(opts: argparse.Namespace, jobdir: str | None) -> Path:
     if opts.store and opts.jobdir:
         raise UsageError("name the store with --jobdir or --store, not both")
-    if opts.store:
-        path = Path(opts.store)
-    elif opts.jobdir or jobdir:
-        path = jobdir_store(str(opts.jobdir or jobdir))
-    else:
+    # No store_setting: the command reads the SQLite file its options name (or JOBDIR's);
+    # a project's SITEMAPGEN_STORE is not taken for that choice (docs/audit.rst).
+    named = store_location(
+        store_option=opts.store, jobdir_option=opts.jobdir, jobdir_setting=jobdir
+    )
+    if named is None:
         raise UsageError("name the crawl's store: --jobdir DIR or --store FILE")
+    path = Path(named.location)
     if not path.is_file():
         raise UsageError(f"{path}: no such store file")
     return path

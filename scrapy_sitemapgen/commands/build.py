@@ -20,7 +20,8 @@ from .. import stats as keys
 from ..addon import Addon
 from ..crawl.exporter import SitemapExporter
 from ..crawl.pipeline import SitemapItemPipeline
-from ..settings import Config, is_enabled, jobdir_store
+from ..locations import store_location
+from ..settings import Config, is_enabled
 from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS, URL_FIELDS, url_field
 from ..state.repair import prepare_state
 from ..stats import Tally
@@ -284,11 +285,13 @@ class BuildCommand(ScrapyCommand):
         if opts.workers < 1:
             raise UsageError(f"--workers must be at least 1, not {opts.workers}")
         self.workers = opts.workers
-        store = opts.store or settings.get("SITEMAPGEN_STORE")
-        if opts.jobdir:
-            store = store or str(jobdir_store(opts.jobdir))
-        elif not store and settings.get("JOBDIR"):
-            store = str(jobdir_store(settings["JOBDIR"]))
+        named = store_location(
+            store_option=opts.store,
+            store_setting=settings.get("SITEMAPGEN_STORE"),
+            jobdir_option=opts.jobdir,
+            jobdir_setting=settings.get("JOBDIR"),
+        )
+        store = named.location if named else None
         if opts.input:
             if not Path(opts.input).is_file():
                 raise UsageError(f"no feed at {opts.input}")

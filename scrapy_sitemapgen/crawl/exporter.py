@@ -19,9 +19,9 @@ from ..publish.publisher import PublishOutcome, publish
 from ..state.repair import prepare_state
 from ..stats import Reporter
 from ..store.base import StoreError
-from .audit import LiveAudit, write_reports
 from .exitstatus import exit_non_zero
 from .feed import SitemapFeeds
+from .live_audit import LiveAudit, write_reports
 from .recorder import Recorder, store_failure
 from .startup import checked_config, refuse_start
 

@@ -9,7 +9,7 @@ from scrapy.spidermiddlewares.httperror import HttpError
 
 from .exporter import SitemapExporter
 from .extract import page_facts
-from .verdicts import response_verdicts
+from .judging import response_verdicts
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator

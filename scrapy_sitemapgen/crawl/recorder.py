@@ -20,7 +20,7 @@ from scrapy.utils.asyncio import create_looping_call
 
 from .. import stats as keys
 from ..failures import failure_of
-from ..settings import jobdir_store
+from ..locations import StoreLocation, store_location
 from ..sitemaps.exclusions import OriginExclusions
 from ..store.base import StoreError
 
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from ..stats import Reporter
     from ..store.base import FactStore
     from ..store.journal import RequestJournal
-    from ..store.verdicts import VerdictLog
+    from ..store.verdict_log import VerdictLog
 
 __all__ = ["Recorder", "store_failure"]
 
@@ -88,15 +88,10 @@ class Recorder:
         """Whether the store outlives this process (JOBDIR, or SITEMAPGEN_STORE)."""
         return self.config.store is not None or self.config.jobdir is not None
 
-    def _kept_location(self) -> tuple[str, str] | None:
+    def _kept_location(self) -> StoreLocation | None:
         """The store that outlives this process, as (the setting that names it, its
         location), or None."""
-        config = self.config
-        if config.store is not None:
-            return f"SITEMAPGEN_STORE={config.store!r}", config.store
-        if config.jobdir is not None:
-            return f"JOBDIR={str(config.jobdir)!r}", str(jobdir_store(config.jobdir))
-        return None
+        return store_location(store_setting=self.config.store, jobdir_setting=self.config.jobdir)
 
     def check(self) -> None:
         """Open and close the store that outlives the crawl (JOBDIR, SITEMAPGEN_STORE), so

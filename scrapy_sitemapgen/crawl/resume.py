@@ -2,13 +2,12 @@
 
 Scrapy's JOBDIR marks a request seen when it is scheduled, and a SIGKILL can lose its disk
 queue and whatever was in flight: those requests are never fetched again, and their pages
-would be missing from the sitemap for good (``python -m benchmarks kill`` shows it; the
-figures are in benchmarks/RECORD.md). So every request the scheduler accepts is
-written to the durable store, and forgotten once its answer is settled: a non-200 answer or
-a download error at once, a 200 page after the spider middleware has recorded it, in the
-same ordered write stream as the page's facts. When a crawl starts on a store whose
-previous process did not close normally, every request still held is sent again
-(``dont_filter``), so the crawl, and the sitemap, complete.
+would be missing from the sitemap for good (``python -m benchmarks kill`` shows it). So
+every request the scheduler accepts is written to the durable store, and forgotten once its
+answer is settled: a non-200 answer or a download error at once, a 200 page after the
+spider middleware has recorded it, in the same ordered write stream as the page's facts.
+When a crawl starts on a store whose previous process did not close normally, every
+request still held is sent again (``dont_filter``), so the crawl, and the sitemap, complete.
 """
 
 from __future__ import annotations

@@ -39,6 +39,7 @@ from w3lib.url import file_uri_to_path
 
 from .. import stats as keys
 from ..failures import failure_of
+from ..locations import storage_for, uri_scheme
 from ..sitemaps.naming import INDEX_NAME, is_owned_name
 from ..sitemaps.urls import Origin, origin_folder
 
@@ -210,7 +211,7 @@ def _storage_problem(crawler: Crawler, uri: str) -> str | None:
     """What stops the feed storage of ``uri`` from being built, or None. Nothing is
     opened or stored: the storage is built for one origin's index, and dropped."""
     probe = f"{origin_folder(uri, _PROBE_ORIGIN).rstrip('/')}/{INDEX_NAME}"
-    library = _LIBRARIES.get(uri.split(":", 1)[0] if "://" in uri else "")
+    library = _LIBRARIES.get(uri_scheme(uri))
     if library is not None and not _importable(library[0]):
         return f"its feed storage needs the {library[1]} library, which is not installed"
     try:
@@ -503,9 +504,7 @@ def publish_local(sets: list[OriginSet], reporter: Reporter) -> set[str]:
 
 
 def _storage_class(crawler: Crawler, uri: str) -> Any:
-    storages = {k: v for k, v in crawler.settings.getwithbase("FEED_STORAGES").items() if v}
-    scheme = uri.split(":", 1)[0] if "://" in uri else ""
-    return load_object(storages.get(scheme, storages["file"]))
+    return load_object(storage_for(uri, crawler.settings))
 
 
 async def _upload(crawler: Crawler, uri: str, source: Path, reporter: Reporter) -> bool:

@@ -15,10 +15,10 @@ from .. import stats as keys
 from ..failures import failure_of
 from ..sitemaps.urls import origin_folder
 from ..state.statefile import PublishState
+from .close_report import CloseReport
 from .delivery import Stagings, publish_feeds, publish_local, publish_remote
-from .indexnow import NotifyLog, notify
-from .report import CloseReport
 from .staging import GROUP_ORIGINS, stage_origins
+from .submissions import NotifyLog, notify
 
 if TYPE_CHECKING:
     from collections.abc import Container, Generator, Iterable

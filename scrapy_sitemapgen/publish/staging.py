@@ -21,10 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..sitemaps.content import duplicate_choice
-from ..sitemaps.lastmod import Seen
 from ..sitemaps.facts import format_w3c
 from ..sitemaps.indexnow import fingerprint, key_file_name
-from ..sitemaps.lastmod import observes
+from ..sitemaps.lastmod import Seen, observes
 from ..sitemaps.manifest import FileRecord, manifest_json
 from ..sitemaps.naming import MANIFEST_NAME, ROBOTS_NAME
 from ..sitemaps.sections import in_section

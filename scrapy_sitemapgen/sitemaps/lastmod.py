@@ -40,7 +40,7 @@ __all__ = [
 #: The source settled at publish, against the previous runs, so it can only come last.
 OBSERVED = "observed"
 
-#: The fingerprint of a note rebuilt from the published set (``state_repair``), which shows
+#: The fingerprint of a note rebuilt from the published set (``state.repair``), which shows
 #: each page's lastmod but not its content: the next sight counts as unchanged content, so
 #: the lastmod published is kept, and the note then takes the real fingerprint.
 UNKNOWN_FINGERPRINT = "?"

@@ -42,7 +42,7 @@ DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 #: P1: characters XML 1.0 does not allow anywhere in a document (section 2.2, Char), as
 #: a regular-expression class; they never reach a file. The complement of Char within
 #: what a Python str can hold, listed positively: such a class is scanned faster than the
-#: negated ranges, and every rendered value is scanned (benchmarks/RECORD.md).
+#: negated ranges, and every rendered value is scanned.
 XML_FORBIDDEN_CHARS: Final = "[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"
 #: The same set and the five characters P1 escapes: what makes a value need escaping.
 XML_SPECIAL_CHARS: Final = "[&<>\"'\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"
@@ -86,6 +86,6 @@ DEFAULT_GZIP_BACKEND: Final = "zlib-ng" if _zlib_ng_installed() else "zlib"
 #: The default deflate level of each backend: about zlib's usual level-6 size at the least
 #: CPU. On every URL shape ``python -m benchmarks levels`` renders, zlib-ng's level 5 stays
 #: within 10 % of zlib's level 9 in less time than its own level 6; zlib's level 5 misses
-#: that bound, so zlib keeps 6 (the figures: benchmarks/RECORD.md).
+#: that bound, so zlib keeps 6.
 DEFAULT_GZIP_LEVELS: Final[dict[str, int]] = {"zlib": 6, "zlib-ng": 5}
 DEFAULT_GZIP_LEVEL: Final = DEFAULT_GZIP_LEVELS[DEFAULT_GZIP_BACKEND]

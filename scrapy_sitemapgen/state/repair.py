@@ -2,7 +2,7 @@
 bounded in time, and whether its tables are ours), moved aside when it is damaged or
 another program's, and then rebuilt from the published set it describes, so that the run
 goes on as if nothing had happened; and the rows of a local output re-keyed once when the
-state still names the output by its absolute path (``settings._state_key``).
+state still names the output by its absolute path (``locations.state_key``).
 
 Pure: the published set is read from the local output folder (each origin's
 ``manifest.json`` and sitemaps); a remote output's cannot be read back, and its state

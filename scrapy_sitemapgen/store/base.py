@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ..sitemaps.facts import UrlFacts
     from ..sitemaps.urls import Origin
     from .journal import RequestJournal
-    from .verdicts import VerdictLog
+    from .verdict_log import VerdictLog
 
 __all__ = ["Coordination", "FactSink", "FactSource", "FactStore", "StoreError"]
 

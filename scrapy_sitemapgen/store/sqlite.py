@@ -16,9 +16,9 @@ from ..sitemaps.urls import Origin, origin_of
 from .base import FactStore, StoreError
 from .journal import SCHEMA as JOURNAL_SCHEMA
 from .journal import RequestJournal
-from .verdicts import SCHEMA as VERDICT_SCHEMA
-from .verdicts import TABLES as VERDICT_TABLES
-from .verdicts import VerdictLog
+from .verdict_log import SCHEMA as VERDICT_SCHEMA
+from .verdict_log import TABLES as VERDICT_TABLES
+from .verdict_log import VerdictLog
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -39,7 +39,7 @@ from ..sitemaps.verdicts import (
 from ..stats import Reporter
 from ..validate import DEFAULT_MAX_FILES, RAW_SLACK, Validator
 from .extract import page_facts
-from .verdicts import response_verdicts
+from .judging import response_verdicts
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
     from ..settings import Config
     from ..store.base import FactSource
-    from ..store.verdicts import VerdictLog
+    from ..store.verdict_log import VerdictLog
     from ..validate import SitemapFile
     from .recorder import Recorder
 
