@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import io
 import re
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import unquote, urlsplit
 
 from lxml import etree  # type: ignore[import-untyped]  # lxml ships no type information
 
 from ..sitemaps.limits import (
-    IMAGE_NS,
     MAX_BYTES_PER_SITEMAP,
-    MAX_IMAGES_PER_URL,
-    MAX_NEWS_PER_SITEMAP,
     MAX_SITEMAPS_PER_INDEX,
     MAX_URLS_PER_SITEMAP,
     NEWS_NS,
@@ -47,6 +43,18 @@ from ._scope import (
     _target,
     source_path,
 )
+from ._violations import (
+    CheckIncomplete,
+    InputError,
+    Violation,
+    _declared_entities,
+    _doctype_violation,
+    _index_of_indexes,
+    _not_gzip,
+    _one_line,
+    _syntax_violation,
+)
+from ._xmlfile import FileState, close_root, free_previous, url_extras
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Generator, Iterable, Iterator
@@ -82,7 +90,6 @@ SitemapFile = _Target
 _URL = f"{{{SITEMAP_NS}}}url"
 _SITEMAP = f"{{{SITEMAP_NS}}}sitemap"
 _LOC = f"{{{SITEMAP_NS}}}loc"
-_IMAGE = f"{{{IMAGE_NS}}}image"
 _VIDEO = f"{{{VIDEO_NS}}}video"
 _NEWS = f"{{{NEWS_NS}}}news"
 _MEDIA_LOCS = (f"{{{VIDEO_NS}}}content_loc", f"{{{VIDEO_NS}}}player_loc")
@@ -92,42 +99,6 @@ _OTHER_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
 _DECLARED_ENCODING_RE = re.compile(rb"^<\?xml\s[^>]*?encoding\s*=\s*[\"']([^\"']*)[\"']")
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
 _LINE_COLUMN_RE = re.compile(r", line \d+, column (\d+)$")
-
-
-class Violation(NamedTuple):
-    """One broken rule: where (``source``, 1-based ``line``; 0 when the whole file is
-    meant), which ``rule`` of PROTOCOL.md, and what is wrong."""
-
-    source: str
-    line: int
-    rule: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.source}:{self.line}: {self.rule}: {self.message}"
-
-
-class InputError(NamedTuple):
-    """A source (or a file it lists) that could not be checked at all, through no fault the
-    rules can name: a network error (refused connection, unknown host, timeout), a local
-    source that is missing, a file that may not be read. Not a violation: nothing is known
-    about the file."""
-
-    source: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.source}: {self.message}"
-
-
-class CheckIncomplete(Exception):
-    """Raised by :func:`validate` when some input could not be checked: ``errors`` says
-    which and why, ``violations`` holds what the rest of the check found."""
-
-    def __init__(self, errors: list[InputError], violations: list[Violation]) -> None:
-        super().__init__("; ".join(map(str, errors)))
-        self.errors = errors
-        self.violations = violations
 
 
 def validate(
@@ -154,21 +125,6 @@ def validate(
 
 
 # --- the checker --------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class _FileState:
-    """What one urlset or index has shown so far."""
-
-    target: _Target
-    is_index: bool
-    scope: _Scope
-    declared: frozenset[str]
-    entries: int = 0
-    first_over: int = 0  # line of the first entry past the count limit
-    news: int = 0
-    first_news_over: int = 0
-    undeclared: set[str] = field(default_factory=set)
 
 
 class Validator:
@@ -436,7 +392,7 @@ class Validator:
             remove_pis=True,
         )
         depth = 0
-        state: _FileState | None = None
+        state: FileState | None = None
         try:
             for event, element in events:
                 if event == "start":
@@ -450,9 +406,9 @@ class Validator:
                 assert state is not None
                 if depth == 1:
                     yield from self._entry(state, element, listed)
-                    yield from _free_previous(state, element)
+                    yield from free_previous(state, element)
                 elif depth == 0:
-                    yield from self._close_root(state, element)
+                    yield from close_root(state, element)
         except etree.XMLSyntaxError as exc:
             entities = _declared_entities(head) if state is None else []
             if entities:
@@ -461,7 +417,7 @@ class Validator:
                 # the file breaks the same rule, and is reported the same way.
                 yield _doctype_violation(target.display, head, entities, None)
             else:
-                yield _syntax_violation(target, exc)
+                yield _syntax_violation(target.display, exc)
             try:
                 body.drain()
             except _TooLarge as too_large:
@@ -471,7 +427,7 @@ class Validator:
 
     def _open_root(
         self, target: _Target, root: Any, head: bytes
-    ) -> Generator[Violation, None, _FileState | None]:
+    ) -> Generator[Violation, None, FileState | None]:
         """Check the root element; the state for its entries, or None to stop reading."""
         display = target.display
         docinfo = root.getroottree().docinfo
@@ -525,9 +481,9 @@ class Validator:
             if is_index
             else _Scope(_prefixes(target), "P12", "<loc>", _P12_REASON)
         )
-        return _FileState(target, is_index, scope, frozenset(root.nsmap.values()))
+        return FileState(target, is_index, scope, frozenset(root.nsmap.values()))
 
-    def _entry(self, state: _FileState, element: Any, listed: list[_Target]) -> Iterator[Violation]:
+    def _entry(self, state: FileState, element: Any, listed: list[_Target]) -> Iterator[Violation]:
         """Check one child of the root: a ``<url>`` or a ``<sitemap>``."""
         display = state.target.display
         line = element.sourceline
@@ -559,31 +515,10 @@ class Validator:
         news = sum(1 for _ in element.iterchildren(_NEWS))
         if loc:
             yield from self._url_loc(state, element, loc, loc_element.sourceline, news > 0)
-        images = sum(1 for _ in element.iterchildren(_IMAGE))
-        if images > MAX_IMAGES_PER_URL:
-            yield Violation(
-                display,
-                line,
-                "G7",
-                f"{images:,} <image:image> in one <url>; at most {MAX_IMAGES_PER_URL:,}",
-            )
-        state.news += news
-        if news and not state.first_news_over and state.news > MAX_NEWS_PER_SITEMAP:
-            state.first_news_over = line
-        for child in element.iter(etree.Element):
-            namespace = etree.QName(child).namespace
-            if namespace and namespace not in state.declared and namespace not in state.undeclared:
-                state.undeclared.add(namespace)
-                yield Violation(
-                    display,
-                    child.sourceline,
-                    "P14",
-                    f"the namespace {namespace} is declared on an inner element; declare it on "
-                    "the root",
-                )
+        yield from url_extras(state, element, line, news)
 
     def _url_loc(
-        self, state: _FileState, element: Any, loc: str, line: int, news: bool
+        self, state: FileState, element: Any, loc: str, line: int, news: bool
     ) -> Iterator[Violation]:
         display = state.target.display
         problem = state.scope.problem(loc, line)
@@ -620,7 +555,7 @@ class Validator:
         )
 
     def _listed_sitemap(
-        self, state: _FileState, loc: str, line: int, listed: list[_Target]
+        self, state: FileState, loc: str, line: int, listed: list[_Target]
     ) -> Iterator[Violation]:
         display = state.target.display
         problem = state.scope.problem(loc, line)
@@ -671,54 +606,6 @@ class Validator:
             )
         path = str(Path(parent.location).parent / name)
         return _Target(path, path, url_known, grants, listed, in_index)
-
-    def _close_root(self, state: _FileState, root: Any) -> Iterator[Violation]:
-        display = state.target.display
-        if state.is_index:
-            name, noun, limit, rule, count_rule = (
-                "sitemapindex",
-                "<sitemap>",
-                MAX_SITEMAPS_PER_INDEX,
-                "P8",
-                "P8",
-            )
-        else:
-            name, noun, limit, rule, count_rule = (
-                "urlset",
-                "<url>",
-                MAX_URLS_PER_SITEMAP,
-                "P2",
-                "P7",
-            )
-        children = list(root)
-        yield from _stray_text(
-            state, root.text, root.sourceline, children[0].sourceline if children else None
-        )
-        for child in children:
-            yield from _stray_text(state, child.tail, child.sourceline, None)
-        if state.entries == 0:
-            yield Violation(
-                display,
-                root.sourceline,
-                rule,
-                f"<{name}> holds no {noun}; at least one is required",
-            )
-        if state.first_over:
-            yield Violation(
-                display,
-                state.first_over,
-                count_rule,
-                f"{state.entries:,} {noun} entries; at most {limit:,} in one file (this is the "
-                f"first one past the limit): split it and list the parts in an index",
-            )
-        if state.first_news_over:
-            yield Violation(
-                display,
-                state.first_news_over,
-                "G7",
-                f"{state.news:,} <news:news> entries; at most {MAX_NEWS_PER_SITEMAP:,} in one news "
-                "sitemap (this is the first one past the limit)",
-            )
 
     # -- text: robots.txt and plain-text sitemaps --
 
@@ -800,108 +687,3 @@ class Validator:
                 f"{count:,} URLs; at most {MAX_URLS_PER_SITEMAP:,} in one file (this is the first "
                 "one past the limit)",
             )
-
-
-def _stray_text(
-    state: _FileState, text: str | None, before: int, after: int | None
-) -> Iterator[Violation]:
-    """P2/P8 for text between the root's children; ``before`` and ``after`` are the lines of
-    the elements around it (``after`` when known is exact, as an element may span lines)."""
-    if text and text.strip():
-        name = "sitemapindex" if state.is_index else "urlset"
-        if after is not None:
-            line = after - text[len(text.rstrip()) :].count("\n")
-        else:
-            line = before + text[: len(text) - len(text.lstrip())].count("\n")
-        yield Violation(
-            state.target.display,
-            line,
-            "P8" if state.is_index else "P2",
-            f"text {text.strip()[:40]!r} directly inside <{name}>",
-        )
-
-
-def _free_previous(state: _FileState, element: Any) -> Iterator[Violation]:
-    """Drop what is checked, so memory holds one entry whatever the file's size."""
-    element.clear(keep_tail=True)
-    parent = element.getparent()
-    while (previous := element.getprevious()) is not None:
-        yield from _stray_text(state, previous.tail, previous.sourceline, element.sourceline)
-        parent.remove(previous)
-
-
-def _index_of_indexes(source: str, line: int, index: str) -> Violation:
-    return Violation(
-        source,
-        line,
-        "P8",
-        f"{index} is a sitemap index: an index lists sitemaps, not other indexes; not followed",
-    )
-
-
-def _not_gzip(head: bytes) -> str:
-    """P1 for a ``.gz`` file that holds no gzip data (a plain file, an HTML error page)."""
-    first = head[:8]
-    text = "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in first)
-    return (
-        f"not gzip (the first bytes are {first.hex(' ')}, {text!r}; gzip data starts with "
-        "1f 8b): a .gz file must be gzip-compressed; not checked further"
-    )
-
-
-def _one_line(text: str) -> str:
-    return " ".join(_CONTROL_RE.sub(" ", text).split())
-
-
-#: An entity declaration in a DOCTYPE's internal subset, and the entity's name.
-_ENTITY_DECLARATION_RE = re.compile(rb"<!ENTITY\s+(?:%\s+)?([^\s\"'>]+)")
-
-
-def _declared_entities(head: bytes) -> list[str]:
-    """The entities a DOCTYPE at the start of the file declares, in order (as far as
-    ``head`` reaches)."""
-    at = head.find(b"<!DOCTYPE")
-    if at < 0:
-        return []
-    return [m[1].decode("utf-8", "replace") for m in _ENTITY_DECLARATION_RE.finditer(head, at)]
-
-
-def _doctype_violation(
-    display: str, head: bytes, entities: list[str], external: str | None
-) -> Violation:
-    """P1 for a DOCTYPE that declares entities or names an external DTD."""
-    more = ", ..." if len(entities) > 5 else ""
-    what = (
-        f"declares entities ({', '.join(entities[:5])}{more})"
-        if entities
-        else f"refers to an external DTD ({external})"
-    )
-    return Violation(
-        display,
-        _doctype_line(head),
-        "P1",
-        f"the DOCTYPE {what}: a sitemap uses only the five predefined entities; nothing "
-        "was expanded or loaded, and the file is not checked further",
-    )
-
-
-def _doctype_line(head: bytes) -> int:
-    at = head.find(b"<!DOCTYPE")
-    return head[:at].count(b"\n") + 1 if at >= 0 else 1
-
-
-def _syntax_violation(target: _Target, exc: Any) -> Violation:
-    """P1 for a document that is not well-formed UTF-8 XML, at libxml2's first error."""
-    message, line = str(exc.msg or exc), int(exc.lineno or 0)
-    if not line:  # iterparse sometimes reports only "no element found"; the log has the cause
-        first = next((entry for entry in exc.error_log if entry.line > 0), None)
-        if first is not None:
-            message, line = str(first.message), int(first.line)
-    message = _one_line(message)
-    match = _LINE_COLUMN_RE.search(message)
-    if match is not None:
-        message = f"{message[: match.start()]} (column {match[1]})"
-    message = message.strip()
-    if message.startswith(("xmlParseEntityRef", "EntityRef")):
-        message = f"a raw '&' (escape it as &amp;): {message}"
-    return Violation(target.display, line, "P1", f"not well-formed XML: {message}")
