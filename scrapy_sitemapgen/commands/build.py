@@ -18,6 +18,7 @@ from scrapy.utils.misc import load_object
 
 from .. import stats as keys
 from ..addon import Addon
+from ..build.feed_reader import build_store
 from ..crawl.exporter import SitemapExporter
 from ..crawl.pipeline import SitemapItemPipeline
 from ..locations import store_location
@@ -25,7 +26,6 @@ from ..settings import Config, is_enabled
 from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS, URL_FIELDS, url_field
 from ..state.repair import prepare_state
 from ..stats import Tally
-from ..store.feed import build_store
 from . import add_store_options
 
 if TYPE_CHECKING:
@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
+    from ..build.run_store import RunStore
     from ..sitemaps.urls import UrlPolicy
-    from ..store.runs import RunStore
 
 __all__ = ["BuildCommand"]
 
