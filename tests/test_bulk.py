@@ -679,7 +679,7 @@ def test_worker_tasks_leave_no_reference_cycles(tmp_path: Path) -> None:
             run_records=500,
         )
         after_reading = gc.collect()
-        # What a staging worker runs per URL (build.stage_origin): the rules, the news
+        # What a staging worker runs per URL (staging.stage_origin): the rules, the news
         # filter, the URLs noted for the state file, the writer.
         config = Config.from_settings(
             Settings(

@@ -66,7 +66,7 @@ def sorted_batches(runs: list[Run]) -> Iterator[list[Any]]:
     loc in the order of ``runs``, then of their run: what ``heapq.merge(..., key=loc)``
     gives, for less.
 
-    Python's merge pays a heap step per row. Here every round takes, from the head block
+    Python's merge pays a heap step per row. Here each step takes, from the head block
     of each run, the rows up to the smallest last loc among those blocks (nothing later in
     any run can sort before it), and sorts them with the built-in stable sort, which finds
     the sorted pieces and merges them in C. Runs that are all segments (a small origin's:

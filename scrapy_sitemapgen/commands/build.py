@@ -50,8 +50,8 @@ class _NothingToCrawl(scrapy.Spider):
     Into a store the user named (``--store``, ``--jobdir``), the records are merged one by
     one through the item pipeline, straight into it (not through the engine, which would
     cost more than the record). Otherwise nothing needs to outlive the run, and the feed is
-    read by ``workers`` processes into sorted runs (store/feed.py), with the pipeline's own
-    validation, much faster than the pipeline's record-at-a-time road."""
+    read by ``workers`` processes into sorted runs (build/feed_reader.py), with the
+    pipeline's own validation, much faster than the pipeline's record-at-a-time road."""
 
     name = "sitemapgen-build"
     input: str | None = None
