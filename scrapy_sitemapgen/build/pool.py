@@ -228,9 +228,10 @@ class StagingTasks:
             ahead = enumerate(self.tasks)
 
             def submit() -> bool:
-                n, task = next(ahead, (-1, []))
-                if n < 0:
+                taken = next(ahead, None)
+                if taken is None:
                     return False
+                n, task = taken
                 names = [origin.name for origin in task]
                 previous = state.previous_files_of(config.state_key, names)
                 futures[n] = (
