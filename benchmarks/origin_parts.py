@@ -13,7 +13,7 @@ times (3 by default), each of:
   nothing: the rendering, the checks, the compression and the hashing, no file;
 - ``unzipped``: the same with ``SITEMAPGEN_GZIP`` off: what of ``write`` is the
   compression;
-- ``stage``: the whole of a worker's task (``_stage_in_worker``), files and state included;
+- ``stage``: the whole of a worker's task (``build.pool.stage_task``), files and state included;
 - ``floor``: the same origins' folders and files made and nothing else (one of the origin
   folders ``stage`` made, written again as :mod:`benchmarks.file_floor` does, in this
   process).
@@ -39,13 +39,14 @@ from pathlib import Path
 from scrapy.settings import Settings
 
 from benchmarks.file_floor import make_origins
+from scrapy_sitemapgen.build import pool
+from scrapy_sitemapgen.build.feed_reader import build_store
 from scrapy_sitemapgen.publish import staging
 from scrapy_sitemapgen.publish.delivery import Stagings
 from scrapy_sitemapgen.settings import Config
 from scrapy_sitemapgen.sitemaps.urls import UrlPolicy, origin_folder
 from scrapy_sitemapgen.sitemaps.writer import WriterOptions, write_origin
 from scrapy_sitemapgen.state.statefile import PublishState
-from scrapy_sitemapgen.store.feed import build_store
 
 
 class _Nowhere:
@@ -60,7 +61,7 @@ class _Nowhere:
 
 def main(feed: Path, tasks: int, repeat: int, work_in: Path | None = None) -> None:
     logging.basicConfig(level=logging.WARNING)
-    gc.disable()  # as in a worker (store.workers._worker_started)
+    gc.disable()  # as in a worker (build.pool._worker_started)
     work = Path(tempfile.mkdtemp(prefix="origin-parts-", dir=work_in))
     try:
         now = datetime.now(timezone.utc)
@@ -70,7 +71,7 @@ def main(feed: Path, tasks: int, repeat: int, work_in: Path | None = None) -> No
         )
         store, _ = build_store(feed, UrlPolicy(), now, workers=2, temp_dir=str(work))
         try:
-            groups = [task for _, task in zip(range(tasks), staging._tasks(store))]
+            groups = [task for _, task in zip(range(tasks), pool.tasks(store))]
             origins = sum(map(len, groups))
             state_path = work / "state.sqlite3"
             PublishState(state_path).close()
@@ -115,7 +116,9 @@ def main(feed: Path, tasks: int, repeat: int, work_in: Path | None = None) -> No
                 start = time.process_time()
                 for number, (part, task_origins) in enumerate(sent):
                     notes = work / f"notes-{round_}-{number}.sqlite3"
-                    staging._stage_in_worker(part, task_origins, config, now, state_path, notes)
+                    pool.stage_task(
+                        staging.stage_origin, part, task_origins, config, now, state_path, notes
+                    )
                 timed["stage"] = time.process_time() - start
                 sample = next(folder for folder in out.iterdir() if folder.is_dir())
                 files = [(p.name, p.read_bytes()) for p in sorted(sample.iterdir())]

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
+from scrapy_sitemapgen.build.feed_reader import line_at
 from scrapy_sitemapgen.sitemaps.records import url_field
-from scrapy_sitemapgen.store.feed import line_at
 
 from .helpers import files, read_urls, run_scrapy, write_project
 from .helpers import run_build as build
@@ -169,7 +169,7 @@ def test_an_offline_build_imports_no_server_nor_download_handler(tmp_path: Path)
         "scrapy.core.downloader.contextfactory",
     }
     modules = imported()
-    assert "scrapy_sitemapgen.store.runs" in modules and not heavy & modules
+    assert "scrapy_sitemapgen.build.run_store" in modules and not heavy & modules
     asked = imported(
         "-s",
         'DOWNLOAD_HANDLERS={"https": "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler"}',

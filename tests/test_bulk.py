@@ -1,4 +1,4 @@
-"""The offline build's bulk road (store/feed.py, store/runs.py): worker processes, sorted runs, merged per
+"""The offline build's bulk road (the ``build`` package): worker processes, sorted runs, merged per
 origin. It must write exactly what recording the same records through the item pipeline
 into a store writes, whatever the number of workers and runs."""
 
@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from scrapy_sitemapgen.build import feed_reader as bulk
+from scrapy_sitemapgen.build import run_files, run_merge, spills
+from scrapy_sitemapgen.build.feed_reader import build_store, feed_ranges, read_range
 from scrapy_sitemapgen.sitemaps.urls import Origin, UrlPolicy
-from scrapy_sitemapgen.store import feed as bulk
-from scrapy_sitemapgen.store import runs as sorted_runs
-from scrapy_sitemapgen.store.feed import build_store, feed_ranges, read_range
 
 from .helpers import PROPERTY, files, read_entries
 
@@ -244,7 +244,8 @@ def test_many_small_runs_merge_to_the_same_store(
         build_store(feed, policy, NOW, workers=workers, temp_dir=str(tmp_path), run_records=size)[0]
         for workers, size in ((1, 1_000_000), (1, 3), (3, 3))
     ]
-    monkeypatch.setattr(bulk, "_FAN_IN", 4)
+    monkeypatch.setattr(bulk, "FAN_IN", 4)
+    monkeypatch.setattr(run_merge, "FAN_IN", 4)
     stores.append(
         build_store(feed, policy, NOW, workers=1, temp_dir=str(tmp_path), run_records=3)[0]
     )
@@ -495,9 +496,9 @@ def test_runs_merge_in_loc_order_keeping_feed_order_for_repeats(
         path = folder / f"run-{number}"
         with path.open("wb") as file:
             for start in range(0, len(tagged), block):
-                sorted_runs._dump_block(file, tagged[start : start + block])
-        paths.append(str(path))
-    merged = [row for batch in sorted_runs._sorted_batches(paths) for row in batch]
+                run_files.dump_block(file, tagged[start : start + block])
+        paths.append(run_files.WholeRun(str(path)))
+    merged = [row for batch in run_merge.sorted_batches(paths) for row in batch]
     assert merged == sorted(every, key=lambda r: r[0])
 
 
@@ -557,7 +558,7 @@ with open(sys.argv[1], "a") as marks:  # one line each time this script is run
     marks.write(__name__ + "\\n")
 
 if __name__ == "__main__":
-    from scrapy_sitemapgen.store.feed import build_store
+    from scrapy_sitemapgen.build.feed_reader import build_store
     from scrapy_sitemapgen.sitemaps.urls import UrlPolicy
 
     store, tally = build_store(
@@ -648,7 +649,7 @@ def _hostile_records(count: int) -> list[object]:
 
 
 def test_worker_tasks_leave_no_reference_cycles(tmp_path: Path) -> None:
-    """Worker processes run without the cyclic garbage collector (store.workers), so
+    """Worker processes run without the cyclic garbage collector (build.pool), so
     reading and staging must leave nothing that only it could free: whatever the records,
     reference counting frees every object. Without that, a worker's memory would grow with
     the feed. Checked with the collector off, as in a worker, on every kind of record."""
@@ -678,7 +679,7 @@ def test_worker_tasks_leave_no_reference_cycles(tmp_path: Path) -> None:
             run_records=500,
         )
         after_reading = gc.collect()
-        # What a staging worker runs per URL (build.stage_origin): the rules, the news
+        # What a staging worker runs per URL (staging.stage_origin): the rules, the news
         # filter, the URLs noted for the state file, the writer.
         config = Config.from_settings(
             Settings(
@@ -757,7 +758,7 @@ def test_the_ranges_counts_merge_into_one_line_an_origin(tmp_path: Path) -> None
     expected: dict[str, list[int]] = {}
     paths = []
     for tag in range(3):
-        runs = sorted_runs._Runs(tmp_path, str(tag), run_records=10**6)
+        runs = spills.RangeSpills(tmp_path, str(tag), run_records=10**6)
         for _spill in range(2):
             for key in rng.sample(keys, 700):
                 news = rng.random() < 0.3
@@ -781,7 +782,7 @@ def test_the_ranges_counts_merge_into_one_line_an_origin(tmp_path: Path) -> None
                 counts[2] += 1
             runs.spill()
         paths.append(runs.finish().counts)
-    merged = list(sorted_runs.merged_counts(paths))
+    merged = list(run_merge.merged_counts(paths))
     assert [key for key, *_ in merged] == sorted(expected)
     assert {key: [rows, news, spread] for key, rows, news, spread in merged} == expected
     assert max(spread for *_, spread in merged) == 6

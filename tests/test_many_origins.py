@@ -289,9 +289,9 @@ def test_the_close_report_makes_debug_lines_only_for_a_handler_that_writes_them(
 
 
 def test_staged_sets_cross_to_the_workers_and_back_whole() -> None:
-    """Sent as one list of plain values (``__reduce__``), every field set to a value other
-    than its default comes back, its origin an Origin and its records FileRecords: a
-    field added later is carried along without a list to update."""
+    """Pickled as any dataclass is, every field set to a value other than its default
+    comes back, its origin an Origin and its records FileRecords: a field added later is
+    carried along without a list to update."""
     import dataclasses
     import pickle
 
@@ -318,7 +318,6 @@ def test_staged_sets_cross_to_the_workers_and_back_whole() -> None:
     for field in dataclasses.fields(OriginSet):  # the test sets every one of them
         assert getattr(origin_set, field.name) != field.default, field.name
     data = pickle.dumps([origin_set, origin_set])
-    assert b"FileRecord" not in data  # the records cross as plain tuples
     again, twice = pickle.loads(data)
     assert again == origin_set
     assert twice is again  # one object sent twice is one object again
@@ -334,8 +333,8 @@ def _store_in_one_process(feed: Path, tmp_path: Path, *, run_records: int) -> An
     """The run store of ``feed``, read in this process, ``run_records`` rows a spill."""
     from datetime import datetime, timezone
 
+    from scrapy_sitemapgen.build.feed_reader import build_store
     from scrapy_sitemapgen.sitemaps.urls import UrlPolicy
-    from scrapy_sitemapgen.store.feed import build_store
 
     return build_store(
         feed,
@@ -347,15 +346,15 @@ def _store_in_one_process(feed: Path, tmp_path: Path, *, run_records: int) -> An
     )
 
 
-def test_run_segments_read_through_kept_files_and_the_collector_restored(
+def test_run_segments_read_right_and_the_collector_left_alone(
     tmp_path: Path,
 ) -> None:
-    """A build over more spill files than are kept open at once reads every segment
-    right (the least recently read closed first), leaves the collector as it found it,
-    and closing the store closes the kept files and unfreezes what was frozen."""
+    """A build over many spill files reads every segment right, each file opened for its
+    read alone (no descriptor outlives a read), and leaves this process's collector as it
+    found it: on, nothing frozen (the process runs the user's crawl)."""
     import gc
 
-    from scrapy_sitemapgen.store import runs
+    from scrapy_sitemapgen.build.run_files import Segment
 
     origins = 30
     feed = tmp_path / "feed.jsonl"
@@ -363,13 +362,15 @@ def test_run_segments_read_through_kept_files_and_the_collector_restored(
         for n in range(200 * 3):
             out.write(json.dumps({"loc": f"https://h{n % origins}.example/p{n}"}) + "\n")
     gc.enable()
+    fds = set(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
     store, tally = _store_in_one_process(feed, tmp_path, run_records=3)
     try:
         assert gc.isenabled()
-        assert gc.get_freeze_count() > 0
+        assert gc.get_freeze_count() == 0
         assert tally.records == 600
-        spills = {run[0] for o in store.origins() for run in store._held[o].paths}
-        assert len(spills) > runs._OPEN_SEGMENT_FILES  # more than are kept open
+        segments = [run for o in store.origins() for run in store._held[o].runs]
+        assert all(isinstance(run, Segment) for run in segments)
+        assert len({run.path for run in segments}) == 200  # a shared file a spill
         for origin in store.origins():
             locs = [f.loc for f in store.entries(origin)]
             assert locs == sorted(
@@ -377,10 +378,11 @@ def test_run_segments_read_through_kept_files_and_the_collector_restored(
                 for n in range(600)
                 if n % origins == int(origin.host[1:].split(".")[0])
             )
-        assert 0 < len(runs._segment_files) <= runs._OPEN_SEGMENT_FILES
+        if fds is not None:  # the store's lock file aside, every file read is closed
+            assert len(set(os.listdir("/proc/self/fd")) - fds) <= 1
     finally:
         store.close()
-    assert not runs._segment_files  # closed with the store
+    assert gc.isenabled()
     assert gc.get_freeze_count() == 0
 
 
@@ -391,10 +393,8 @@ def test_a_task_reads_its_small_origins_segments_in_one_stretch_per_spill(
     in that order, so a task's part reads each spill's segments of its origins at once:
     the same rows as reading each segment alone, whether its origins are neighbours (read
     in stretches) or scattered (read one segment at a time)."""
-    import os
-
-    from scrapy_sitemapgen.publish import staging
-    from scrapy_sitemapgen.store import runs
+    from scrapy_sitemapgen.build import pool, run_files, run_store
+    from scrapy_sitemapgen.build.run_files import LoadedSegment, Segment, WholeRun
 
     origins = 300
     feed = tmp_path / "feed.jsonl"
@@ -407,7 +407,7 @@ def test_a_task_reads_its_small_origins_segments_in_one_stretch_per_spill(
     store, _ = _store_in_one_process(feed, tmp_path, run_records=600)
     try:
         everything = store.origins()
-        tasks = list(staging._tasks(store))
+        tasks = list(pool.tasks(store))
         big = origin_of("https://big.example/")
         taken = [o for task in tasks for o in task]
         assert taken[0] == big  # the large first
@@ -415,28 +415,30 @@ def test_a_task_reads_its_small_origins_segments_in_one_stretch_per_spill(
         assert small == sorted(small, key=lambda o: o.root)  # then the small, in root order
         # Each spill's shared file holds its origins' segments in root order.
         for origin_runs in (store._held[o] for o in small):
-            assert all(type(run) is tuple for run in origin_runs.paths)
+            assert all(isinstance(run, Segment) for run in origin_runs.runs)
         by_file: dict[str, list[tuple[int, str]]] = {}
         for o in small:
-            for path, start, _ in store._held[o].paths:
+            for path, start, _ in store._held[o].runs:
                 by_file.setdefault(path, []).append((start, o.root))
         assert len(by_file) == 4  # 2,400 small rows, 600 a spill
         for segments in by_file.values():
             assert [root for _, root in sorted(segments)] == sorted(r for _, r in segments)
 
-        def rows(source: runs.RunStore, origin: Any) -> list[tuple[Any, ...]]:
+        def rows(source: run_store.RunStore, origin: Any) -> list[tuple[Any, ...]]:
             return [(f.loc, f.priority) for f in source.entries(origin)]
 
         whole = {o: rows(store, o) for o in everything}
         assert all(len(whole[o]) == 8 for o in small)
         reads = []
-        real_segment = runs._segment
+        real_segment = run_files.read_segment
 
         def counted(path: str, start: int, end: int) -> bytes:
             reads.append(os.path.basename(path))
             return real_segment(path, start, end)
 
-        runs._segment = counted  # type: ignore[assignment]
+        # Read in stretches (run_store) or a segment alone (run_files): both counted.
+        run_files.read_segment = counted  # type: ignore[assignment]
+        run_store.read_segment = counted  # type: ignore[assignment]
         try:
             neighbours = small[:100]
             part = store.part([big, *neighbours])
@@ -444,15 +446,16 @@ def test_a_task_reads_its_small_origins_segments_in_one_stretch_per_spill(
                 o: whole[o] for o in [big, *neighbours]
             }
             assert len(reads) == len(by_file)  # one read per spill, not one per segment
-            assert all(type(r) is bytes for o in neighbours for r in part._held[o].paths)
-            assert all(type(r) is str for r in part._held[big].paths)  # files stay files
+            assert all(isinstance(r, LoadedSegment) for o in neighbours for r in part._held[o].runs)
+            assert all(isinstance(r, WholeRun) for r in part._held[big].runs)  # files stay files
             reads.clear()
             scattered = small[::60]  # far apart: each segment read alone
             part = store.part(scattered)
             assert {o: rows(part, o) for o in scattered} == {o: whole[o] for o in scattered}
-            assert len(reads) == sum(len(store._held[o].paths) for o in scattered)
+            assert len(reads) == sum(len(store._held[o].runs) for o in scattered)
         finally:
-            runs._segment = real_segment  # type: ignore[assignment]
+            run_files.read_segment = real_segment  # type: ignore[assignment]
+            run_store.read_segment = real_segment  # type: ignore[assignment]
     finally:
         store.close()
 
@@ -464,9 +467,9 @@ def test_the_runs_of_a_build_in_workers_stay_in_the_ranges_index_files(tmp_path:
     one-process build holds (which looks every origin up at once)."""
     from datetime import datetime, timezone
 
+    from scrapy_sitemapgen.build import run_files, run_merge, run_store
+    from scrapy_sitemapgen.build.feed_reader import build_store
     from scrapy_sitemapgen.sitemaps.urls import UrlPolicy
-    from scrapy_sitemapgen.store import runs
-    from scrapy_sitemapgen.store.feed import build_store
 
     feed = tmp_path / "feed.jsonl"
     with feed.open("w") as out:  # more origins than an index block holds, in every range
@@ -486,11 +489,11 @@ def test_the_runs_of_a_build_in_workers_stay_in_the_ranges_index_files(tmp_path:
         origins = two.origins()
         assert origins == one.origins() and len(origins) == 700
         assert not two._held  # on disk, not here: no entry, no list of runs
-        assert all(one._held[o].paths for o in origins)
+        assert all(one._held[o].runs for o in origins)
         assert len(two._indexes) == 8  # 2 workers, 4 ranges each
         assert all(len(directory) > 1 for _, directory in two._indexes)
 
-        def locs(store: runs.RunStore, origin: Any) -> list[str]:
+        def locs(store: run_store.RunStore, origin: Any) -> list[str]:
             return [f.loc for f in store.entries(origin)]
 
         part = two.part(origins[100:400])
@@ -510,10 +513,10 @@ def test_the_runs_of_a_build_in_workers_stay_in_the_ranges_index_files(tmp_path:
         assert locs(two, origins[5]) == locs(one, origins[5])  # the main process's own read
         # Each origin's runs in feed order, whichever blocks they are in: the same rows
         # as the one-process build's, in the same order.
-        looked_up = runs.runs_of(two._indexes, [o.root for o in origins])
+        looked_up = run_merge.runs_of(two._indexes, [o.root for o in origins])
         for origin in origins:
-            assert [list(runs._read_blocks(r)) for r in looked_up[origin.root]] == [
-                list(runs._read_blocks(r)) for r in one._held[origin].paths or []
+            assert [list(run_files.read_blocks(r)) for r in looked_up[origin.root]] == [
+                list(run_files.read_blocks(r)) for r in one._held[origin].runs or []
             ]
         assert len(two) == len(one) == 3000
     finally:
@@ -532,7 +535,7 @@ def test_a_build_in_workers_holds_a_number_an_origin_not_an_entry(tmp_path: Path
     import tracemalloc
     from datetime import datetime, timezone
 
-    from scrapy_sitemapgen.store.feed import build_store
+    from scrapy_sitemapgen.build.feed_reader import build_store
 
     def kept(origins: int) -> int:
         feed = tmp_path / f"feed-{origins}.jsonl"
@@ -570,8 +573,8 @@ def test_a_run_store_gives_its_first_origins_in_origin_order(tmp_path: Path) -> 
     by a pass over its origins file: both give what the sorted list of every origin does."""
     from datetime import datetime, timezone
 
-    from scrapy_sitemapgen.store import runs
-    from scrapy_sitemapgen.store.feed import build_store
+    from scrapy_sitemapgen.build import run_store as runs
+    from scrapy_sitemapgen.build.feed_reader import build_store
 
     hosts = [f"h{k:04d}.example" for k in range(1200)] + ["a.example", "a.example.com"]
     locs = [f"http://{host}/" for host in hosts]
@@ -613,7 +616,7 @@ def test_an_origin_whose_root_is_not_its_key_is_looked_up_at_once(tmp_path: Path
     a default port through) has its runs looked up while the store is built, not lost."""
     from datetime import datetime, timezone
 
-    from scrapy_sitemapgen.store.feed import build_store
+    from scrapy_sitemapgen.build.feed_reader import build_store
 
     feed = tmp_path / "feed.jsonl"
     locs = [f"http://h.example:80/p{n}" for n in range(50)]
@@ -624,19 +627,19 @@ def test_an_origin_whose_root_is_not_its_key_is_looked_up_at_once(tmp_path: Path
     try:
         (origin,) = store.origins()
         assert origin.root == "http://h.example/"  # not the locs' "http://h.example:80/"
-        assert store._held[origin].paths  # looked up at once
+        assert store._held[origin].runs  # looked up at once
         part = store.part([origin])
         assert [f.loc for f in part.entries(origin)] == sorted(locs)
     finally:
         store.close()
 
 
-def test_staging_in_workers_pauses_the_collector_and_leaves_no_cycle_behind(
+def test_staging_in_workers_leaves_the_collector_alone_and_no_cycle_behind(
     tmp_path: Path,
 ) -> None:
-    """While a build's workers stage, the parent's cyclic collector is off (each of their
-    results is a task's sets, which collections walked for nothing), and it is on again
-    once the groups are through. What the staging and the delivery of the groups made is
+    """While a build's workers stage, the parent's cyclic collector stays as it is: the
+    parent runs Scrapy and the user's code, whose interpreter-wide state the build does
+    not change. What the staging and the delivery of the groups made is
     freed by reference counting alone: with the collector off all along, a collection at
     the end finds nothing of it."""
     import gc
@@ -647,13 +650,13 @@ def test_staging_in_workers_pauses_the_collector_and_leaves_no_cycle_behind(
     from scrapy.settings import Settings
     from scrapy.utils.test import get_crawler
 
+    from scrapy_sitemapgen.build.feed_reader import build_store
     from scrapy_sitemapgen.publish.delivery import Stagings, publish_local
     from scrapy_sitemapgen.publish.staging import OriginSet, stage_origins
     from scrapy_sitemapgen.settings import Config
     from scrapy_sitemapgen.sitemaps.urls import Origin, origin_folder
     from scrapy_sitemapgen.state.statefile import PublishState
     from scrapy_sitemapgen.stats import Reporter
-    from scrapy_sitemapgen.store.feed import build_store
 
     feed, out = tmp_path / "feed.jsonl", tmp_path / "out"
     expected = {name: locs for name, locs in _feed(feed, origins=700, big=0).items() if locs}
@@ -697,7 +700,7 @@ def test_staging_in_workers_pauses_the_collector_and_leaves_no_cycle_behind(
             left = gc.collect()
         finally:
             gc.enable()
-        # With the collector on, it is paused while the groups come, and on again after.
+        # With the collector on, it stays on while the groups come, and after.
         for sets in staged():
             paused.append(not gc.isenabled())
             # Every folder is there now: the files move, one by one, and no staging
@@ -710,13 +713,13 @@ def test_staging_in_workers_pauses_the_collector_and_leaves_no_cycle_behind(
         # store's origins file, read as the tasks are made. The URLs counted in the
         # workers come back as numbers, in the order of each task's origins.
         assert not store._held
-        assert all(count >= 0 for count in store.counts(store.origins()))
+        assert all(count is not None for count in store.counts(store.origins()))
         assert len(store) == sum(len(locs) for locs in expected.values())
     finally:
         state.close()
         store.close()
     assert delivered == len(expected) == 700
-    assert len(paused) >= 2 and all(paused)
+    assert len(paused) >= 2 and not any(paused)
     assert left == 0
     assert {p.name for p in out.iterdir()} == set(expected)
 
@@ -734,13 +737,14 @@ def test_a_worker_sends_a_tally_back_only_for_an_origin_that_met_something(
     from scrapy.settings import Settings
     from scrapy.utils.test import get_crawler
 
+    from scrapy_sitemapgen.build.feed_reader import build_store
+    from scrapy_sitemapgen.build.pool import stage_task, tasks
     from scrapy_sitemapgen.publish.delivery import Stagings
-    from scrapy_sitemapgen.publish.staging import _stage_in_worker, _tasks, stage_origins
+    from scrapy_sitemapgen.publish.staging import stage_origin, stage_origins
     from scrapy_sitemapgen.settings import Config
     from scrapy_sitemapgen.sitemaps.urls import origin_folder
     from scrapy_sitemapgen.state.statefile import PublishState
     from scrapy_sitemapgen.stats import Reporter
-    from scrapy_sitemapgen.store.feed import build_store
 
     old_news = "https://h0007.example.com/old-news"
     lines = [{"loc": f"https://h{k:04d}.example.com/page"} for k in range(30)]
@@ -766,8 +770,9 @@ def test_a_worker_sends_a_tally_back_only_for_an_origin_that_met_something(
     stagings = Stagings(config)
     try:
         # One task's results, staged here as a worker stages them.
-        (task,) = _tasks(store)
-        results, _, _ = _stage_in_worker(
+        (task,) = tasks(store)
+        results, _, _ = stage_task(
+            stage_origin,
             store.part(task),
             [(o, {}, stagings.new(origin_folder(config.uri, o))) for o in task],
             config,
@@ -861,8 +866,8 @@ def test_a_range_read_holds_no_entry_an_origin_between_spills(tmp_path: Path) ->
     from datetime import datetime, timezone
 
     from benchmarks import feed
-    from scrapy_sitemapgen.store.feed import read_range
-    from scrapy_sitemapgen.store.runs import merged_counts
+    from scrapy_sitemapgen.build.feed_reader import read_range
+    from scrapy_sitemapgen.build.run_merge import merged_counts
 
     def peak(origins: int) -> int:
         path = tmp_path / f"feed-{origins}.jsonl"

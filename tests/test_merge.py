@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from scrapy_sitemapgen.build.feed_reader import build_store
 from scrapy_sitemapgen.sitemaps.facts import Alternate, News, UrlFacts, Video
 from scrapy_sitemapgen.sitemaps.merge import (
     COLUMNS,
@@ -25,7 +26,6 @@ from scrapy_sitemapgen.sitemaps.merge import (
     newest,
 )
 from scrapy_sitemapgen.sitemaps.urls import UrlPolicy, origin_of
-from scrapy_sitemapgen.store.feed import build_store
 from scrapy_sitemapgen.store.redis import RedisFactStore
 from scrapy_sitemapgen.store.sqlite import SqliteFactStore
 

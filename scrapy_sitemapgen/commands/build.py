@@ -18,6 +18,7 @@ from scrapy.utils.misc import load_object
 
 from .. import stats as keys
 from ..addon import Addon
+from ..build.feed_reader import build_store
 from ..crawl.exporter import SitemapExporter
 from ..crawl.pipeline import SitemapItemPipeline
 from ..locations import store_location
@@ -25,7 +26,6 @@ from ..settings import Config, is_enabled
 from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS, URL_FIELDS, url_field
 from ..state.repair import prepare_state
 from ..stats import Tally
-from ..store.feed import build_store
 from . import add_store_options
 
 if TYPE_CHECKING:
@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
+    from ..build.run_store import RunStore
     from ..sitemaps.urls import UrlPolicy
-    from ..store.runs import RunStore
 
 __all__ = ["BuildCommand"]
 
@@ -50,8 +50,8 @@ class _NothingToCrawl(scrapy.Spider):
     Into a store the user named (``--store``, ``--jobdir``), the records are merged one by
     one through the item pipeline, straight into it (not through the engine, which would
     cost more than the record). Otherwise nothing needs to outlive the run, and the feed is
-    read by ``workers`` processes into sorted runs (store/feed.py), with the pipeline's own
-    validation, much faster than the pipeline's record-at-a-time road."""
+    read by ``workers`` processes into sorted runs (build/feed_reader.py), with the
+    pipeline's own validation, much faster than the pipeline's record-at-a-time road."""
 
     name = "sitemapgen-build"
     input: str | None = None

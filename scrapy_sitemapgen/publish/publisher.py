@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 from scrapy.utils.asyncio import run_in_thread
 
 from .. import stats as keys
+from ..build.source import first_origins
 from ..failures import failure_of
 from ..sitemaps.urls import origin_folder
 from ..state.statefile import PublishState
@@ -122,7 +123,7 @@ async def publish(
     groups: Generator[list[OriginSet], None, None] | None = None
     try:
         # The origins whose lines are shown: the first few, not a list of every origin.
-        shown = await run_in_thread(store.first_origins, config.log_origins)
+        shown = await run_in_thread(first_origins, store, config.log_origins)
         closing = CloseReport(reporter, shown, config.log_origins)
         notify_log = NotifyLog(shown, config.log_origins)
         groups = stage_origins(

@@ -7,19 +7,14 @@ steps, so a set rebuilt from a stored JOBDIR is the set the crawl would have wri
 from __future__ import annotations
 
 import dataclasses
-import functools
-import gc
 import hashlib
-import itertools
-import operator
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from ..build.pool import TASK_ORIGINS, staging_tasks
 from ..sitemaps.content import duplicate_choice
 from ..sitemaps.facts import format_w3c
 from ..sitemaps.indexnow import fingerprint, key_file_name
@@ -39,12 +34,10 @@ from ..sitemaps.writer import (
 )
 from ..state.content_notes import ContentNotes
 from ..state.url_notes import URL_BLOCK
-from ..state.worker_notes import WorkerState
-from ..stats import DUPLICATE_CONTENT, Tally
+from ..stats import DUPLICATE_CONTENT
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Generator, Iterable, Iterator
-    from concurrent.futures import Future
 
     from ..settings import Config, Rule
     from ..sitemaps.facts import UrlFacts
@@ -100,17 +93,6 @@ class OriginSet:
     duplicates: int = 0
     first_duplicates: list[tuple[str, str]] = field(default_factory=list)
 
-    def __reduce__(self) -> tuple[Callable[[list[Any]], OriginSet], tuple[list[Any]]]:
-        """Sent back from a staging worker for each of a broad crawl's origins: as one
-        list of its fields' values (see :func:`_set_from_wire`), its origin and records
-        as plain tuples, which pickle writes and reads in C, where an object each was a
-        Python call each way (benchmarks/RECORD.md). Every field goes, in
-        ``__match_args__`` order: a field added later is carried along."""
-        values = list(_SET_FIELDS(self))
-        values[0] = _ORIGIN_FIELDS(self.origin)
-        values[_RECORDS_AT] = list(map(_RECORD_FIELDS, self.records))
-        return _set_from_wire, (values,)
-
     def files(self, kind: str) -> list[FileRecord]:
         """Its files of ``kind`` (``urlset``, ``news``, ``text``, ``index``, ...), in
         publishing order."""
@@ -128,19 +110,6 @@ class OriginSet:
     @property
     def changed(self) -> list[str]:
         return [r.name for r in self.records if r.changed]
-
-
-_SET_FIELDS = operator.attrgetter(*OriginSet.__match_args__)
-_ORIGIN_FIELDS = operator.attrgetter(*Origin.__match_args__)
-_RECORDS_AT = OriginSet.__match_args__.index("records")
-_RECORD_FIELDS = operator.attrgetter(*FileRecord.__match_args__)
-
-
-def _set_from_wire(values: list[Any]) -> OriginSet:
-    """An :class:`OriginSet` from what its ``__reduce__`` sent."""
-    values[0] = Origin(*values[0])
-    values[_RECORDS_AT] = [FileRecord(*fields) for fields in values[_RECORDS_AT]]
-    return OriginSet(*values)
 
 
 def _first_match(rules: tuple[Rule, ...], loc: str) -> str | None:
@@ -324,7 +293,7 @@ def stage_origin(
     leave it alone; everything else gets ``now``.
     """
     previous = state.previous_files(config.state_key, origin.name)
-    stamp = _stamp(now)
+    stamp = format_w3c(now)
 
     def lastmod(written: WrittenFile) -> str:
         sha256, when = previous.get(written.name, ("", ""))
@@ -335,7 +304,12 @@ def stage_origin(
     def open_sink(name: str) -> _NewFile:
         return _NewFile(os.path.join(folder, name))
 
-    options = _writer_options(config.max_urls, config.max_bytes, config.gzip, config.gzip_level)
+    options = WriterOptions(
+        max_urls=config.max_urls,
+        max_bytes=config.max_bytes,
+        gzip=config.gzip,
+        compresslevel=config.gzip_level,
+    )
     skip = reporter.skip
     base_url = base_url_for(config.base_url, origin)
     output = OriginOutput()
@@ -422,18 +396,6 @@ def stage_origin(
     return origin_set
 
 
-# One publish stages every origin with the same time and options: a broad crawl's
-# origins each made them again.
-@functools.lru_cache(maxsize=1)
-def _stamp(now: datetime) -> str:
-    return format_w3c(now)
-
-
-@functools.lru_cache(maxsize=1)
-def _writer_options(max_urls: int, max_bytes: int, gzip: bool, level: int) -> WriterOptions:
-    return WriterOptions(max_urls=max_urls, max_bytes=max_bytes, gzip=gzip, compresslevel=level)
-
-
 def _staged(
     staging: str,
     name: str,
@@ -483,7 +445,7 @@ class _NewFile:
 
 def _write_file(path: str, data: bytes) -> None:
     """A new file of ``data`` (robots.txt, the manifest, IndexNow's key file), the way the
-    writer writes the sitemaps (benchmarks/RECORD.md)."""
+    writer writes the sitemaps."""
     sink = _NewFile(path)
     try:
         write_all(sink, data)
@@ -491,49 +453,10 @@ def _write_file(path: str, data: bytes) -> None:
         sink.close()
 
 
-#: A staging task in a worker takes origins, the largest first, until it holds this many
-#: rows or this many origins: one task per origin cost, for a broad crawl's many small
-#: origins, more in passing each task its inputs and opening its files than in staging.
-_TASK_ROWS = 50_000
-_TASK_ORIGINS = 500
-
-
-#: Origins of fewer rows than this are grouped with their neighbours in root order: the
-#: run store's block, below which an origin's rows of a spill are a shared segment.
-_SMALL_ROWS = 500
-
-
-def _tasks(store: FactSource) -> Iterator[list[Origin]]:
-    """The store's origins in groups for the workers: the largest first, so that the last
-    task to finish is a small one; an origin of ``_TASK_ROWS`` rows or more alone. The
-    small ones (a broad crawl's many) come last, in the order the store gives them (a
-    run store: of their roots, the order it lays such origins out in its files, so that a
-    task reads its origins' rows in a few large reads, not one per origin and file: see
-    ``store.runs._read_segments``). Made as they are taken, in two passes over the
-    store's origins: only the large ones are held."""
-    large = sorted(
-        ((size, origin) for origin, size in store.sized_origins(_SMALL_ROWS)),
-        key=lambda sized: (-sized[0], sized[1]),
-    )
-    small = ((size, origin) for origin, size in store.sized_origins() if size < _SMALL_ROWS)
-    task: list[Origin] = []
-    rows = 0
-    for size, origin in itertools.chain(large, small):
-        if task and (rows + size > _TASK_ROWS or len(task) >= _TASK_ORIGINS):
-            yield task
-            task = []
-            rows = 0
-        task.append(origin)
-        rows += size
-    if task:
-        yield task
-
-
-_TaskResult = tuple[list[tuple[OriginSet | None, Tally | None]], Path, list[int]]
-
-#: Without worker processes, origins are staged and delivered in groups of this many: the
-#: main process holds one group's staged sets at a time, not every origin's.
-GROUP_ORIGINS = _TASK_ORIGINS
+#: Without worker processes, origins are staged and delivered in groups of this many (as
+#: many as a task of small origins in the build's workers): the main process holds one
+#: group's staged sets at a time, not every origin's.
+GROUP_ORIGINS = TASK_ORIGINS
 
 
 def stage_origins(
@@ -550,125 +473,21 @@ def stage_origins(
     caller to deliver before the next is staged (``group=None``: all in one group).
 
     Without workers, the groups are the origins in origin order, ``group`` at a time. A
-    source that worker processes can read (its ``pool()``: the offline build's run files)
-    has its origins staged in them in tasks of one large origin or many small ones
-    (:func:`_tasks`), and each task's origins are a group, in the order the tasks were
-    made: each task gets only its own origins' part of the source, writes their files,
-    compares their URLs with the previous run's (reading the state file) and saves them
-    into one scratch SQLite file that ``state`` then takes in, and reports into a tally
-    per origin replayed here, so the result and the log are the same. Only a few tasks
-    more than there are workers are in flight, so that staged sets do not pile up here
-    while the caller delivers.
-    """
-    pool = store.pool()
-    tasks = _tasks(store) if pool is not None else iter(())
-    # The first two tasks: an origin alone is staged here, not sent.
-    made = list(itertools.islice(tasks, 2))
-    if pool is None or sum(len(task) for task in made) < 2:
-        origins = store.origins() if pool is None else [o for task in made for o in task]
-        size = group or max(len(origins), 1)
-        sets: list[OriginSet] = []
-        for origin in origins:
-            origin_set = stage_origin(
-                store, origin, config, now, state, reporter, staging_of(origin)
-            )
-            if origin_set is not None:
-                sets.append(origin_set)
-            if len(sets) >= size:
-                yield sets
-                sets = []
-        if sets:
-            yield sets
+    source that worker processes can read (the offline build's run store) has its origins
+    staged in them, a group per task (:meth:`..build.pool.StagingTasks.staged`)."""
+    pooled = staging_tasks(store)
+    if pooled is not None:
+        yield from pooled.staged(
+            stage_origin, config, now, state, reporter, staging_of, group=group
+        )
         return
-    scratch = Path(tempfile.mkdtemp(prefix="sitemapgen-notes-"))
-    futures: dict[int, tuple[list[Origin], Future[_TaskResult]]] = {}
-    # The cyclic collector is paused while the workers' results come in, and the groups
-    # are delivered: each result is a task's sets, a broad crawl's hundreds of thousands of
-    # objects in all, which reference counting frees when their group is delivered (no
-    # cycle among them: tests/test_many_origins.py), yet each collection they set off
-    # walked the ones still held (benchmarks/RECORD.md).
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        # Tasks in flight: every worker busy. Made as they are sent (_tasks): the tasks of
-        # a broad crawl, all made at once, were a list of every origin.
-        window = max(8, 2 * (os.cpu_count() or 1))
-        ahead = enumerate(itertools.chain(made, tasks))
-
-        def submit() -> bool:
-            n, task = next(ahead, (-1, []))
-            if n < 0:
-                return False
-            previous = state.previous_files_of(config.state_key, [origin.name for origin in task])
-            futures[n] = (
-                task,
-                pool.submit(
-                    _stage_in_worker,
-                    store.part(task),
-                    [
-                        (origin, previous.get(origin.name, {}), staging_of(origin))
-                        for origin in task
-                    ],
-                    config,
-                    now,
-                    state.path,
-                    scratch / f"notes-{n}.sqlite3",
-                ),
-            )
-            return True
-
-        everything: list[OriginSet] = []
-        while len(futures) < window and submit():
-            pass
-        n = 0
-        while n in futures:
-            task, future = futures.pop(n)
-            results, notes, counted = future.result()
-            submit()
-            n += 1
-            store.add_counts(task, counted)
-            state.take_notes(notes)
+    sets: list[OriginSet] = []
+    for origin in store.origins():
+        origin_set = stage_origin(store, origin, config, now, state, reporter, staging_of(origin))
+        if origin_set is not None:
+            sets.append(origin_set)
+        if group and len(sets) >= group:
+            yield sets
             sets = []
-            for origin_set, tally in results:
-                if tally is not None:
-                    tally.replay(reporter)
-                if origin_set is not None:
-                    sets.append(origin_set)
-            if group is None:
-                everything.extend(sets)
-            elif sets:
-                yield sets
-        if group is None and everything:
-            yield sorted(everything, key=lambda s: s.origin)
-    finally:
-        if collecting:
-            gc.enable()
-        for _, waiting in futures.values():
-            waiting.cancel()
-        shutil.rmtree(scratch, ignore_errors=True)
-
-
-def _stage_in_worker(
-    store: FactSource,
-    task: list[tuple[Origin, dict[str, tuple[str, str]], str]],
-    config: Config,
-    now: datetime,
-    state_path: Path,
-    notes: Path,
-) -> _TaskResult:
-    """One task's origins, each with the files its previous run published and its
-    staging folder: their sets and tallies (None for one that met nothing to report, as
-    most do: a tally is several objects to send back and hold), in the task's order."""
-    results: list[tuple[OriginSet | None, Tally | None]] = []
-    state = WorkerState(state_path, notes, config.state_key, [origin.name for origin, _, _ in task])
-    try:
-        for origin, previous, staging in task:
-            tally = Tally()
-            state.previous = previous
-            origin_set = stage_origin(store, origin, config, now, state, tally, staging)
-            if origin_set is None:
-                state.forget(origin.name)
-            results.append((origin_set, tally if tally.counts else None))
-    finally:
-        state.close()
-    return results, notes, store.counts([origin for origin, _, _ in task])
+    if sets:
+        yield sets

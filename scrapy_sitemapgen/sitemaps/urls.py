@@ -18,7 +18,6 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 from w3lib.url import safe_url_string
 
 from .limits import DEFAULT_PORTS, MAX_LOC_LENGTH, URL_SCHEMES
-from .pickling import by_fields
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -100,8 +99,6 @@ class Origin:
     scheme: str
     host: str
     port: int
-
-    __reduce__ = by_fields  # sent to and from the build's workers, many times
 
     @property
     def root(self) -> str:

@@ -12,8 +12,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-import sys
-import threading
 import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -41,7 +39,7 @@ from .limits import (
 from .naming import index_name, news_name, text_name, urlset_name
 
 if TYPE_CHECKING:
-    from types import ModuleType, TracebackType
+    from types import ModuleType
 
     from .facts import UrlFacts, Video
 
@@ -193,49 +191,6 @@ _IN_FLIGHT = 2
 _INLINE_BYTES = _PIECE_BYTES
 
 
-class _SwitchInterval:
-    """The interpreter's thread switch interval, shortened while any writer's compression
-    thread runs (a file past ``_INLINE_BYTES``; a smaller one is compressed inline).
-
-    The compression thread must take the GIL back each time deflate() fills its output
-    buffer, and a thread waiting for the GIL gets it when the running one is made to give it
-    up: every 5 ms by default. Rendering (pure Python) holds the GIL for most of each
-    interval, so compression waited instead of overlapping it; a shorter interval while
-    writing lets them overlap (benchmarks/RECORD.md). Counted, so writers in several
-    threads restore the interval only when the last one ends."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self._lock = threading.Lock()
-        self._users = 0
-        self._saved: float | None = None  # what to put back; None: nothing was changed
-
-    def __enter__(self) -> None:
-        with self._lock:
-            if not self._users:
-                current = sys.getswitchinterval()
-                # Left alone when already short: setting what was read back is not a no-op
-                # (the interpreter rounds it down to the microsecond).
-                self._saved = current if current > self.seconds else None
-                if self._saved is not None:
-                    sys.setswitchinterval(self.seconds)
-            self._users += 1
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        with self._lock:
-            self._users -= 1
-            if not self._users and self._saved is not None:
-                sys.setswitchinterval(self._saved)
-
-
-_QUICK_SWITCHES = _SwitchInterval(0.0005)
-
-
 def write_all(sink: Sink, data: bytes) -> None:
     """``data`` into ``sink``, whole: an unbuffered file (a staging file's) may take part
     of it, as ``os.write`` does, and says how much; the rest goes in further calls."""
@@ -360,12 +315,10 @@ def _split(
         nonlocal pool
         if pool is None:
             pool = ThreadPoolExecutor(1, thread_name_prefix="sitemapgen-compress")
-            _QUICK_SWITCHES.__enter__()  # for as long as the thread compresses
         return pool
 
-    # No compression thread, no switch interval to shorten: a broad crawl's origins are
-    # each a few small files, compressed inline, and the interval's lock and two calls
-    # were set up and undone three times an origin.
+    # No compression thread unless a file grows past _INLINE_BYTES: a broad crawl's
+    # origins are each a few small files, compressed inline.
     try:
         for chunk in chunks:
             length = len(chunk)
@@ -392,10 +345,7 @@ def _split(
             yield current.finish(tail, entries, size + len(tail))
     finally:
         if pool is not None:
-            try:
-                pool.shutdown()
-            finally:
-                _QUICK_SWITCHES.__exit__(None, None, None)
+            pool.shutdown()
 
 
 def _video(video: Video) -> str:

@@ -5,8 +5,9 @@ A backend is a class that ``SITEMAPGEN_STORE_BACKENDS`` names for the scheme of
 :meth:`FactStore.from_config`. A fourth backend is a new class and a setting, not an edit
 of the exporter. Optional abilities are methods with a default here, so a backend states
 only what it has: a :class:`~.journal.RequestJournal` for resuming a killed crawl, a
-:class:`Coordination` of the processes sharing the store, worker processes that can read
-the source while it is written out.
+:class:`Coordination` of the processes sharing the store. (What the offline build's run
+store adds, worker processes that read it while it is written out, is a protocol of the
+build's own: ``build.source.PooledSource``.)
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from concurrent.futures import Executor
 
     from typing_extensions import Self
 
@@ -73,47 +73,9 @@ class FactSource(Protocol):
         """Distinct URLs recorded."""
         ...
 
-    def __bool__(self) -> bool:
-        """A source is true, however many URLs it holds: without this, ``if source`` or
-        ``source or other`` would call :meth:`__len__`, which a run store answers by
-        merging all its runs."""
-        return True
-
     def close(self) -> None:
         """Release the source."""
         ...
-
-    def pool(self) -> Executor | None:
-        """Worker processes that can read this source (the origins are then written in
-        them at once), or None: this process only."""
-        return None
-
-    def part(self, origins: list[Origin]) -> FactSource:
-        """What a pool worker needs to read ``origins`` (sent to it with each task): this
-        source, or a smaller one that holds only those origins."""
-        return self
-
-    def sized_origins(self, smallest: int = 0) -> Iterator[tuple[Origin, int]]:
-        """Every origin with an estimate of its entries of at least ``smallest``, for
-        sharing out work among the pool, in an order of the source's own; each call reads
-        them again (a run store holds none of them: a broad crawl has hundreds of
-        thousands)."""
-        return ((origin, 0) for origin in self.origins() if smallest <= 0)
-
-    def first_origins(self, count: int) -> list[Origin]:
-        """The first ``count`` of :meth:`origins`."""
-        return self.origins()[:count]
-
-    def counts(self, origins: list[Origin]) -> list[int]:
-        """Distinct URLs of each of ``origins``, learned while their entries were read (in
-        a pool worker), -1 where not known. Numbers in the order of ``origins``, which the
-        parent knows: sent back with every task, a key with each would be an object the
-        parent keeps for every origin."""
-        return [-1] * len(origins)
-
-    def add_counts(self, origins: list[Origin], counts: list[int]) -> None:
-        """Take in what :meth:`counts` gave for ``origins`` in a pool worker."""
-        return None
 
 
 class Coordination(Protocol):

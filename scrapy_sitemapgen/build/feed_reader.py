@@ -2,47 +2,36 @@
 
 The offline build (``scrapy sitemapgen-build --input``) has the whole feed up front, so it
 need not take the crawl's road of one store upsert per record. The feed is cut into byte
-ranges at line ends, and worker processes (:mod:`.workers`) read them: each record read by
+ranges at line ends, and worker processes (:mod:`.pool`) read them: each record read by
 the :class:`~..sitemaps.records.RecordReader` the item pipeline reads items with, then
-kept as a plain row in sorted runs on disk (:mod:`.runs`; at most ``run_records`` rows in
-memory per worker, whatever the feed's size). The result is a :class:`~.runs.RunStore`.
+kept as a plain row in sorted runs on disk (:mod:`.spills`; at most ``run_records`` rows
+in memory per worker, whatever the feed's size). The result is a
+:class:`~.run_store.RunStore`.
 
-Pure: no Scrapy here. The build's files live in a folder of its own in the temporary
+No Scrapy here. The build's files live in a folder of its own in the temporary
 folder, locked while the build lives, so a killed build's leftovers can be told apart.
 """
 
 from __future__ import annotations
 
 import bisect
-import functools
-import gc
 import itertools
 import logging
 import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..sitemaps.merge import unique_videos, video_fields
 from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS, RecordReader, url_field
-from ..sitemaps.urls import origin_of_root
+from ..sitemaps.urls import origin_key, origin_of_root
 from ..stats import Tally
-from .runs import (
-    _FAN_IN,
-    FIRST_ORIGINS,
-    Index,
-    OriginKey,
-    Runs,
-    RunStore,
-    _OriginRuns,
-    _Runs,
-    merge_passes,
-    merged_counts,
-    runs_of,
-    write_keyed,
-)
-from .workers import executor, main_script_hidden
+from .pool import executor, main_script_hidden
+from .run_files import Index, OriginKey, write_keyed
+from .run_merge import FAN_IN, merge_passes, merged_counts, runs_of
+from .run_store import FIRST_ORIGINS, OriginRuns, RunStore
+from .spills import RangeRuns, RangeSpills
 
 try:
     import fcntl
@@ -50,7 +39,7 @@ except ImportError:  # pragma: no cover - Windows: killed builds' folders are le
     fcntl = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Iterator
     from datetime import datetime
 
     from ..sitemaps.facts import Video
@@ -66,9 +55,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
 
 #: Rows a worker holds before it sorts them and writes a run: its memory bound (a row is
 #: a few hundred bytes), and large enough that a million records make only a few runs.
@@ -124,14 +110,14 @@ def read_range(
     now: datetime,
     run_records: int = RUN_RECORDS,
     parser: str = DEFAULT_JSON_PARSER,
-) -> tuple[Runs, Tally]:
+) -> tuple[RangeRuns, Tally]:
     """Phase 1, in a worker: the records of ``feed[start:end]`` as sorted run files.
 
     Each record is read by the :class:`~..sitemaps.records.RecordReader` the item
     pipeline reads items with. One loop with little in it: this runs a million times per
     million records."""
     tally = Tally()
-    runs = _Runs(Path(folder), tag, run_records)
+    runs = RangeSpills(Path(folder), tag, run_records)
     read = RecordReader(policy, tally).read
     parse = JSON_PARSERS[parser]
     pending = runs.pending
@@ -179,9 +165,7 @@ def read_range(
                 if news
                 else None,
             )
-            # The root: up to the first "/" after "http://" or "https://", which a
-            # normalised loc starts with (the host holds no "/").
-            key = loc[: loc.index("/", 8) + 1]
+            key = origin_key(loc)
             rows = pending.get(key)
             if rows is None:
                 rows = pending[key] = []
@@ -227,26 +211,6 @@ def remove_stale_folders(temp_dir: str | None = None) -> int:
     return removed
 
 
-def _built_without_collection(build: Callable[_P, _R]) -> Callable[_P, _R]:
-    """``build`` run with the cyclic collector off, and what the process then holds
-    frozen out of the collector's generations (``gc.freeze``): see :func:`build_store`."""
-
-    @functools.wraps(build)
-    def built(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            result = build(*args, **kwargs)
-        finally:
-            if collecting:
-                gc.enable()
-        gc.freeze()
-        return result
-
-    return built
-
-
-@_built_without_collection
 def build_store(
     feed: Path,
     policy: UrlPolicy,
@@ -261,13 +225,8 @@ def build_store(
     that keeps those processes for staging, until it is closed.
 
     The store's bookkeeping is on disk: each range's runs in its index file, every
-    origin's counts in the store's origins file. What this process builds here lives
-    until the store is closed, and none of it is ever garbage. While it is built the
-    cyclic collector is off (each full collection walked all of it built so far again),
-    and once built it is frozen out of the collector's generations (``gc.freeze``, with
-    whatever else this process holds then) until :meth:`RunStore.close`, so that the
-    collections while the origins are published do not walk it either
-    (benchmarks/RECORD.md)."""
+    origin's counts in the store's origins file, so that this process holds little of
+    it, whatever the origin count."""
     stale = remove_stale_folders(temp_dir)
     if stale:
         logger.info(
@@ -307,10 +266,10 @@ def build_store(
             # counts in a file of their own (merged_counts): held here, a broad crawl's
             # lists of runs and counts, one for each origin in each range, were most of
             # what this process held for every origin.
-            runs, part = futures.pop().result()
+            range_runs, part = futures.pop().result()
             tally.update(part)
-            indexes.append(runs.index)
-            counts.append(runs.counts)
+            indexes.append(range_runs.index)
+            counts.append(range_runs.counts)
         if tally.first_no_loc_offset >= 0:  # a worker knows its offset, not its line
             tally.first_no_loc_line = line_at(feed, tally.first_no_loc_offset)
         # Every origin's key and counts, in key order, into the store's origins file,
@@ -319,8 +278,8 @@ def build_store(
         # broad crawl's feed. An origin of more runs than a merge reads at once is merged
         # down first, and one process reads everything itself: those origins' runs are
         # looked up now, and held. So is any whose root is not its key, which a later
-        # lookup by root would not find (a normalised loc's root is its origin's: none,
-        # unless that rule changes).
+        # lookup by root would not find (origin_key gives a normalised loc's origin's
+        # root: only a policy that lets other locs through makes one).
         # The first origins in origin order are kept too, for the close report's lines
         # (RunStore.first_origins): the files' order is their keys'.
         lookups: dict[OriginKey, tuple[Origin, int, int]] = {}
@@ -329,7 +288,7 @@ def build_store(
         def listed() -> Iterator[tuple[OriginKey, int, int]]:
             for key, rows, news, spread in merged_counts(counts):
                 origin = origin_of_root(key)
-                if spread > _FAN_IN or workers <= 1 or origin.root != key:
+                if spread > FAN_IN or workers <= 1 or origin.root != key:
                     lookups[key] = (origin, rows, news)
                 if len(first) < FIRST_ORIGINS:
                     bisect.insort(first, origin)
@@ -341,14 +300,14 @@ def build_store(
         origins = write_keyed(str(folder / "origins"), listed())
         looked_up = runs_of(indexes, list(lookups))
         passes = {
-            key: pool.submit(merge_passes, paths, str(folder / f"merged-{n}"))
-            for n, (key, paths) in enumerate(looked_up.items())
-            if len(paths) > _FAN_IN
+            key: pool.submit(merge_passes, runs, str(folder / f"merged-{n}"))
+            for n, (key, runs) in enumerate(looked_up.items())
+            if len(runs) > FAN_IN
         }
-        held: dict[Origin, _OriginRuns] = {}
+        held: dict[Origin, OriginRuns] = {}
         for key, (origin, rows, news) in lookups.items():
-            paths = passes[key].result() if key in passes else looked_up.get(key)
-            held[origin] = _OriginRuns(paths, rows, news)
+            runs = passes[key].result() if key in passes else looked_up.get(key)
+            held[origin] = OriginRuns(runs, rows, news)
         store = RunStore(
             folder,
             held,
