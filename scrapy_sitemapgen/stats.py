@@ -178,6 +178,13 @@ class Reporter:
         )
 
 
+def _first(one: int | None, other: int | None) -> int | None:
+    """The earlier of two offsets, either of which may be unknown (None)."""
+    if one is None:
+        return other
+    return one if other is None else min(one, other)
+
+
 @dataclass
 class Tally:
     """What a build read: counts by (kind, reason), with the first case of each for the
@@ -188,9 +195,11 @@ class Tally:
 
     records: int = 0
     bad_lines: int = 0
-    first_bad_offset: int = -1
+    #: Where the first line that is no JSON object starts (a byte offset); None: none seen.
+    first_bad_offset: int | None = None
     no_loc: int = 0
-    first_no_loc_offset: int = -1
+    #: Where the first record without loc starts (a byte offset); None: none seen.
+    first_no_loc_offset: int | None = None
     #: The line of the first record without loc, once known (the parent counts it).
     first_no_loc_line: int = 0
     #: Name -> how many records without loc have that field that looks like a URL.
@@ -205,7 +214,7 @@ class Tally:
         """A record without ``loc`` at byte ``offset`` of the feed; ``url_field`` names its
         field that looks like the page's URL, if any."""
         self.no_loc += 1
-        if self.first_no_loc_offset < 0:
+        if self.first_no_loc_offset is None:
             self.first_no_loc_offset = offset
         if url_field is not None:
             self.no_loc_fields[url_field] = self.no_loc_fields.get(url_field, 0) + 1
@@ -243,13 +252,9 @@ class Tally:
     def update(self, other: Tally) -> None:
         self.records += other.records
         self.bad_lines += other.bad_lines
-        if self.first_bad_offset < 0 or 0 <= other.first_bad_offset < self.first_bad_offset:
-            self.first_bad_offset = other.first_bad_offset
+        self.first_bad_offset = _first(self.first_bad_offset, other.first_bad_offset)
         self.no_loc += other.no_loc
-        if self.first_no_loc_offset < 0 or (
-            0 <= other.first_no_loc_offset < self.first_no_loc_offset
-        ):
-            self.first_no_loc_offset = other.first_no_loc_offset
+        self.first_no_loc_offset = _first(self.first_no_loc_offset, other.first_no_loc_offset)
         for name, count in other.no_loc_fields.items():
             self.no_loc_fields[name] = self.no_loc_fields.get(name, 0) + count
         self.refused += other.refused

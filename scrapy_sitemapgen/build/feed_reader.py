@@ -138,7 +138,7 @@ def read_range(
                 record = None
             if type(record) is not dict:
                 tally.bad_lines += 1
-                if tally.first_bad_offset < 0:
+                if tally.first_bad_offset is None:
                     tally.first_bad_offset = seq
                 continue
             found = read(record.get, now)
@@ -270,7 +270,7 @@ def build_store(
             tally.update(part)
             indexes.append(range_runs.index)
             counts.append(range_runs.counts)
-        if tally.first_no_loc_offset >= 0:  # a worker knows its offset, not its line
+        if tally.first_no_loc_offset is not None:  # a worker knows its offset, not its line
             tally.first_no_loc_line = line_at(feed, tally.first_no_loc_offset)
         # Every origin's key and counts, in key order, into the store's origins file,
         # which the main process reads a few blocks at a time as it makes and sends the

@@ -288,16 +288,14 @@ def stage_origin(
 ) -> OriginSet | None:
     """Write every file of ``origin`` into ``staging``; None when nothing was writable.
 
-    A file whose uncompressed bytes equal what the previous run published keeps that
-    run's ``<lastmod>`` in the index (P10) and is marked unchanged, so the delivery can
-    leave it alone; everything else gets ``now``.
+    A file whose bytes equal what the previous run published keeps that run's
+    ``<lastmod>`` in the index (P10) and is marked unchanged, so the delivery can leave it
+    alone; everything else gets ``now`` (:class:`_Kept`).
     """
-    previous = state.previous_files(config.state_key, origin.name)
-    stamp = format_w3c(now)
+    kept = _Kept(state.previous_files(config.state_key, origin.name), format_w3c(now))
 
     def lastmod(written: WrittenFile) -> str:
-        sha256, when = previous.get(written.name, ("", ""))
-        return when if sha256 == written.sha256 else stamp
+        return kept.lastmod(written.name, written.sha256)
 
     folder = str(staging)  # a string join per file, not a Path built and parsed
 
@@ -346,15 +344,7 @@ def stage_origin(
         return None
     # In publishing order, the order of output.files: the index last.
     records = [
-        FileRecord(
-            f.name,
-            kind,
-            f.entries,
-            f.size,
-            f.sha256,
-            lastmod(f),
-            previous.get(f.name, ("",))[0] != f.sha256,
-        )
+        kept.record(f.name, kind, f.entries, f.size, f.sha256)
         for kind, files in (
             ("urlset", output.sitemaps),
             ("news", output.news),
@@ -379,43 +369,48 @@ def stage_origin(
     # robots.txt and the manifest go out before the index, which is always published last.
     before_index = len(records) - len(output.indexes)
     robots = _robots(config, origin, origin_set.robots_lines)
-    records.insert(before_index, _staged(folder, ROBOTS_NAME, "robots", robots, previous, stamp))
+    records.insert(before_index, _staged(folder, ROBOTS_NAME, "robots", robots, kept))
     if config.indexnow_key and not config.indexnow_key_location:
         # The key file IndexNow fetches to check the key, published with the sitemaps.
         key = config.indexnow_key
         records.insert(
             before_index,
-            _staged(folder, key_file_name(key), "indexnow-key", key.encode(), previous, stamp),
+            _staged(folder, key_file_name(key), "indexnow-key", key.encode(), kept),
         )
         before_index += 1
     manifest = manifest_json(origin.root, records, sectioned=bool(config.sections))
-    records.insert(
-        before_index + 1, _staged(folder, MANIFEST_NAME, "manifest", manifest, previous, stamp)
-    )
+    records.insert(before_index + 1, _staged(folder, MANIFEST_NAME, "manifest", manifest, kept))
     origin_set.records = records
     return origin_set
 
 
-def _staged(
-    staging: str,
-    name: str,
-    kind: str,
-    data: bytes,
-    previous: dict[str, tuple[str, str]],
-    stamp: str,
-) -> FileRecord:
+class _Kept:
+    """An unchanged file keeps its lastmod (P10), decided here for every file of an origin:
+    one whose bytes (their SHA-256) equal what the previous run published keeps that run's
+    lastmod, in the index and the manifest, and is marked unchanged, so the delivery can
+    leave it alone; any other file gets this run's time (``stamp``)."""
+
+    __slots__ = ("files", "stamp")
+
+    def __init__(self, files: dict[str, tuple[str, str]], stamp: str) -> None:
+        self.files = files  # name -> (sha256, lastmod), as the previous run published them
+        self.stamp = stamp
+
+    def lastmod(self, name: str, sha256: str) -> str:
+        old_sha, old_when = self.files.get(name, ("", ""))
+        return old_when if old_sha == sha256 else self.stamp
+
+    def record(self, name: str, kind: str, entries: int, size: int, sha256: str) -> FileRecord:
+        old_sha, old_when = self.files.get(name, ("", ""))
+        unchanged = old_sha == sha256
+        return FileRecord(
+            name, kind, entries, size, sha256, old_when if unchanged else self.stamp, not unchanged
+        )
+
+
+def _staged(staging: str, name: str, kind: str, data: bytes, kept: _Kept) -> FileRecord:
     _write_file(os.path.join(staging, name), data)
-    sha256 = hashlib.sha256(data).hexdigest()
-    old_sha, old_when = previous.get(name, ("", ""))
-    return FileRecord(
-        name,
-        kind,
-        0,
-        len(data),
-        sha256,
-        old_when if old_sha == sha256 else stamp,
-        old_sha != sha256,
-    )
+    return kept.record(name, kind, 0, len(data), hashlib.sha256(data).hexdigest())
 
 
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)
