@@ -82,15 +82,31 @@ def main_script_hidden() -> Iterator[None]:
 
 
 def _worker_started() -> None:
-    """A worker runs this package's tasks and nothing else, and their loops make no
-    reference cycles (tests/test_bulk.py checks it on hostile records): reference counting
-    frees everything they let go of. The cyclic collector would find nothing, yet it walks
-    what a task holds (up to RUN_RECORDS rows, a merge's blocks) each time enough objects
-    were allocated: a cost in every task for nothing found. This is the one place the
-    build changes the collector, in its own worker processes only: the process that runs
-    Scrapy and the user's code keeps its collector as it is. (Kept while a paired
-    benchmark of the build with and without it is due.)"""
+    """A worker runs this package's tasks and nothing else: its collector is paused for
+    its whole life (:func:`collector_paused`)."""
     gc.disable()
+
+
+@contextlib.contextmanager
+def collector_paused() -> Generator[None, None, None]:
+    """The cyclic garbage collector paused in the build's own processes: the
+    ``sitemapgen-build`` command's (which runs no spider) while it builds, and each
+    worker's (:func:`_worker_started`). The only place the package changes the collector;
+    the process of a ``scrapy crawl`` keeps its collector as it is.
+
+    Why it pays: the build holds a great many long-lived objects (the run store's
+    per-origin entries, each staged set until its group is delivered, the rows of a
+    task), and makes them faster than anything is freed, so the collector walks them
+    again and again and finds nothing: the build's loops make no reference cycles
+    (tests/test_bulk.py checks it on hostile records), and reference counting frees what
+    they let go of. The figure is in benchmarks/RECORD.md."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def executor(workers: int) -> Executor:

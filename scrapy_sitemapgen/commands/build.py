@@ -19,6 +19,7 @@ from scrapy.utils.misc import load_object
 from .. import stats as keys
 from ..addon import Addon
 from ..build.feed_reader import build_store
+from ..build.pool import collector_paused
 from ..crawl.exporter import SitemapExporter
 from ..crawl.pipeline import SitemapItemPipeline
 from ..locations import store_location
@@ -339,6 +340,14 @@ class BuildCommand(ScrapyCommand):
         assert self.settings is not None
         bulk = getattr(self, "bulk", False)
         _prepare_state(self.settings)
+        with collector_paused():
+            crawler = self._crawl(bulk)
+        self.exitcode = _exit_status(crawler)
+
+    def _crawl(self, bulk: bool) -> Crawler:
+        """The build's crawler, run to its end (it reads the feed and publishes)."""
+        assert self.crawler_process is not None
+        assert self.settings is not None
         early = _EarlyRead.start(Path(self.input), self.settings, self.workers) if bulk else None
         try:
             crawler = self.crawler_process.create_crawler(_NothingToCrawl)
@@ -353,7 +362,7 @@ class BuildCommand(ScrapyCommand):
         finally:
             if early is not None:
                 early.discard()
-        self.exitcode = _exit_status(crawler)
+        return crawler
 
 
 def _exit_status(crawler: Crawler) -> int:

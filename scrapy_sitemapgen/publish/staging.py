@@ -71,7 +71,9 @@ class SkipReporter(Protocol):
 DUPLICATES_SHOWN = 5
 
 
-@dataclass(slots=True)
+# Without slots, as FileRecord: a build's worker sends one back for every origin, and a
+# slotted dataclass pickles through Python code.
+@dataclass
 class OriginSet:
     """One origin's staged files and what the close log and the delivery need to know:
     the files are its ``records``, the sitemaps among them those of a sitemap kind."""

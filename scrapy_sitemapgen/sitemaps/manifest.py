@@ -15,7 +15,9 @@ if TYPE_CHECKING:
 __all__ = ["FileRecord", "manifest_json"]
 
 
-@dataclass(frozen=True, slots=True)
+# Without slots: a slotted dataclass pickles through the Python code dataclasses generate
+# for it, and a build's worker sends a handful of these back for every origin.
+@dataclass(frozen=True)
 class FileRecord:
     """One published file as the manifest lists it. ``size`` and ``sha256`` are of the
     uncompressed bytes; ``lastmod`` is when this content was first published."""
