@@ -729,6 +729,29 @@ def test_workers_run_without_the_cyclic_collector_and_the_parent_keeps_it(tmp_pa
         store.close()
 
 
+def test_the_build_command_pauses_the_collector_while_it_runs_and_restores_it() -> None:
+    """The one place the collector changes: the build's own processes. It is off inside
+    and as it was found after, on or off."""
+    import gc
+
+    from scrapy_sitemapgen.build.pool import collector_paused
+
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(KeyError), collector_paused():
+        raise KeyError("a failed build")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_a_run_store_is_true_without_merging_its_runs(tmp_path: Path) -> None:
     """``if store`` / ``store or other`` must not merge every run to count the URLs (it
     did, once, before every build's write): the truth of a source is not its size."""

@@ -4,7 +4,7 @@ for the user and for rebuilding the state file from the published set. Pure."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from typing import NamedTuple
 from typing import TYPE_CHECKING
 
 from .sections import section_counts
@@ -15,12 +15,12 @@ if TYPE_CHECKING:
 __all__ = ["FileRecord", "manifest_json"]
 
 
-# Without slots: a slotted dataclass pickles through the Python code dataclasses generate
-# for it, and a build's worker sends a handful of these back for every origin.
-@dataclass(frozen=True)
-class FileRecord:
+class FileRecord(NamedTuple):
     """One published file as the manifest lists it. ``size`` and ``sha256`` are of the
-    uncompressed bytes; ``lastmod`` is when this content was first published."""
+    uncompressed bytes; ``lastmod`` is when this content was first published.
+
+    A tuple: a build's worker sends a handful back for every origin, and a tuple is made
+    and pickled in C, where a frozen dataclass sets each field through a Python call."""
 
     name: str
     kind: str

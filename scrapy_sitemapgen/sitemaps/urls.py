@@ -100,6 +100,11 @@ class Origin:
     host: str
     port: int
 
+    def __reduce__(self) -> tuple[type[Origin], tuple[str, str, int]]:
+        # Its fields, made again by __init__: what a slotted dataclass does by default is
+        # a Python call each way, and a build's workers send origins back and forth.
+        return Origin, (self.scheme, self.host, self.port)
+
     @property
     def root(self) -> str:
         """``scheme://host[:port]/``, the port only when it is not the scheme's default:
