@@ -4,8 +4,7 @@ for the user and for rebuilding the state file from the published set. Pure."""
 from __future__ import annotations
 
 import json
-from typing import NamedTuple
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .sections import section_counts
 
