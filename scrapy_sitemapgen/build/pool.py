@@ -99,7 +99,7 @@ def collector_paused() -> Generator[None, None, None]:
     task), and makes them faster than anything is freed, so the collector walks them
     again and again and finds nothing: the build's loops make no reference cycles
     (tests/test_bulk.py checks it on hostile records), and reference counting frees what
-    they let go of. The figure is in benchmarks/RECORD.md."""
+    they let go of."""
     enabled = gc.isenabled()
     gc.disable()
     try:
