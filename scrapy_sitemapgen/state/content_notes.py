@@ -1,6 +1,6 @@
 """The content notes the state keeps per output and origin: each published page's content
 fingerprint, when a run last found it changed, and the lastmod published with it
-(:class:`..sitemaps.content.Seen`), for the ``observed`` lastmod and lastmods that follow
+(:class:`..sitemaps.lastmod.Seen`), for the ``observed`` lastmod and lastmods that follow
 the content (docs/lastmod.rst).
 
 Kept as blocks of tab-separated lines: loc, fingerprint, observed, lastmod ("" for none).
@@ -62,7 +62,7 @@ def previous_contents(db: sqlite3.Connection, output: str, origin: str) -> Itera
 
 class ContentNotes(Notes[Seen, Note]):
     """One origin's entries as this run publishes them, in ``loc`` order, each with the
-    lastmod :func:`..sitemaps.content.settle` gives against the previous run's notes
+    lastmod :func:`..sitemaps.lastmod.settle` gives against the previous run's notes
     (read in the same order), and the notes for the next run handed to ``save`` in
     blocks of ``block`` (``save=None``: another pass over the same entries, which keeps
     nothing). A URL the run did not publish keeps no note: when it comes back, it is
@@ -104,11 +104,6 @@ class ContentNotes(Notes[Seen, Note]):
             if lastmod != facts.lastmod:
                 facts = dataclasses.replace(facts, lastmod=lastmod)
             yield facts
-
-    def _keep(self, note: Note) -> None:
-        self._block.append(note)
-        if len(self._block) >= self._size:
-            self._flush()
 
     def finish(self) -> None:
         """Save the last block, once every entry was followed."""

@@ -257,8 +257,7 @@ class Notes(Generic[V, W]):
         self._head = next(previous, None)
         self._save = save
         self._size = block
-        #: This run's notes not yet saved: a subclass appends to it and calls _flush
-        #: once it holds ``_size``.
+        #: This run's notes not yet saved (:meth:`_keep`).
         self._block: list[W] = []
         self._seq = 0
 
@@ -284,6 +283,13 @@ class Notes(Generic[V, W]):
     def _passed(self, note: tuple[str, V]) -> None:
         """A note of the previous run for a URL this run did not reach: gone. Nothing
         to do unless the subclass counts or reports them."""
+
+    def _keep(self, note: W) -> None:
+        """One of this run's notes, into the block, saved once the block is full. (The
+        URL set's and IndexNow's loops do the same inline: they run once per URL.)"""
+        self._block.append(note)
+        if len(self._block) >= self._size:
+            self._flush()
 
     def _flush(self) -> None:
         """Save the notes kept as a block."""

@@ -251,7 +251,7 @@ def _adopt(path: Path, key: str, seconds: float) -> None:
 def rebuild_state(path: Path, key: str, output_dir: Path) -> tuple[int, int] | None:
     """Write a new state file at ``path`` from the published set in ``output_dir``: each
     origin folder's files (``manifest.json``, their hashes checked against the files),
-    sections, URL set and content notes (:data:`..sitemaps.content.UNKNOWN_FINGERPRINT`, each with
+    sections, URL set and content notes (:data:`..sitemaps.lastmod.UNKNOWN_FINGERPRINT`, each with
     the lastmod its sitemap shows). (origins, URLs), or None when there is no published
     set. One block of URLs of each of an origin's sitemaps is in memory at a time."""
     folders = _published(output_dir)
