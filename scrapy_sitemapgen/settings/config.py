@@ -1,4 +1,5 @@
-"""Every ``SITEMAPGEN_*`` setting: its name, default and check, read once into :class:`Config`.
+"""The checked settings, :class:`Config`: every ``SITEMAPGEN_*`` setting read once, with
+the checks that belong to one setting alone (a URI, sections, an IndexNow key, ...).
 
 A bad value stops the crawl at start-up with an error naming the setting, the value and
 what is allowed, instead of failing when the spider closes, after hours of crawling.
@@ -6,28 +7,22 @@ what is allowed, instead of failing when the spider closes, after hours of crawl
 
 from __future__ import annotations
 
-import difflib
-import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
-from . import locations
-from .locations import FILE_FEED_STORAGE, feed_storages, has_storage, uri_scheme
-from .sitemaps.facts import FactRejected, parse_changefreq, parse_priority
-from .sitemaps.indexnow import ENDPOINT as INDEXNOW_ENDPOINT
-from .sitemaps.indexnow import KEY_RE, MAX_URLS_PER_REQUEST
-from .sitemaps.limits import (
-    DEFAULT_GZIP_LEVEL,
+from .. import locations
+from ..locations import FILE_FEED_STORAGE, feed_storages, has_storage, uri_scheme
+from ..sitemaps.facts import parse_changefreq, parse_priority
+from ..sitemaps.indexnow import KEY_RE, MAX_URLS_PER_REQUEST
+from ..sitemaps.limits import (
     MAX_BYTES_PER_SITEMAP,
     MAX_URLS_PER_SITEMAP,
     MIN_BYTES_PER_SITEMAP,
-    NEWS_MAX_AGE_SECONDS,
 )
-from .sitemaps.sections import Section, section_name_problem
-from .sitemaps.urls import (
+from ..sitemaps.sections import Section, section_name_problem
+from ..sitemaps.urls import (
     Origin,
     UrlPolicy,
     UrlRejected,
@@ -36,204 +31,25 @@ from .sitemaps.urls import (
     normalize_loc,
     origin_folder,
 )
+from . import readers as read
+from .defaults import DEFAULTS, FORMATS, LASTMOD_SOURCES, unknown_names
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from scrapy.settings import BaseSettings
 
-__all__ = ["DEFAULTS", "Config", "StoreBackend", "is_enabled"]
+    from .readers import Rule
 
-#: Every setting of the package starts with this; any other name so spelled is a mistake.
-PREFIX = "SITEMAPGEN_"
+__all__ = ["Config", "StoreBackend", "is_enabled"]
 
-#: Defaults, also what the README's settings table lists.
-DEFAULTS: dict[str, Any] = {
-    "SITEMAPGEN_ENABLED": True,
-    "SITEMAPGEN_URI": "sitemaps",
-    "SITEMAPGEN_BASE_URL": "",
-    "SITEMAPGEN_MAX_URLS": MAX_URLS_PER_SITEMAP,
-    "SITEMAPGEN_MAX_BYTES": MAX_BYTES_PER_SITEMAP,
-    "SITEMAPGEN_GZIP": True,
-    "SITEMAPGEN_GZIP_LEVEL": DEFAULT_GZIP_LEVEL,  # 5 with zlib-ng (the extra fast), else 6
-    "SITEMAPGEN_CONTENT_TYPES": ["text/html", "application/xhtml+xml"],
-    "SITEMAPGEN_WRITE_ON_SHUTDOWN": False,
-    "SITEMAPGEN_FORMATS": ["xml"],
-    "SITEMAPGEN_ROBOTS_TXT": "",
-    "SITEMAPGEN_STATE": "",
-    "SITEMAPGEN_STORE": "",
-    "SITEMAPGEN_STORE_BACKENDS": {},
-    "SITEMAPGEN_STORE_BACKENDS_BASE": {
-        "": "scrapy_sitemapgen.store.sqlite.SqliteFactStore",
-        "file": "scrapy_sitemapgen.store.sqlite.SqliteFactStore",
-        "redis": "scrapy_sitemapgen.store.redis.RedisFactStore",
-        "rediss": "scrapy_sitemapgen.store.redis.RedisFactStore",
-        "unix": "scrapy_sitemapgen.store.redis.RedisFactStore",
-    },
-    "SITEMAPGEN_RESUME_REQUESTS": True,
-    "SITEMAPGEN_COMMIT_WRITES": 500,
-    "SITEMAPGEN_COMMIT_SECONDS": 1.0,
-    "SITEMAPGEN_REDIS_PREFIX": "sitemapgen",
-    "SITEMAPGEN_SHARED_WRITE": "never",
-    # What gets listed
-    "SITEMAPGEN_RESPECT_NOINDEX": True,
-    "SITEMAPGEN_RESPECT_CANONICAL": True,
-    "SITEMAPGEN_RESPECT_META_REFRESH": True,
-    "SITEMAPGEN_ROBOTS_USER_AGENTS": ["googlebot", "bingbot"],
-    "SITEMAPGEN_ALLOW": [],
-    "SITEMAPGEN_DENY": [],
-    "SITEMAPGEN_STRIP_PARAMS": [
-        "sessionid",
-        "session_id",
-        "sessid",
-        "sid",
-        "phpsessid",
-        "jsessionid",
-        "aspsessionid",
-        "cfid",
-        "cftoken",
-        "oscsid",
-        "zenid",
-    ],
-    "SITEMAPGEN_HOST_ALIASES": {},
-    # Page facts
-    "SITEMAPGEN_IMAGES": True,
-    "SITEMAPGEN_IMAGE_ALLOW": [],
-    "SITEMAPGEN_IMAGE_DENY": [],
-    "SITEMAPGEN_VIDEOS": True,
-    "SITEMAPGEN_ALTERNATES": True,
-    "SITEMAPGEN_NEWS_MAX_AGE": NEWS_MAX_AGE_SECONDS,
-    "SITEMAPGEN_LASTMOD_SOURCES": ["page", "header", "observed"],
-    "SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT": True,
-    "SITEMAPGEN_DEDUPE_CONTENT": True,
-    "SITEMAPGEN_CHANGEFREQ": [],
-    "SITEMAPGEN_PRIORITY": [],
-    # The close report
-    "SITEMAPGEN_LOG_ORIGINS": 20,
-    # Sections and IndexNow (issue 23)
-    "SITEMAPGEN_SECTIONS": [],
-    "SITEMAPGEN_INDEXNOW_KEY": "",
-    "SITEMAPGEN_INDEXNOW_KEY_LOCATION": "",
-    "SITEMAPGEN_INDEXNOW_ENDPOINT": INDEXNOW_ENDPOINT,
-    "SITEMAPGEN_INDEXNOW_INITIAL": False,
-    "SITEMAPGEN_INDEXNOW_BATCH": MAX_URLS_PER_REQUEST,
-    "SITEMAPGEN_INDEXNOW_RETRY_SECONDS": 60.0,
-    # The audit of the live sitemaps (docs/audit.rst)
-    "SITEMAPGEN_AUDIT": False,
-    "SITEMAPGEN_AUDIT_SITEMAPS": [],
-    "SITEMAPGEN_AUDIT_MAX_FETCH": 10_000,
-    "SITEMAPGEN_REPORT_DIR": "sitemapgen-report",
-}
-
-#: The formats SITEMAPGEN_FORMATS may name: XML urlsets (with index) and text sitemaps (P11).
-FORMATS = ("xml", "txt")
-#: The lastmod sources SITEMAPGEN_LASTMOD_SOURCES may name, in no particular order.
-LASTMOD_SOURCES = ("header", "page", "crawl_time", "observed")
-Rule = tuple["re.Pattern[str]", str]
+#: Alternates are checked against the crawl's verdicts, or written as pages declare them.
+ALTERNATES_CHECKS = ("listed", "as_declared")
 
 _SAMPLE_ORIGIN = Origin("https", "www.example.com", 443)
 
 
-def _get(settings: BaseSettings, name: str) -> Any:
-    value = settings.get(name)
-    return DEFAULTS[name] if value is None else value
-
-
-def _bool(settings: BaseSettings, name: str) -> bool:
-    try:
-        return settings.getbool(name, DEFAULTS[name])
-    except ValueError:
-        raise ValueError(
-            f"{name}={settings.get(name)!r} is invalid: use True or False (or 1/0, 'true'/'false')."
-        ) from None
-
-
-def _seconds(settings: BaseSettings, name: str, low: float, high: float) -> float:
-    raw = _get(settings, name)
-    try:
-        if isinstance(raw, bool):
-            raise TypeError
-        value = float(raw)
-    except (TypeError, ValueError):
-        value = None
-    if value is None or not low <= value <= high:
-        raise ValueError(
-            f"{name}={raw!r} is invalid: it must be a number of seconds from {low} to {high:g}."
-        )
-    return value
-
-
 def is_enabled(settings: BaseSettings) -> bool:
     """``SITEMAPGEN_ENABLED``, checked; the add-on reads it before any component exists."""
-    return _bool(settings, "SITEMAPGEN_ENABLED")
-
-
-def _int(settings: BaseSettings, name: str, low: int, high: int, why: str) -> int:
-    raw = _get(settings, name)
-    try:
-        if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
-            raise TypeError
-        value = int(raw)
-    except (TypeError, ValueError):
-        value = None
-    if value is None or not low <= value <= high:
-        raise ValueError(
-            f"{name}={raw!r} is invalid: it must be an integer from {low:,} to {high:,} ({why})."
-        )
-    return value
-
-
-def _sequence(settings: BaseSettings, name: str, split: bool = True) -> list[Any]:
-    """A list setting; a string is JSON (from ``-s``), else a comma-separated list, or one
-    item when commas belong to the value (a regular expression such as ``a{1,2}``)."""
-    raw = _get(settings, name)
-    if isinstance(raw, str):
-        try:
-            raw = json.loads(raw)
-        except ValueError:
-            raw = [part.strip() for part in raw.split(",")] if split else [raw]
-            raw = [part for part in raw if part.strip()]
-    if not isinstance(raw, (list, tuple)):
-        raise ValueError(f"{name}={raw!r} is invalid: it must be a list.")
-    return list(raw)
-
-
-def _strings(settings: BaseSettings, name: str, what: str, split: bool = True) -> list[str]:
-    values = _sequence(settings, name, split)
-    if not all(isinstance(v, str) and v.strip() for v in values):
-        raise ValueError(f"{name}={values!r} is invalid: it must be a list of {what}.")
-    return [v.strip() for v in values]
-
-
-def _compile(name: str, pattern: str) -> re.Pattern[str]:
-    try:
-        return re.compile(pattern)
-    except re.error as exc:
-        raise ValueError(
-            f"{name} holds {pattern!r}, which is no regular expression: {exc}."
-        ) from None
-
-
-def _patterns(settings: BaseSettings, name: str) -> tuple[re.Pattern[str], ...]:
-    patterns = _strings(settings, name, "regular expressions", split=False)
-    return tuple(_compile(name, p) for p in patterns)
-
-
-def _rules(
-    settings: BaseSettings, name: str, parse: Callable[[object], str], allowed: str
-) -> tuple[Rule, ...]:
-    rules = []
-    for rule in _sequence(settings, name):
-        if not isinstance(rule, (list, tuple)) or len(rule) != 2 or not isinstance(rule[0], str):
-            raise ValueError(
-                f"{name} holds {rule!r}, which is not a (regular expression, value) pair."
-            )
-        try:
-            value = parse(rule[1])
-        except FactRejected:
-            raise ValueError(f"{name} holds {rule!r}: its value must be {allowed}.") from None
-        rules.append((_compile(name, rule[0]), value))
-    return tuple(rules)
+    return read.flag(settings, "SITEMAPGEN_ENABLED")
 
 
 def _host(value: object) -> str:
@@ -264,7 +80,7 @@ def _host_aliases(settings: BaseSettings) -> dict[str, str]:
 
 def _lastmod_sources(settings: BaseSettings) -> tuple[str, ...]:
     name = "SITEMAPGEN_LASTMOD_SOURCES"
-    sources = [s.lower() for s in _strings(settings, name, "source names")]
+    sources = [s.lower() for s in read.strings(settings, name, "source names")]
     if any(s not in LASTMOD_SOURCES for s in sources) or len(set(sources)) != len(sources):
         raise ValueError(
             f"{name}={sources!r} is invalid: it must list, without repeats, some of "
@@ -303,44 +119,18 @@ def _check_uri(settings: BaseSettings, uri: str) -> bool:
 
 def _redis_prefix(settings: BaseSettings) -> str:
     name = "SITEMAPGEN_REDIS_PREFIX"
-    raw = _get(settings, name)
+    raw = read.raw_value(settings, name)
     if not isinstance(raw, str) or not raw.strip() or " " in raw:
         raise ValueError(f"{name}={raw!r} is invalid: it must be a key prefix without spaces.")
     return raw.strip()
 
 
-def _choice(settings: BaseSettings, name: str, allowed: tuple[str, ...]) -> str:
-    raw = _get(settings, name)
-    if not isinstance(raw, str) or raw.strip().lower() not in allowed:
-        raise ValueError(f"{name}={raw!r} is invalid: it must be one of {', '.join(allowed)}.")
-    return raw.strip().lower()
-
-
 def _formats(settings: BaseSettings) -> frozenset[str]:
     name = "SITEMAPGEN_FORMATS"
-    formats = [f.lower() for f in _strings(settings, name, "format names")]
+    formats = [f.lower() for f in read.strings(settings, name, "format names")]
     if not formats or any(f not in FORMATS for f in formats):
         raise ValueError(f"{name}={formats!r} is invalid: it must list one or both of xml, txt.")
     return frozenset(formats)
-
-
-def _unknown_names(settings: BaseSettings) -> list[str]:
-    """A warning for each ``SITEMAPGEN_*`` name that is no setting of ours (a typo is
-    otherwise ignored without a word), with the closest known name when one is close."""
-    known = {name.removeprefix(PREFIX): name for name in DEFAULTS}
-    warnings = []
-    for name in sorted(n for n in settings if isinstance(n, str) and n.startswith(PREFIX)):
-        if name in DEFAULTS:
-            continue
-        # Compared without the prefix, which every name shares and would make any match.
-        close = difflib.get_close_matches(name.removeprefix(PREFIX), known, n=1)
-        warnings.append(
-            f"{name} is not a scrapy-sitemapgen setting; did you mean {known[close[0]]}?"
-            if close
-            else f"{name} is not a scrapy-sitemapgen setting, so it has no effect "
-            f"(the README lists the settings)."
-        )
-    return warnings
 
 
 def _check_base_url(template: str) -> str:
@@ -361,7 +151,7 @@ def _check_base_url(template: str) -> str:
 def _sections(settings: BaseSettings) -> tuple[Section, ...]:
     name = "SITEMAPGEN_SECTIONS"
     sections: list[Section] = []
-    for pair in _sequence(settings, name):
+    for pair in read.sequence(settings, name):
         if not isinstance(pair, (list, tuple)) or len(pair) != 2 or not isinstance(pair[1], str):
             raise ValueError(
                 f"{name} holds {pair!r}, which is not a (name, regular expression) pair."
@@ -371,13 +161,13 @@ def _sections(settings: BaseSettings) -> tuple[Section, ...]:
             problem = "each section needs a name of its own"
         if problem is not None:
             raise ValueError(f"{name} holds {pair!r}: {problem}.")
-        sections.append(Section(pair[0], _compile(name, pair[1])))
+        sections.append(Section(pair[0], read.compiled(name, pair[1])))
     return tuple(sections)
 
 
 def _indexnow_key(settings: BaseSettings) -> str:
     name = "SITEMAPGEN_INDEXNOW_KEY"
-    raw = _get(settings, name)
+    raw = read.raw_value(settings, name)
     if not isinstance(raw, str) or (raw.strip() and not KEY_RE.fullmatch(raw.strip())):
         raise ValueError(
             f"{name}={raw!r} is invalid: an IndexNow key is 8 to 128 characters of a-z, A-Z, "
@@ -387,7 +177,7 @@ def _indexnow_key(settings: BaseSettings) -> str:
 
 
 def _http_url(settings: BaseSettings, name: str, placeholders: bool) -> str:
-    raw = _get(settings, name)
+    raw = read.raw_value(settings, name)
     text = raw.strip() if isinstance(raw, str) else ""
     if isinstance(raw, str) and not text and name != "SITEMAPGEN_INDEXNOW_ENDPOINT":
         return ""
@@ -456,11 +246,19 @@ class Config:
     respect_noindex: bool
     respect_canonical: bool
     respect_meta_refresh: bool
+    #: SITEMAPGEN_RESPECT_ROBOTS_TXT: list only what each origin's robots.txt allows.
+    respect_robots_txt: bool
     robots_user_agents: frozenset[str]
+    #: SITEMAPGEN_ROBOTS_IMAGE_USER_AGENTS, lower-case, in the order given.
+    robots_image_user_agents: tuple[str, ...]
     images: bool
     image_policy: UrlPolicy
+    #: SITEMAPGEN_IMAGE_CHROME_SHARE: None keeps images on every page.
+    image_chrome_share: float | None
     videos: bool
     alternates: bool
+    #: SITEMAPGEN_ALTERNATES_CHECK: "listed" or "as_declared".
+    alternates_check: str
     news_max_age: int
     lastmod_sources: tuple[str, ...]
     #: SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT: an unchanged page keeps its published lastmod.
@@ -521,7 +319,7 @@ class Config:
                 f"SITEMAPGEN_CONTENT_TYPES={content_types!r} is invalid: it must be a non-empty "
                 f"list of media types such as 'text/html'."
             )
-        uri = _get(settings, "SITEMAPGEN_URI")
+        uri = read.raw_value(settings, "SITEMAPGEN_URI")
         if not isinstance(uri, (str, Path)) or not str(uri).strip():
             raise ValueError(
                 f"SITEMAPGEN_URI={uri!r} is invalid: it must be a folder path or a URI that "
@@ -530,24 +328,24 @@ class Config:
         uri = str(uri).strip()
         local = _check_uri(settings, uri)
         output_dir = locations.local_path(uri) if local else None
-        state = _get(settings, "SITEMAPGEN_STATE")
+        state = read.raw_value(settings, "SITEMAPGEN_STATE")
         if not isinstance(state, (str, Path)):
             raise ValueError(f"SITEMAPGEN_STATE={state!r} is invalid: it must be a file path.")
         state_path = locations.state_path(str(state).strip(), output_dir)
-        robots_txt = _get(settings, "SITEMAPGEN_ROBOTS_TXT")
+        robots_txt = read.raw_value(settings, "SITEMAPGEN_ROBOTS_TXT")
         if not isinstance(robots_txt, (str, Path)):
             raise ValueError(
                 f"SITEMAPGEN_ROBOTS_TXT={robots_txt!r} is invalid: it must be a file path."
             )
-        base_url = _get(settings, "SITEMAPGEN_BASE_URL")
+        base_url = read.raw_value(settings, "SITEMAPGEN_BASE_URL")
         if not isinstance(base_url, str):
             raise ValueError(f"SITEMAPGEN_BASE_URL={base_url!r} is invalid: it must be a string.")
         jobdir = settings.get("JOBDIR")
         store, store_backend = locations.store_backend(
             "SITEMAPGEN_STORE",
-            _get(settings, "SITEMAPGEN_STORE"),
+            read.raw_value(settings, "SITEMAPGEN_STORE"),
             {
-                name: _get(settings, name)
+                name: read.raw_value(settings, name)
                 for name in ("SITEMAPGEN_STORE_BACKENDS_BASE", "SITEMAPGEN_STORE_BACKENDS")
             },
         )
@@ -562,52 +360,69 @@ class Config:
             formats=_formats(settings),
             robots_txt=str(robots_txt).strip(),
             base_url=_check_base_url(base_url.strip()),
-            max_urls=_int(settings, "SITEMAPGEN_MAX_URLS", 1, MAX_URLS_PER_SITEMAP, "P7"),
-            max_bytes=_int(
+            max_urls=read.integer(settings, "SITEMAPGEN_MAX_URLS", 1, MAX_URLS_PER_SITEMAP, "P7"),
+            max_bytes=read.integer(
                 settings,
                 "SITEMAPGEN_MAX_BYTES",
                 MIN_BYTES_PER_SITEMAP,
                 MAX_BYTES_PER_SITEMAP,
                 "G2: 50 MB uncompressed at most",
             ),
-            gzip=_bool(settings, "SITEMAPGEN_GZIP"),
-            gzip_level=_int(settings, "SITEMAPGEN_GZIP_LEVEL", 1, 9, "zlib's levels"),
+            gzip=read.flag(settings, "SITEMAPGEN_GZIP"),
+            gzip_level=read.integer(settings, "SITEMAPGEN_GZIP_LEVEL", 1, 9, "zlib's levels"),
             content_types=frozenset(t.strip().lower() for t in content_types),
-            write_on_shutdown=_bool(settings, "SITEMAPGEN_WRITE_ON_SHUTDOWN"),
+            write_on_shutdown=read.flag(settings, "SITEMAPGEN_WRITE_ON_SHUTDOWN"),
             jobdir=Path(jobdir) if jobdir else None,
             store=store,
             store_backend=store_backend,
             redis_prefix=_redis_prefix(settings),
-            shared_write=_choice(settings, "SITEMAPGEN_SHARED_WRITE", ("never", "last", "always")),
-            resume_requests=_bool(settings, "SITEMAPGEN_RESUME_REQUESTS"),
-            commit_writes=_int(
+            shared_write=read.choice(
+                settings, "SITEMAPGEN_SHARED_WRITE", ("never", "last", "always")
+            ),
+            resume_requests=read.flag(settings, "SITEMAPGEN_RESUME_REQUESTS"),
+            commit_writes=read.integer(
                 settings, "SITEMAPGEN_COMMIT_WRITES", 1, 100_000, "writes per transaction"
             ),
-            commit_seconds=_seconds(settings, "SITEMAPGEN_COMMIT_SECONDS", 0.01, 3600.0),
+            commit_seconds=read.seconds(settings, "SITEMAPGEN_COMMIT_SECONDS", 0.01, 3600.0),
             url_policy=UrlPolicy(
                 strip_params=frozenset(
                     p.lower()
-                    for p in _strings(settings, "SITEMAPGEN_STRIP_PARAMS", "parameter names")
+                    for p in read.strings(settings, "SITEMAPGEN_STRIP_PARAMS", "parameter names")
                 ),
                 host_aliases=_host_aliases(settings),
-                allow=_patterns(settings, "SITEMAPGEN_ALLOW"),
-                deny=_patterns(settings, "SITEMAPGEN_DENY"),
+                allow=read.patterns(settings, "SITEMAPGEN_ALLOW"),
+                deny=read.patterns(settings, "SITEMAPGEN_DENY"),
             ),
-            respect_noindex=_bool(settings, "SITEMAPGEN_RESPECT_NOINDEX"),
-            respect_canonical=_bool(settings, "SITEMAPGEN_RESPECT_CANONICAL"),
-            respect_meta_refresh=_bool(settings, "SITEMAPGEN_RESPECT_META_REFRESH"),
+            respect_noindex=read.flag(settings, "SITEMAPGEN_RESPECT_NOINDEX"),
+            respect_canonical=read.flag(settings, "SITEMAPGEN_RESPECT_CANONICAL"),
+            respect_meta_refresh=read.flag(settings, "SITEMAPGEN_RESPECT_META_REFRESH"),
+            respect_robots_txt=read.flag(settings, "SITEMAPGEN_RESPECT_ROBOTS_TXT"),
             robots_user_agents=frozenset(
                 ua.lower()
-                for ua in _strings(settings, "SITEMAPGEN_ROBOTS_USER_AGENTS", "user agent names")
+                for ua in read.strings(
+                    settings, "SITEMAPGEN_ROBOTS_USER_AGENTS", "user agent names"
+                )
             ),
-            images=_bool(settings, "SITEMAPGEN_IMAGES"),
+            robots_image_user_agents=tuple(
+                dict.fromkeys(
+                    ua.lower()
+                    for ua in read.strings(
+                        settings, "SITEMAPGEN_ROBOTS_IMAGE_USER_AGENTS", "user agent names"
+                    )
+                )
+            ),
+            images=read.flag(settings, "SITEMAPGEN_IMAGES"),
             image_policy=UrlPolicy(
-                allow=_patterns(settings, "SITEMAPGEN_IMAGE_ALLOW"),
-                deny=_patterns(settings, "SITEMAPGEN_IMAGE_DENY"),
+                allow=read.patterns(settings, "SITEMAPGEN_IMAGE_ALLOW"),
+                deny=read.patterns(settings, "SITEMAPGEN_IMAGE_DENY"),
             ),
-            videos=_bool(settings, "SITEMAPGEN_VIDEOS"),
-            alternates=_bool(settings, "SITEMAPGEN_ALTERNATES"),
-            news_max_age=_int(
+            image_chrome_share=_share(settings, "SITEMAPGEN_IMAGE_CHROME_SHARE"),
+            videos=read.flag(settings, "SITEMAPGEN_VIDEOS"),
+            alternates=read.flag(settings, "SITEMAPGEN_ALTERNATES"),
+            alternates_check=read.choice(
+                settings, "SITEMAPGEN_ALTERNATES_CHECK", ALTERNATES_CHECKS
+            ),
+            news_max_age=read.integer(
                 settings,
                 "SITEMAPGEN_NEWS_MAX_AGE",
                 60,
@@ -615,44 +430,63 @@ class Config:
                 "seconds; Google News: 2 days",
             ),
             lastmod_sources=_lastmod_sources(settings),
-            lastmod_follows_content=_bool(settings, "SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT"),
-            dedupe_content=_bool(settings, "SITEMAPGEN_DEDUPE_CONTENT"),
-            changefreq_rules=_rules(
+            lastmod_follows_content=read.flag(settings, "SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT"),
+            dedupe_content=read.flag(settings, "SITEMAPGEN_DEDUPE_CONTENT"),
+            changefreq_rules=read.rules(
                 settings,
                 "SITEMAPGEN_CHANGEFREQ",
                 parse_changefreq,
                 "one of always, hourly, daily, weekly, monthly, yearly, never (P5)",
             ),
-            priority_rules=_rules(
+            priority_rules=read.rules(
                 settings, "SITEMAPGEN_PRIORITY", parse_priority, "a number from 0.0 to 1.0 (P6)"
             ),
-            log_origins=_int(
+            log_origins=read.integer(
                 settings, "SITEMAPGEN_LOG_ORIGINS", 0, 10**9, "origins with a close line each"
             ),
             sections=_sections(settings),
             indexnow_key=_indexnow_key(settings),
             indexnow_key_location=_http_url(settings, "SITEMAPGEN_INDEXNOW_KEY_LOCATION", True),
             indexnow_endpoint=_http_url(settings, "SITEMAPGEN_INDEXNOW_ENDPOINT", False),
-            indexnow_initial=_bool(settings, "SITEMAPGEN_INDEXNOW_INITIAL"),
-            indexnow_batch=_int(
+            indexnow_initial=read.flag(settings, "SITEMAPGEN_INDEXNOW_INITIAL"),
+            indexnow_batch=read.integer(
                 settings,
                 "SITEMAPGEN_INDEXNOW_BATCH",
                 1,
                 MAX_URLS_PER_REQUEST,
                 "URLs per IndexNow request",
             ),
-            indexnow_retry_seconds=_seconds(
+            indexnow_retry_seconds=read.seconds(
                 settings, "SITEMAPGEN_INDEXNOW_RETRY_SECONDS", 0.0, 3600.0
             ),
             sitemap_feeds=sitemap_feeds,
-            warnings=(*_unknown_names(settings), *feed_warnings),
+            warnings=(*unknown_names(settings), *feed_warnings),
             **_audit(settings, output_dir),
         )
 
 
+def _share(settings: BaseSettings, name: str) -> float | None:
+    """A share of an origin's pages, above 0 and below 1, or None (the check is off)."""
+    raw = settings.get(name, DEFAULTS[name])
+    if raw is None or (isinstance(raw, str) and raw.strip().lower() in ("", "none")):
+        return None
+    try:
+        if isinstance(raw, bool):
+            raise TypeError
+        share = float(raw)
+    except (TypeError, ValueError):
+        share = None
+    if share is None or not 0.0 < share < 1.0:
+        raise ValueError(
+            f"{name}={raw!r} is invalid: it must be a share of the pages above 0 and below 1 "
+            f"(0.5: more than half of them), or None to keep every image."
+        )
+    return share
+
+
 def _audit(settings: BaseSettings, output_dir: Path | None) -> dict[str, Any]:
     """The audit's settings, checked: the Config fields they give."""
-    sitemaps = _strings(settings, "SITEMAPGEN_AUDIT_SITEMAPS", "sitemap URLs")
+    sitemaps = read.strings(settings, "SITEMAPGEN_AUDIT_SITEMAPS", "sitemap URLs")
     for url in sitemaps:
         parts = urlsplit(url)
         if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
@@ -661,7 +495,7 @@ def _audit(settings: BaseSettings, output_dir: Path | None) -> dict[str, Any]:
                 f"it must be a list of sitemap URLs."
             )
     name = "SITEMAPGEN_REPORT_DIR"
-    report_dir = _get(settings, name)
+    report_dir = read.raw_value(settings, name)
     if not isinstance(report_dir, (str, Path)) or not str(report_dir).strip():
         raise ValueError(f"{name}={report_dir!r} is invalid: it must be a local folder path.")
     report = Path(str(report_dir).strip())
@@ -673,9 +507,9 @@ def _audit(settings: BaseSettings, output_dir: Path | None) -> dict[str, Any]:
                 f"sitemaps in SITEMAPGEN_URI={str(output_dir)!r}; name another folder."
             )
     return {
-        "audit": _bool(settings, "SITEMAPGEN_AUDIT"),
+        "audit": read.flag(settings, "SITEMAPGEN_AUDIT"),
         "audit_sitemaps": tuple(sitemaps),
-        "audit_max_fetch": _int(
+        "audit_max_fetch": read.integer(
             settings, "SITEMAPGEN_AUDIT_MAX_FETCH", 0, 10_000_000, "URLs fetched by the audit"
         ),
         "report_dir": report,
