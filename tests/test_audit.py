@@ -253,11 +253,15 @@ async def test_audit_of_a_planted_site(
         "listed_noindex": 1,
         "listed_canonicalised": 1,
         "listed_blocked_by_robots": 1,
+        "listed_disallowed": 0,
         "listed_not_html": 1,
         "listed_duplicate": 1,
         "listed_unreachable": 1,
         "missing_from_sitemap": 2,
         "lastmod_mismatch": 1,
+        "hreflang_no_return": 0,
+        "hreflang_target_not_listed": 0,
+        "hreflang_missing_self": 0,
         "invalid_sitemap": 5,
     }
     assert counts["findings"] == 17

@@ -3,6 +3,7 @@ sitemap's entries with the crawl's verdicts, and the store's verdict table."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from typing import TYPE_CHECKING
 
@@ -217,4 +218,9 @@ def test_report_page_escapes_what_the_site_wrote() -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt;&amp;a=&quot;&#x27;" in page
     assert "&lt;!DOCTYPE x [&lt;!ENTITY a &#x27;b&#x27;&gt;]&gt;" in page
     assert "excluded/&lt;b&gt;" in page
-    assert "src=" not in page and "href=" not in page  # no external resource
+    assert "src=" not in page  # no external resource
+    # The one kind of link: the finding's section of the documentation, never a URL of
+    # the site.
+    assert re.findall(r"href=(\S*?)>", page) == [
+        '"https://scrapy-sitemapgen.readthedocs.io/en/latest/audit.html#finding-invalid-sitemap"'
+    ]

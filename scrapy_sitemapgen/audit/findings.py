@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..sitemaps.sections import DEFAULT_SECTION, section_of
 from ..sitemaps.verdicts import FINDINGS, LISTED, Finding, Verdict, audit_findings, counts
+from .legend import LEGEND, by_severity, verdict_line
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -90,6 +91,9 @@ class OriginReport:
             "verdicts": self.verdicts,
             "lastmod_ages": self.lastmod_ages,
             **({} if self.sections is None else {"sections": self.sections}),
+            "verdict": verdict_line(self.origin.root, self.counts, self.urls_listed),
+            "severities": {name: LEGEND[name].severity for name in self.counts},
+            "severity_counts": by_severity(self.counts),
         }
 
 

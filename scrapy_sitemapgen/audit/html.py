@@ -1,6 +1,9 @@
-"""``report.html``: one self-contained page a person reads. No network and no external
-file: the charts are inline SVG, the styles and the few lines of script that sort the
-tables are in the page itself."""
+"""``report.html``: one self-contained page a person reads. It opens with the origin's
+verdict, then the findings by severity, each with what it means, what to do and a link to
+its documentation (:mod:`.legend`), and the broken hreflang clusters. No network and no
+external file: the charts are inline SVG, the styles and the few lines of script that sort
+the tables are in the page itself, and everything but the sorting works without script.
+Every URL comes from the web and is escaped; none becomes a link."""
 
 from __future__ import annotations
 
@@ -9,16 +12,24 @@ from typing import TYPE_CHECKING
 
 from ..sitemaps.verdicts import LISTED
 from .findings import AGE_BUCKETS, NO_LASTMOD
+from .legend import LEGEND, SEVERITIES, SEVERITY_MEANINGS, by_severity, verdict_line
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from ..sitemaps.verdicts import Finding
     from .findings import OriginReport
 
-__all__ = ["MAX_ROWS", "render"]
+__all__ = ["EXAMPLES", "HREFLANG_FINDINGS", "MAX_CLUSTERS", "MAX_ROWS", "render"]
 
 #: Rows of the findings table in the page (all of them are in audit.csv).
 MAX_ROWS = 5_000
+#: Examples shown under each finding kind.
+EXAMPLES = 5
+#: Pages whose broken hreflang clusters the page shows (all are in audit.csv).
+MAX_CLUSTERS = 500
+#: The findings about a page's hreflang cluster, shown again grouped by the page.
+HREFLANG_FINDINGS = ("hreflang_no_return", "hreflang_target_not_listed", "hreflang_missing_self")
 
 _STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
@@ -28,6 +39,13 @@ th,td{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-alig
 th{cursor:pointer;background:#f3f3f3;user-select:none}
 th[aria-sort=ascending]::after{content:" \\25B2"}th[aria-sort=descending]::after{content:" \\25BC"}
 svg text{font:12px system-ui,sans-serif}.note{color:#666}
+#verdict{font-size:1.15em;font-weight:600;padding:.5em .8em;border-left:6px solid #4a7bb7;background:#f5f8fc}
+.sev{display:inline-block;min-width:5.5em;padding:1px 6px;border-radius:3px;color:#fff;font-size:.85em;text-align:center}
+.sev-critical{background:#7b1010}.sev-high{background:#c0392b}.sev-medium{background:#b9770e}.sev-notice{background:#5d6d7e}
+#verdict.sev-critical,#verdict.sev-high{border-left-color:#c0392b}#verdict.sev-medium{border-left-color:#b9770e}
+.finding{margin:1em 0;padding-left:.8em;border-left:3px solid #ddd}.finding h4{margin:0 0 .2em}
+.url{font-family:ui-monospace,monospace;word-break:break-all}.detail{color:#666}ul.examples{margin:.3em 0}
+dl#legend dt{margin-top:.4em}dl#legend dd{margin-left:6.5em;margin-top:-1.35em}
 """
 # Sorts a table by the clicked column: numbers as numbers, the rest in code-point order
 # (as audit.csv is sorted; a locale's collation would ignore a URL's punctuation).
@@ -88,9 +106,121 @@ def _table(ident: str, columns: tuple[str, ...], rows: Sequence[tuple[str, ...]]
     )
 
 
+def _graded(report: OriginReport) -> str:
+    """The findings present, worst severity first, each kind with its count, what it
+    means and what to do, its link and its first examples."""
+    examples: dict[str, list[Finding]] = {}
+    for finding in report.findings:
+        shown = examples.setdefault(finding.finding, [])
+        if len(shown) < EXAMPLES:
+            shown.append(finding)
+    parts = []
+    for severity in SEVERITIES:
+        kinds = [k for k, n in report.counts.items() if n and LEGEND[k].severity == severity]
+        if not kinds:
+            continue
+        total = sum(report.counts[k] for k in kinds)
+        parts.append(
+            f'<section class="severity" id="severity-{severity}"><h3>'
+            f'<span class="sev sev-{severity}">{severity}</span> {total:,} '
+            f"finding{'' if total == 1 else 's'}</h3>"
+        )
+        for kind in kinds:
+            count, legend = report.counts[kind], LEGEND[kind]
+            shown = examples.get(kind, [])
+            rows = "".join(_example(f) for f in shown)
+            more = count - len(shown)
+            parts.append(
+                f'<div class="finding" id="kind-{kind}" data-severity="{severity}">'
+                f'<h4><code>{kind}</code> <span class="count">{count:,}</span></h4>'
+                f'<p class="sentence">{escape(legend.sentence)} '
+                f'<a class="doc" href="{escape(legend.link)}">More on {kind}</a></p>'
+                f'<ul class="examples">{rows}</ul>'
+                + (f'<p class="note">and {more:,} more in audit.csv</p>' if more > 0 else "")
+                + "</div>"
+            )
+        parts.append("</section>")
+    return "".join(parts) or '<p class="note">No findings.</p>'
+
+
+def _example(finding: Finding) -> str:
+    detail = f' <span class="detail">{escape(finding.detail)}</span>' if finding.detail else ""
+    return f'<li><span class="url">{escape(finding.url)}</span>{detail}</li>'
+
+
+def _legend() -> str:
+    return (
+        '<dl id="legend">'
+        + "".join(
+            f'<dt><span class="sev sev-{s}">{s}</span></dt><dd>{escape(SEVERITY_MEANINGS[s])}</dd>'
+            for s in SEVERITIES
+        )
+        + "</dl>"
+    )
+
+
+def _problem(kind: str, detail: str) -> tuple[str, str, str]:
+    """(hreflang, target, what is wrong) of one hreflang finding's detail
+    (``"<hreflang> <target>"``, ``"<hreflang> <target> (<reason>)"`` or empty)."""
+    if kind == "hreflang_missing_self":
+        return "", "", "the cluster does not include this page itself"
+    hreflang, _, target = detail.partition(" ")
+    if kind == "hreflang_no_return":
+        return hreflang, target, "does not name this page back"
+    target, _, reason = target.partition(" (")
+    problem = f"is not listed ({reason.removesuffix(')')})" if reason else "is not listed"
+    return hreflang, target, problem
+
+
+def _clusters(findings: Sequence[Finding]) -> str:
+    """The broken hreflang clusters, grouped by the page that declares each (``findings``:
+    a report's, sorted by kind then URL); empty when there are none."""
+    by_page: dict[str, list[Finding]] = {}
+    pages: set[str] = set()
+    for finding in findings:
+        if finding.finding not in HREFLANG_FINDINGS:
+            continue
+        pages.add(finding.url)
+        if finding.url in by_page or len(by_page) < MAX_CLUSTERS:
+            by_page.setdefault(finding.url, []).append(finding)
+    if not by_page:
+        return ""
+    cut = (
+        f" The first {MAX_CLUSTERS:,}; audit.csv holds them all."
+        if len(pages) > len(by_page)
+        else ""
+    )
+    parts = [
+        '<section id="hreflang"><h2>Broken hreflang clusters</h2>'
+        f'<p class="note">{len(pages):,} page{"" if len(pages) == 1 else "s"} whose language '
+        f"versions engines may ignore: each page, then the links of its cluster that fail and "
+        f"why.{cut}</p>"
+    ]
+    for page in sorted(by_page):
+        items = []
+        for finding in by_page[page]:
+            hreflang, target, problem = _problem(finding.finding, finding.detail)
+            legend = LEGEND[finding.finding]
+            link = f' <span class="url">{escape(target)}</span>' if target else ""
+            lang = f'<code class="hreflang">{escape(hreflang)}</code>' if hreflang else ""
+            items.append(
+                f'<li data-finding="{finding.finding}">{lang}{link} {escape(problem)} '
+                f'<a class="doc" href="{escape(legend.link)}">{finding.finding}</a></li>'
+            )
+        parts.append(
+            f'<div class="cluster"><h3 class="url">{escape(page)}</h3><ul>{"".join(items)}</ul>'
+            "</div>"
+        )
+    parts.append("</section>")
+    return "".join(parts)
+
+
 def render(report: OriginReport) -> str:
     """The page of one origin's report."""
     origin = escape(report.origin.root)
+    graded = by_severity(report.counts)
+    worst = next((s for s in SEVERITIES if graded[s]), "none")
+    verdict = escape(verdict_line(report.origin.root, report.counts, report.urls_listed))
     ages = {name: report.lastmod_ages.get(name, 0) for _, name in AGE_BUCKETS}
     ages[NO_LASTMOD] = report.lastmod_ages.get(NO_LASTMOD, 0)
     exclusions = {name: n for name, n in report.verdicts.items() if name != LISTED}
@@ -107,9 +237,13 @@ def render(report: OriginReport) -> str:
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f"<title>Sitemap audit of {origin}</title><style>{_STYLE}</style></head><body>"
         f"<h1>Sitemap audit of {origin}</h1>"
+        f'<p id="verdict" class="sev-{worst}">{verdict}</p>'
         f'<p id="summary">{sum(report.counts.values()):,} findings; {report.urls_listed:,} URLs '
         f"listed by the live sitemaps, {report.urls_judged:,} URLs judged by the crawl"
         f"{f', {report.not_fetched:,} listed URLs not fetched' if report.not_fetched else ''}.</p>"
+        f'<h2>Findings by severity</h2><div id="graded">{_graded(report)}</div>'
+        f"<h2>Severities</h2>{_legend()}"
+        f"{_clusters(report.findings)}"
         f"<h2>Findings</h2>{_bars('Findings by kind', report.counts, 'chart-findings')}"
         f"<h2>Lastmod ages of the listed pages</h2>{_bars('Lastmod ages', ages, 'chart-ages')}"
         f"<h2>Why pages are not listed</h2>"

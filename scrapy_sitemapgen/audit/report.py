@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TextIO
 from ..stats import audit_findings as audit_findings_key
 from .findings import OriginReport, build_report
 from .html import render
+from .legend import LEGEND
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
@@ -27,7 +28,8 @@ if TYPE_CHECKING:
 __all__ = ["report_origins", "summary", "write_report"]
 
 URLS_COLUMNS = ("url", "verdict", "status", "detail", "lastmod", "source", "images")
-AUDIT_COLUMNS = ("url", "finding", "detail")
+#: The columns are an interface: a new one goes at the end.
+AUDIT_COLUMNS = ("url", "finding", "detail", "severity")
 
 
 def write_report(report: OriginReport, log: VerdictLog, folder: Path) -> None:
@@ -54,7 +56,8 @@ def write_report(report: OriginReport, log: VerdictLog, folder: Path) -> None:
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(AUDIT_COLUMNS)
         for finding in report.findings:
-            writer.writerow((finding.url, finding.finding, finding.detail))
+            severity = LEGEND[finding.finding].severity
+            writer.writerow((finding.url, finding.finding, finding.detail, severity))
     with _replacing(folder / "audit.json") as out:
         json.dump(report.as_json(), out, indent=2)
         out.write("\n")

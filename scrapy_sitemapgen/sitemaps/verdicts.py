@@ -52,11 +52,15 @@ FINDINGS = (
     "listed_noindex",
     "listed_canonicalised",
     "listed_blocked_by_robots",
+    "listed_disallowed",
     "listed_not_html",
     "listed_duplicate",
     "listed_unreachable",
     "missing_from_sitemap",
     "lastmod_mismatch",
+    "hreflang_no_return",
+    "hreflang_target_not_listed",
+    "hreflang_missing_self",
     "invalid_sitemap",
 )
 
