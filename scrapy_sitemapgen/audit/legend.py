@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Mapping
 
 __all__ = [
     "DOCS_URL",
@@ -18,7 +18,6 @@ __all__ = [
     "SEVERITY_MEANINGS",
     "Explanation",
     "by_severity",
-    "severity_order",
     "verdict_line",
 ]
 
@@ -159,12 +158,6 @@ def by_severity(counts: Mapping[str, int]) -> dict[str, int]:
     for name, count in counts.items():
         tally[LEGEND[name].severity] += count
     return tally
-
-
-def severity_order(names: Iterable[str]) -> list[str]:
-    """``names`` (finding kinds) worst first, in their given order within a severity."""
-    rank = {severity: at for at, severity in enumerate(SEVERITIES)}
-    return sorted(names, key=lambda name: rank[LEGEND[name].severity])
 
 
 def verdict_line(origin: str, counts: Mapping[str, int], urls_listed: int) -> str:
