@@ -20,7 +20,7 @@ from lxml import html as lxml_html
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_sitemapgen.audit.findings import OriginReport
-from scrapy_sitemapgen.audit.html import render
+from scrapy_sitemapgen.audit.html import MAX_CLUSTERS, render
 from scrapy_sitemapgen.audit.legend import (
     DOCS_URL,
     LEGEND,
@@ -272,6 +272,27 @@ def test_the_page_escapes_hostile_urls_and_links_to_nothing_of_the_site() -> Non
         DOCS + "finding-hreflang-target-not-listed",
         DOCS + "finding-hreflang-missing-self",
     }
+
+
+def test_the_hreflang_section_shows_the_first_pages_and_says_where_the_rest_are() -> None:
+    found = [
+        Finding(f"{A}p{n:04}", kind, "")
+        for n in range(MAX_CLUSTERS + 2)
+        for kind in ("hreflang_no_return", "hreflang_missing_self")
+    ]
+    order = {name: at for at, name in enumerate(FINDINGS)}
+    found.sort(key=lambda f: (order[f.finding], f.url, f.detail))
+    report = OriginReport(Origin("https", "a.example", 443), found, dict(counts(found)), [])
+    section = lxml_html.fromstring(render(report)).get_element_by_id("hreflang")
+    assert _texts(section.xpath("p[@class='note']")) == [
+        "502 pages whose language versions engines may ignore: each page, then the links "
+        "of its cluster that fail and why. The first 500; audit.csv holds them all."
+    ]
+    clusters = section.xpath("div[@class='cluster']")
+    assert len(clusters) == 500
+    # Each page shown has all of its broken links, not only those of the first kind.
+    assert all(len(c.xpath("ul/li")) == 2 for c in clusters)
+    assert _texts([clusters[-1].find("h3")]) == [f"{A}p0499"]
 
 
 def test_a_report_without_findings_says_so_and_has_no_hreflang_section() -> None:
