@@ -18,23 +18,38 @@ if TYPE_CHECKING:
 __all__ = ["duplicate_choice"]
 
 
-def _rank(facts: UrlFacts) -> tuple[bool, int, str]:
-    """The preferred of duplicates sorts first: a page that names itself canonical, then
+def _rank(facts: UrlFacts, named: bool) -> tuple[bool, int, str]:
+    """The preferred of duplicates sorts first: a URL some page's ``rel=canonical`` names
+    (a page left out as ``canonical_elsewhere`` names it, or the page names itself), then
     the shortest URL, then the first in code-point order."""
-    content = facts.content
-    return (not (content is not None and content.canonical), len(facts.loc), facts.loc)
+    if not named:
+        content = facts.content
+        named = content is not None and content.canonical
+    return (not named, len(facts.loc), facts.loc)
 
 
-def duplicate_choice(entries: Iterable[UrlFacts]) -> dict[str, str]:
+def duplicate_choice(entries: Iterable[UrlFacts], named: Iterable[str] = ()) -> dict[str, str]:
     """Fingerprint -> the ``loc`` listed of the pages that share it (every fingerprint of
-    ``entries``, each with its preferred URL). The choice depends only on the set of
-    pages, never on the order they were crawled or recorded in."""
+    ``entries``, each with its preferred URL). ``named``: the URLs that the canonical
+    links of pages left out as ``canonical_elsewhere`` name. The choice depends only on
+    the set of pages and the set of named URLs, never on the order they were crawled or
+    recorded in.
+
+    With ``named``, both come in ``loc`` order (as a store gives them), and are read
+    side by side: only the next named URL is held, not a set of them (a site whose every
+    page carries a query string may name as many URLs as it has pages). Without it, the
+    entries may come in any order."""
     best: dict[str, tuple[bool, int, str]] = {}
+    targets = iter(named)
+    target = next(targets, None)
     for facts in entries:
         content = facts.content
         if content is None:
             continue
-        rank = _rank(facts)
+        loc = facts.loc
+        while target is not None and target < loc:
+            target = next(targets, None)
+        rank = _rank(facts, target == loc)
         known = best.get(content.fingerprint)
         if known is None or rank < known:
             best[content.fingerprint] = rank
