@@ -142,9 +142,7 @@ NAMED = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    ("case", "pages", "named", "listed"), NAMED, ids=[c[0] for c in NAMED]
-)
+@pytest.mark.parametrize(("case", "pages", "named", "listed"), NAMED, ids=[c[0] for c in NAMED])
 def test_duplicate_choice_named(
     case: str, pages: list[tuple], named: list[str], listed: dict[str, str]
 ) -> None:
