@@ -1,5 +1,6 @@
 """Which one of several pages with the same content is listed
-(SITEMAPGEN_DEDUPE_CONTENT). The choice depends only on the set of pages.
+(SITEMAPGEN_DEDUPE_CONTENT). The choice depends only on the set of pages and of the URLs
+their canonical links name.
 
 Pure. What the state file keeps of each page's content across runs, and the lastmod
 settled against it, are :mod:`.lastmod`'s (the decision) and :mod:`..state.content_notes`'s
