@@ -19,14 +19,13 @@ if TYPE_CHECKING:
 __all__ = ["duplicate_choice"]
 
 
-def _rank(facts: UrlFacts, named: bool) -> tuple[bool, int, str]:
+def _rank(facts: UrlFacts) -> tuple[bool, int, str]:
     """The preferred of duplicates sorts first: a URL some page's ``rel=canonical`` names
-    (a page left out as ``canonical_elsewhere`` names it, or the page names itself), then
-    the shortest URL, then the first in code-point order."""
-    if not named:
-        content = facts.content
-        named = content is not None and content.canonical
-    return (not named, len(facts.loc), facts.loc)
+    (here: the page names itself; :func:`duplicate_choice` adds the URLs pages left out
+    as ``canonical_elsewhere`` name), then the shortest URL, then the first in code-point
+    order."""
+    content = facts.content
+    return (not (content is not None and content.canonical), len(facts.loc), facts.loc)
 
 
 def duplicate_choice(entries: Iterable[UrlFacts], named: Iterable[str] = ()) -> dict[str, str]:
@@ -47,10 +46,13 @@ def duplicate_choice(entries: Iterable[UrlFacts], named: Iterable[str] = ()) -> 
         content = facts.content
         if content is None:
             continue
-        loc = facts.loc
-        while target is not None and target < loc:
-            target = next(targets, None)
-        rank = _rank(facts, target == loc)
+        rank = _rank(facts)
+        if target is not None:  # none named (the usual case): nothing more a page
+            loc = facts.loc
+            while target is not None and target < loc:
+                target = next(targets, None)
+            if target == loc:
+                rank = (False, rank[1], loc)
         known = best.get(content.fingerprint)
         if known is None or rank < known:
             best[content.fingerprint] = rank
