@@ -118,6 +118,89 @@ def test_duplicate_choice(pages: list[tuple], listed: dict[str, str]) -> None:
         assert duplicate_choice(order) == want
 
 
+# (pages, the URLs canonical links of left-out pages name, in loc order) -> listed
+NAMED = [
+    ("a named URL wins over shorter ones",
+     [("/a", A), ("/bb", A), ("/longest-of-them", A)], ["/longest-of-them"],
+     {A: "/longest-of-them"}),
+    ("two named: the shorter of them",
+     [("/a", A), ("/bb", A), ("/longest", A)], ["/bb", "/longest"], {A: "/bb"}),
+    ("named by another page or by itself: both named, the shorter wins",
+     [("/a", A), ("/names-itself", A, True), ("/named", A)], ["/named"], {A: "/named"}),
+    ("named by another page or by itself, same length: code-point order",
+     [("/a", A), ("/x2", A, True), ("/x1", A)], ["/x1"], {A: "/x1"}),
+    ("none named: the shortest, as before",
+     [("/a", A), ("/bb", A)], [], {A: "/a"}),
+    ("names of URLs that are no entry change nothing",
+     [("/a", A), ("/bb", A)], ["/0", "/b", "/b0", "/zz"], {A: "/a"}),
+    ("a name helps only its own content",
+     [("/a", A), ("/bb", A), ("/c", B), ("/dd", B)], ["/dd"], {A: "/a", B: "/dd"}),
+    ("a named page without text is nobody's duplicate",
+     [("/a", A), ("/bb", None), ("/cc", A)], ["/bb"], {A: "/a"}),
+    ("a URL named twice is named once",
+     [("/a", A), ("/bb", A)], ["/bb", "/bb"], {A: "/bb"}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "pages", "named", "listed"), NAMED, ids=[c[0] for c in NAMED])
+def test_duplicate_choice_named(
+    case: str, pages: list[tuple], named: list[str], listed: dict[str, str]
+) -> None:
+    """A URL that a page's rel=canonical names wins (docs/lastmod.rst, "One URL per page
+    of content"); the entries and the names come in loc order, as a store gives them."""
+    entries = sorted((_dup(*p) for p in pages), key=lambda f: f.loc)
+    locs = [f"https://example.com{loc}" for loc in named]
+    want = {fp: f"https://example.com{loc}" for fp, loc in listed.items()}
+    assert duplicate_choice(entries, locs) == want
+    assert duplicate_choice(iter(entries), iter(locs)) == want  # read once, side by side
+
+
+def test_named_choice_is_independent_of_crawl_order(tmp_path: Path) -> None:
+    """Pages and the canonical links naming them, recorded in every order into a real
+    store: the choice read back from it is always the same."""
+    from scrapy_sitemapgen.sitemaps.urls import origin_of
+    from scrapy_sitemapgen.store.sqlite import SqliteFactStore
+
+    u = "https://example.com"
+    writes: list[tuple[str, str]] = [
+        ("page", "/a"),
+        ("page", "/bb"),
+        ("page", "/longest-of-them"),
+        ("name", "/longest-of-them"),
+        ("name", "/bb-not-crawled"),
+    ]
+    for number, order in enumerate(itertools.permutations(writes)):
+        store = SqliteFactStore(tmp_path / f"{number}.sqlite3")
+        for kind, path in order:
+            if kind == "page":
+                store.record(_dup(path, A))
+            else:
+                store.record_canonical(u + path)
+        origin = origin_of(u + "/")
+        got = duplicate_choice(store.entries(origin), store.canonical_targets(origin))
+        assert got == {A: u + "/longest-of-them"}, order
+        store.close()
+
+
+def test_named_choice_at_scale() -> None:
+    """A few hundred pages in pairs and triples, every seventh URL named: the merge of the
+    two loc-ordered streams chooses what a set of the names would."""
+    entries = sorted(
+        (_dup(f"/{'x' * (i % 5)}{i}", f"{i // 3:016x}", canonical=i % 11 == 0) for i in range(300)),
+        key=lambda f: f.loc,
+    )
+    named = sorted(f.loc for i, f in enumerate(entries) if i % 7 == 0)
+    names = set(named)
+    want: dict[str, tuple[bool, int, str]] = {}
+    for facts in entries:
+        assert facts.content is not None
+        preferred = facts.loc in names or facts.content.canonical
+        key = (not preferred, len(facts.loc), facts.loc)
+        fp = facts.content.fingerprint
+        want[fp] = min(want.get(fp, key), key)
+    assert duplicate_choice(entries, named) == {fp: key[2] for fp, key in want.items()}
+
+
 def test_notes_merge_with_the_previous_run() -> None:
     """One pass over both, in loc order: URLs gone, URLs new and URLs kept."""
     u = "https://example.com/"

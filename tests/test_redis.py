@@ -68,6 +68,25 @@ def test_entries_stream_in_loc_order_across_batches(redis_server: RedisServer) -
     store.close()
 
 
+def test_canonical_targets_stream_in_loc_order_across_batches(redis_server: RedisServer) -> None:
+    """The URLs that canonical links name, per origin, each once, in loc order (the
+    duplicate choice reads them side by side with the entries)."""
+    store = RedisFactStore(redis_server.url, prefix="named", batch_size=7)
+    targets = [f"https://www.example.com/p/{i:03d}" for i in range(20)]
+    for target in reversed(targets):
+        store.record_canonical(target)
+        store.record_canonical(target)
+    store.record_canonical("http://other.example/x")
+    assert list(store.canonical_targets(SITE)) == targets
+    assert list(store.canonical_targets(Origin("http", "other.example", 80))) == [
+        "http://other.example/x"
+    ]
+    assert list(store.canonical_targets(Origin("http", "none.example", 80))) == []
+    # Targets are no entries: they make no origin and no URL of their own.
+    assert store.origins() == [] and len(store) == 0
+    store.close()
+
+
 def _crawl(site: GeneratedSite, settings: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
     command = [
         sys.executable,

@@ -52,7 +52,7 @@ from ..sitemaps.urls import (
 from ..stats import CANONICAL_NOT_HTTP
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     from scrapy.http import Response
 
@@ -385,14 +385,21 @@ class _Page:
 
 
 def page_facts(
-    response: Response, config: Config, reporter: Reporter, now: datetime | None = None
+    response: Response,
+    config: Config,
+    reporter: Reporter,
+    now: datetime | None = None,
+    *,
+    named: Callable[[str], None] | None = None,
 ) -> UrlFacts | None:
     """The facts of a page to list, or ``None`` (the reason counted and logged).
 
     ``loc`` is the final URL after redirects (Scrapy resolves them before spider
     middlewares), normalised by the crawl's URL policy. ``lastmod`` comes only from the
     sources the settings name (P4): when none gives a valid date the tag is omitted, never
-    filled with the crawl time unless ``crawl_time`` is named.
+    filled with the crawl time unless ``crawl_time`` is named. ``named`` is given the
+    target of a page left out as ``canonical_elsewhere`` (a ``loc``), which wins among
+    duplicates by content.
     """
     request = response.request
     if request is not None and request.meta.get("dont_sitemap"):
@@ -417,6 +424,8 @@ def page_facts(
     exclusion = facts.exclusion()
     if exclusion is not None:
         reporter.exclude(exclusion, loc, facts.elsewhere)
+        if named is not None and exclusion == "canonical_elsewhere" and facts.elsewhere:
+            named(facts.elsewhere)
         return None
     now = now or datetime.now(timezone.utc)
     html = facts.html

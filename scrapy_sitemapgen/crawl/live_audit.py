@@ -229,7 +229,7 @@ def note_duplicates(log: VerdictLog, source: FactSource) -> None:
     the crawl judged them listable, the publish chose another URL of the same content. The
     choice is the publish's own (:func:`duplicate_choice` over the same store)."""
     for origin in log.origins():
-        chosen = duplicate_choice(source.entries(origin))
+        chosen = duplicate_choice(source.entries(origin), source.canonical_targets(origin))
         if not chosen:
             continue
         for facts in source.entries(origin):

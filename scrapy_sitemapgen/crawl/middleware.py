@@ -65,7 +65,7 @@ class SitemapSpiderMiddleware:
         judging = recorder.verdicts is not None
         if judging:
             reporter.last_exclusion = reporter.last_skip = None
-        facts = page_facts(response, recorder.config, reporter)
+        facts = page_facts(response, recorder.config, reporter, named=recorder.named)
         if facts is not None and recorder.record(facts, from_item=False):
             recorder.page_recorded()
         if judging:

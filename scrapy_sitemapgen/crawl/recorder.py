@@ -82,6 +82,11 @@ class Recorder:
         #: keeps verdicts).
         self.verdicts: VerdictLog | None = None
         self._verdicts_uncounted = 0
+        #: Where the canonical targets of pages left out as canonical_elsewhere go: only
+        #: the choice among duplicates by content reads them.
+        self.named: Callable[[str], None] | None = (
+            self.record_canonical if config.dedupe_content else None
+        )
 
     @property
     def keeps_store(self) -> bool:
@@ -164,6 +169,15 @@ class Recorder:
             self._store_failed(facts.loc, exc)
             return False
         return True
+
+    def record_canonical(self, target: str) -> None:
+        """Keep a URL that a page left out as ``canonical_elsewhere`` names; a storage
+        failure is logged and counted, never raised."""
+        assert self.store is not None
+        try:
+            self.store.record_canonical(target)
+        except _STORE_ERRORS as exc:
+            self._store_failed(target, exc)
 
     def judged(self, verdicts: list[Verdict]) -> None:
         """Keep the verdicts of a response; a storage failure is logged and counted."""

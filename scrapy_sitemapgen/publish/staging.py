@@ -209,7 +209,7 @@ class _Listing:
         # A pass over the store before the ones that write: which URL of each content is
         # listed must be known before the first of them is written.
         self.chosen = (
-            duplicate_choice(store.entries(origin))
+            duplicate_choice(store.entries(origin), store.canonical_targets(origin))
             if config.dedupe_content and getattr(store, "has_content", True)
             else {}
         )

@@ -41,6 +41,13 @@ class FactSink(Protocol):
         buffered until :meth:`flush`."""
         ...
 
+    def record_canonical(self, target: str) -> None:
+        """Keep ``target`` (a ``loc``) as a URL that the ``rel=canonical`` of a page left
+        out as ``canonical_elsewhere`` names, under the target's own origin, once however
+        many pages name it; read back by :meth:`FactSource.canonical_targets`. By
+        default a store keeps none, and duplicates by content are chosen without them."""
+        return
+
     def flush(self) -> None:
         """Make every recorded fact durable and visible to readers."""
         ...
@@ -68,6 +75,12 @@ class FactSource(Protocol):
     def news_entries(self, origin: Origin) -> Iterator[UrlFacts]:
         """The entries of one origin that carry news facts, in ``loc`` order."""
         ...
+
+    def canonical_targets(self, origin: Origin) -> Iterator[str]:
+        """The URLs of ``origin`` that pages left out as ``canonical_elsewhere`` name as
+        their canonical (:meth:`FactSink.record_canonical`), each once, in ``loc`` order;
+        none by default (a feed's records carry no such pages)."""
+        return iter(())
 
     def __len__(self) -> int:
         """Distinct URLs recorded."""

@@ -3,8 +3,9 @@
 workers is one entry, and item facts amend page facts whatever order they arrive in.
 
 Redis holds only what the sitemap needs, per origin: a sorted set of locs (read back in
-loc order, in batches, so writing stays flat in memory) and a hash from loc to the
-record's columns. The merge runs in Redis (a Lua script), so concurrent workers cannot
+loc order, in batches, so writing stays flat in memory), a hash from loc to the
+record's columns, and a sorted set of the URLs that pages left out as
+``canonical_elsewhere`` name. The merge runs in Redis (a Lua script), so concurrent workers cannot
 interleave a read and a write of the same entry.
 """
 
@@ -108,6 +109,13 @@ class RedisFactStore(FactStore):
         if self._waiting >= self.batch_size:
             self.flush()
 
+    def record_canonical(self, target: str) -> None:
+        origin = self._origin_key(origin_of(target))
+        self._pipe.zadd(self._key("canonical", origin), {target: 0})
+        self._waiting += 1
+        if self._waiting >= self.batch_size:
+            self.flush()
+
     def flush(self) -> None:
         if not self._waiting:
             return
@@ -131,18 +139,30 @@ class RedisFactStore(FactStore):
     def entries(self, origin: Origin) -> Iterator[UrlFacts]:
         self.flush()
         key = self._origin_key(origin)
-        locs_key, facts_key = self._key("locs", key), self._key("facts", key)
-        start = b"-"
-        while True:
-            locs = self._client.zrangebylex(locs_key, start, b"+", start=0, num=self.batch_size)
-            if not locs:
-                return
+        facts_key = self._key("facts", key)
+        for locs in self._batches(self._key("locs", key)):
             rows = self._client.hmget(facts_key, locs)
             for loc, row in zip(locs, rows):
                 if row is None:
                     continue
                 yield entry(_text(loc), tuple(json.loads(row)))
-            start = b"(" + _text(locs[-1]).encode()
+
+    def canonical_targets(self, origin: Origin) -> Iterator[str]:
+        self.flush()
+        for targets in self._batches(self._key("canonical", self._origin_key(origin))):
+            for target in targets:
+                yield _text(target)
+
+    def _batches(self, key: str) -> Iterator[list[bytes | str]]:
+        """The members of the sorted set ``key`` in lex order (each scored 0), a batch at
+        a time."""
+        start = b"-"
+        while True:
+            members = self._client.zrangebylex(key, start, b"+", start=0, num=self.batch_size)
+            if not members:
+                return
+            yield members
+            start = b"(" + _text(members[-1]).encode()
 
     def news_entries(self, origin: Origin) -> Iterator[UrlFacts]:
         return (facts for facts in self.entries(origin) if facts.news is not None)

@@ -66,6 +66,23 @@ ON CONFLICT DO UPDATE SET
     item_extra = COALESCE(excluded.item_extra, item_extra),
     news = COALESCE(excluded.news, news)
 """
+#: The URLs that pages left out as canonical_elsewhere name (FactSink.record_canonical):
+#: one row per URL, not per naming page, under the URL's own origin.
+_TARGETS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS canonical_targets (
+    scheme TEXT NOT NULL,
+    host TEXT NOT NULL,
+    port INTEGER NOT NULL,
+    loc TEXT NOT NULL,
+    PRIMARY KEY (scheme, host, port, loc)
+) WITHOUT ROWID
+"""
+_NAME_TARGET = (
+    "INSERT OR IGNORE INTO canonical_targets (scheme, host, port, loc) VALUES (?, ?, ?, ?)"
+)
+#: Tables that came after the first stores of this schema: a store without them gets
+#: them when it opens (they start empty), so an older store file still opens.
+_ADDED_TABLES = VERDICT_TABLES | {"canonical_targets"}
 # COALESCE(item_lastmod, page_lastmod) is lastmod.published() (the item's beats the page's),
 # chosen here so that row_facts() gets the lastmod to publish.
 _SELECT = (
@@ -91,6 +108,7 @@ class SqliteFactStore(FactStore):
         self._uncommitted = 0
         self._since = 0.0
         self._rows: list[tuple[Any, ...]] = []
+        self._targets: list[tuple[str, str, int, str]] = []
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = _Lock(self.path)
         try:
@@ -118,8 +136,7 @@ class SqliteFactStore(FactStore):
                     "SELECT name FROM sqlite_master WHERE type = 'table'"
                 )
             }
-            # The verdict tables came later: a store without them gets them (they are new).
-            if tables and (version != _SCHEMA_VERSION or tables - VERDICT_TABLES != _TABLES):
+            if tables and (version != _SCHEMA_VERSION or tables - _ADDED_TABLES != _TABLES):
                 self._db.close()
                 raise StoreError(
                     f"{self.path} is not a scrapy-sitemapgen store of schema "
@@ -132,6 +149,7 @@ class SqliteFactStore(FactStore):
                 self._db.execute(JOURNAL_SCHEMA)
                 for schema in VERDICT_SCHEMA:
                     self._db.execute(schema)
+                self._db.execute(_TARGETS_SCHEMA)
                 self._db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
             self._db.close()
@@ -149,10 +167,22 @@ class SqliteFactStore(FactStore):
         if len(self._rows) >= 256:
             self._drain()
 
+    def record_canonical(self, target: str) -> None:
+        origin = origin_of(target)
+        # Batched as the upserts; the two tables are independent, so which of the two
+        # lists goes to SQLite first does not matter.
+        self._targets.append((origin.scheme, origin.host, origin.port, target))
+        self._count()
+        if len(self._targets) >= 256:
+            self._drain()
+
     def _drain(self) -> None:
         if self._rows:
             self._db.executemany(_UPSERT, self._rows)
             self._rows.clear()
+        if self._targets:
+            self._db.executemany(_NAME_TARGET, self._targets)
+            self._targets.clear()
 
     def write(self, sql: str, params: tuple[Any, ...]) -> sqlite3.Cursor:
         """Run one write in the open transaction, after every write made before it
@@ -212,6 +242,16 @@ class SqliteFactStore(FactStore):
         )
         for row in cursor:
             yield row_facts(*row)
+
+    def canonical_targets(self, origin: Origin) -> Iterator[str]:
+        self.flush()
+        cursor = self._db.execute(
+            "SELECT loc FROM canonical_targets WHERE scheme = ? AND host = ? AND port = ?"
+            " ORDER BY loc",
+            (origin.scheme, origin.host, origin.port),
+        )
+        for (loc,) in cursor:
+            yield loc
 
     def __len__(self) -> int:
         self.flush()
