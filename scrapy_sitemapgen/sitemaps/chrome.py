@@ -74,27 +74,31 @@ class ImageCounts:
     def add(self, images: Iterable[str]) -> None:
         """One page's images (distinct, as ``UrlFacts.images`` are)."""
         self.pages += 1
+        if not images:
+            return
         counts = self.counts
+        entered = self.entered
+        # Decrements the pages counted so far allow: worked out once a page, not per image.
+        room = pages_allowed(self._budget, self.pages) - self.decrements
         for image in images:
             count = counts.get(image)
             if count is not None:
                 counts[image] = count + 1
-            elif len(counts) >= self._floor and self.decrements < pages_allowed(
-                self._budget, self.pages
-            ):
-                counts = self._decrement()
+            elif room > 0 and len(counts) >= self._floor:
+                room -= 1
+                counts, entered = self._decrement()
             else:
                 counts[image] = 1
-                self.entered[image] = self.decrements
+                entered[image] = self.decrements
 
-    def _decrement(self) -> dict[str, int]:
-        """Every counter one down, those at zero gone; the new table."""
+    def _decrement(self) -> tuple[dict[str, int], dict[str, int]]:
+        """Every counter one down, those at zero gone: the new table and entries."""
         self.decrements += 1
         counts = {image: count - 1 for image, count in self.counts.items() if count > 1}
         entered = self.entered
-        self.entered = {image: entered[image] for image in counts}
+        self.entered = entered = {image: entered[image] for image in counts}
         self.counts = counts
-        return counts
+        return counts, entered
 
     def bounds(self) -> Iterator[tuple[str, int, int]]:
         """Each counted image with the least and the most pages it can be on."""
