@@ -1,6 +1,7 @@
 """Chrome images (SITEMAPGEN_IMAGE_CHROME_SHARE): an image on more than a share of an
 origin's listed pages, a logo or an icon, belongs to the site, not to any page, and is left
-out of every page's ``<image:image>``s. Image sitemaps are for the images a page is about.
+out of every page's ``<image:image>``s (G7). Image sitemaps are for the images a page is
+about.
 
 Pure. Decided once per origin at publish, before the first entry is written, so that every
 writing pass (urlsets, sections) leaves out the same images; the decision depends only on
