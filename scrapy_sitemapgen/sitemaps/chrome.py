@@ -30,7 +30,7 @@ MIN_PAGES = 20
 #: How many chrome images of an origin the close log names (the most-used first).
 CHROME_SHOWN = 5
 #: Counters an :class:`ImageCounts` may hold before it starts to forget: below this many
-#: distinct images (most sites) every count is exact and no second pass is ever made.
+#: distinct images (most sites) every count is exact.
 TABLE_FLOOR = 1024
 
 
