@@ -203,30 +203,49 @@ async def test_none_keeps_every_image(
 
 @deferred_f_from_coro_f
 async def test_without_the_duplicates_pass_and_at_a_higher_share(
-    sites: Sites, crawl: CrawlFn, tmp_path: Path
+    sites: Sites, crawl: CrawlFn, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """SITEMAPGEN_DEDUPE_CONTENT off: the count makes its own pass; at 0.7 only the
-    logo (on every page) goes: the icon on 15 of a's 26 pages is at most floor(0.7 * 26)."""
+    logo (on every page) goes: the icon on 15 of a's 26 pages is at most floor(0.7 * 26).
+    With SITEMAPGEN_LOG_ORIGINS=1, only the first origin's line is at INFO, the counter
+    still counts every origin."""
     a, b, c, pages = sites
-    logo = a.url("/static/logo.svg")
-    crawler = await crawl(
-        {"SITEMAPGEN_DEDUPE_CONTENT": False, "SITEMAPGEN_IMAGE_CHROME_SHARE": 0.7},
-        spidercls=ImagesSpider,
-        start_url=a.url("/"),
-    )
+    logo, banner = a.url("/static/logo.svg"), a.url("/banner.jpg")
+    with caplog.at_level(logging.DEBUG, logger="scrapy_sitemapgen"):
+        crawler = await crawl(
+            {
+                "SITEMAPGEN_DEDUPE_CONTENT": False,
+                "SITEMAPGEN_IMAGE_CHROME_SHARE": 0.7,
+                "SITEMAPGEN_LOG_ORIGINS": 1,
+                "LOG_LEVEL": "DEBUG",
+            },
+            spidercls=ImagesSpider,
+            start_url=a.url("/"),
+        )
     out = tmp_path / "out"
     got_a = _listed(out, a)
     expected = {loc: [i for i in images if i != logo] for loc, images in pages[a.url("/")].items()}
     expected[a.url("/p/1?print=1")] = expected[a.url("/p/1")]  # listed: no dedupe
     assert got_a == expected
     # b: the banner on 20 of 20 pages, more than floor(0.7 * 20) = 14.
-    assert got_b_images(_listed(out, b)) == {b.url(f"/photo-{n}.png") for n in range(20)}
+    assert _listed(out, b) == {
+        loc: [b.url(f"/photo-{n}.png")] for n, loc in enumerate(pages[b.url("/")])
+    }
     assert _listed(out, c) == pages[c.url("/")]  # 19 pages: every image stays
     assert crawler.stats.get_value("sitemapgen/skipped/image/chrome") == 26 + 20
-
-
-def got_b_images(listed: dict[str, list[str]]) -> set[str]:
-    return {image for images in listed.values() for image in images}
+    lines = {
+        a.origin: CHROME_LINE.format(
+            root=a.url("/"), images=1, count=26, first=f"{logo} (on 26 pages)"
+        ),
+        b.origin: CHROME_LINE.format(
+            root=b.url("/"), images=1, count=20, first=f"{banner} (on 20 pages)"
+        ),
+    }
+    first = min(a.origin, b.origin, c.origin)
+    assert _lines(caplog) == ([lines[first]] if first in lines else [])
+    assert sorted(_lines(caplog, logging.DEBUG)) == sorted(
+        line for origin, line in lines.items() if origin != first
+    )
 
 
 def test_a_build_in_worker_processes_reports_the_chrome_images(tmp_path: Path) -> None:
