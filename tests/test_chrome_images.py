@@ -23,7 +23,12 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy.utils.sitemap import Sitemap
 
 from scrapy_sitemapgen.settings import Config
-from scrapy_sitemapgen.sitemaps.chrome import ChromeImages, ImageCounts, pages_allowed
+from scrapy_sitemapgen.sitemaps.chrome import (
+    ChromeImages,
+    ImageCounts,
+    chrome_check,
+    pages_allowed,
+)
 from scrapy_sitemapgen.sitemaps.facts import Content, UrlFacts
 
 from .helpers import Route, SiteServer, html, read_bytes, read_entries, run_build
@@ -249,10 +254,11 @@ async def test_without_the_duplicates_pass_and_at_a_higher_share(
 
 
 def test_a_build_in_worker_processes_reports_the_chrome_images(tmp_path: Path) -> None:
-    """A feed (items only, no content: the count's own pass) of two origins staged by two
-    workers: the counts and the close log's line come back from them."""
+    """A feed (items only, no content: the count's own pass) of three origins staged by two
+    workers: the counts and the close log's line come back from them; the origin of 19
+    records (fewer than 20 rows: no pass made) keeps its logo."""
     lines = []
-    for host, count in (("a.example", 30), ("b.example", 22)):
+    for host, count in (("a.example", 30), ("b.example", 22), ("c.example", 19)):
         for n in range(count):
             images = [f"https://{host}/logo.png", f"https://{host}/i/{n}.jpg"]
             lines.append(json.dumps({"loc": f"https://{host}/p/{n}", "images": images}))
@@ -274,6 +280,12 @@ def test_a_build_in_worker_processes_reports_the_chrome_images(tmp_path: Path) -
         assert {loc: e["images"] for loc, e in entries.items()} == {
             f"https://{host}/p/{n}": [f"https://{host}/i/{n}.jpg"] for n in range(count)
         }
+    entries = read_entries(tmp_path / "out", "https_c.example_443")
+    assert {loc: e["images"] for loc, e in entries.items()} == {
+        f"https://c.example/p/{n}": ["https://c.example/logo.png", f"https://c.example/i/{n}.jpg"]
+        for n in range(19)
+    }
+    assert "https://c.example/: 1 image(s)" not in result.stderr
 
 
 # --- the count and the decision, against an exact count -------------------------------------
@@ -388,6 +400,13 @@ def test_twenty_pages_at_least_and_the_share_in_exact_arithmetic() -> None:
     chrome = ChromeImages(0.57, folded=False)
     chrome.decide(lambda: iter(entries))
     assert chrome.images == frozenset({"/icon.png"})
+
+
+def test_no_check_when_off_or_known_to_be_too_small() -> None:
+    assert chrome_check(None, folded=True, most_pages=None) is None
+    assert chrome_check(0.5, folded=False, most_pages=19) is None  # no pass made
+    assert chrome_check(0.5, folded=False, most_pages=20) is not None
+    assert chrome_check(0.5, folded=True, most_pages=None) is not None  # not known
 
 
 def test_strip_counts_the_first_pass_only() -> None:

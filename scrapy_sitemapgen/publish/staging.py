@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..build.pool import TASK_ORIGINS, staging_tasks
-from ..sitemaps.chrome import ChromeImages
+from ..sitemaps.chrome import chrome_check
 from ..sitemaps.content import duplicate_choice
 from ..sitemaps.facts import format_w3c
 from ..sitemaps.indexnow import fingerprint, key_file_name
@@ -213,11 +213,12 @@ class _Listing:
         self.duplicates = 0
         self.first_duplicates: list[tuple[str, str]] = []
         dedupe = config.dedupe_content and getattr(store, "has_content", True)
-        share = config.image_chrome_share
         # Images are written in the XML urlsets only; the count rides on the duplicates' pass.
         chrome = (
-            ChromeImages(share, folded=dedupe)
-            if share is not None and "xml" in config.formats
+            chrome_check(
+                config.image_chrome_share, folded=dedupe, most_pages=store.most_entries(origin)
+            )
+            if "xml" in config.formats
             else None
         )
         # A pass over the store before the ones that write: which URL of each content is

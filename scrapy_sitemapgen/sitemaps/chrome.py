@@ -22,7 +22,14 @@ if TYPE_CHECKING:
 
     from .facts import UrlFacts
 
-__all__ = ["CHROME_SHOWN", "MIN_PAGES", "ChromeImages", "ImageCounts", "exact_counts"]
+__all__ = [
+    "CHROME_SHOWN",
+    "MIN_PAGES",
+    "ChromeImages",
+    "ImageCounts",
+    "chrome_check",
+    "exact_counts",
+]
 
 #: An origin of fewer listed pages keeps every image: on a handful of pages, an image
 #: shared by most of them says nothing about the site.
@@ -120,6 +127,16 @@ def exact_counts(entries: Iterable[UrlFacts], images: Iterable[str]) -> dict[str
                 if image in counts:
                     counts[image] += 1
     return counts
+
+
+def chrome_check(
+    share: float | None, *, folded: bool, most_pages: int | None
+) -> ChromeImages | None:
+    """The check of one origin, or None when no image of it can be chrome: the share is
+    None, or the origin is known to have fewer than MIN_PAGES entries (no pass made)."""
+    if share is None or (most_pages is not None and most_pages < MIN_PAGES):
+        return None
+    return ChromeImages(share, folded=folded)
 
 
 class ChromeImages:

@@ -69,6 +69,11 @@ class FactSource(Protocol):
         """The entries of one origin that carry news facts, in ``loc`` order."""
         ...
 
+    def most_entries(self, origin: Origin) -> int | None:
+        """At most how many entries ``origin`` has, when known without reading them (a
+        pass only a larger origin needs is then not made); None: not known."""
+        return None
+
     def __len__(self) -> int:
         """Distinct URLs recorded."""
         ...
