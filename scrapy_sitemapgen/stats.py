@@ -62,6 +62,10 @@ ITEMS_NO_LOC = skipped("item_no_loc")
 CANONICAL_NOT_HTTP = "canonical_not_http"
 SKIPPED_CANONICAL_NOT_HTTP = skipped(CANONICAL_NOT_HTTP)
 
+#: ``<image:image>`` entries left out as the site's chrome (SITEMAPGEN_IMAGE_CHROME_SHARE):
+#: one per image per page it was on, counted when the sitemaps are written.
+SKIPPED_IMAGE_CHROME = skipped("image/chrome")
+
 #: The exclusion reason of a page whose content another URL of its origin also has
 #: (SITEMAPGEN_DEDUPE_CONTENT), and its count.
 DUPLICATE_CONTENT = "duplicate_content"

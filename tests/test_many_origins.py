@@ -314,6 +314,9 @@ def test_staged_sets_cross_to_the_workers_and_back_whole() -> None:
         indexnow={"added": 1},
         duplicates=3,
         first_duplicates=[("https://example.com/a", "https://example.com/b")],
+        chrome=7,
+        chrome_images=1,
+        first_chrome=[("https://example.com/logo.svg", 7)],
     )
     for field in dataclasses.fields(OriginSet):  # the test sets every one of them
         assert getattr(origin_set, field.name) != field.default, field.name

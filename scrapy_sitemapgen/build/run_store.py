@@ -349,6 +349,11 @@ class RunStore(PooledSource):
     def entries(self, origin: Origin) -> Iterator[UrlFacts]:
         return self._facts(origin, news_only=False)
 
+    def most_entries(self, origin: Origin) -> int | None:
+        """Its rows, repeats counted, for an origin this store holds (a staging task's)."""
+        entry = self._held.get(origin)
+        return None if entry is None else entry.rows
+
     def news_entries(self, origin: Origin) -> Iterator[UrlFacts]:
         return self._facts(origin, news_only=True)
 

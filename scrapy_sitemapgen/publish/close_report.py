@@ -85,6 +85,8 @@ class CloseReport:
                     ),
                 },
             )
+        if origin_set.chrome:
+            _report_chrome(origin_set, self.reporter, shown)
         if shown:
             stats = self.reporter.stats
             name = origin_set.origin.name
@@ -244,5 +246,28 @@ def _report_sections(origin_set: OriginSet, reporter: Reporter, shown: bool) -> 
                 f"{section} {urls} URLs in {files} file(s)"
                 for section, (files, urls) in counts.items()
             ),
+        },
+    )
+
+
+def _report_chrome(origin_set: OriginSet, reporter: Reporter, shown: bool) -> None:
+    """SITEMAPGEN_IMAGE_CHROME_SHARE: the image entries left out as the site's chrome,
+    counted, and the most-used few named on one line per origin (at DEBUG past
+    SITEMAPGEN_LOG_ORIGINS)."""
+    reporter.stats.inc_value(keys.SKIPPED_IMAGE_CHROME, origin_set.chrome)
+    logger.log(
+        logging.INFO if shown else logging.DEBUG,
+        "Sitemap: %(root)s: %(images)d image(s) on more pages than SITEMAPGEN_IMAGE_CHROME_SHARE "
+        "allows left out of every page's images as the site's chrome, %(count)d in all "
+        "(%(key)s): %(first)s%(more)s",
+        {
+            "root": origin_set.origin.root,
+            "images": origin_set.chrome_images,
+            "count": origin_set.chrome,
+            "key": keys.SKIPPED_IMAGE_CHROME,
+            "first": ", ".join(
+                f"{image} (on {pages} pages)" for image, pages in origin_set.first_chrome
+            ),
+            "more": ", ..." if origin_set.chrome_images > len(origin_set.first_chrome) else "",
         },
     )

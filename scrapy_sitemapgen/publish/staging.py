@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..build.pool import TASK_ORIGINS, staging_tasks
+from ..sitemaps.chrome import chrome_check
 from ..sitemaps.content import duplicate_choice
 from ..sitemaps.facts import format_w3c
 from ..sitemaps.indexnow import fingerprint, key_file_name
@@ -94,6 +95,11 @@ class OriginSet:
     #: Pages left out as duplicates by content, and the first few as (left out, listed).
     duplicates: int = 0
     first_duplicates: list[tuple[str, str]] = field(default_factory=list)
+    #: Chrome images (SITEMAPGEN_IMAGE_CHROME_SHARE): ``<image:image>`` entries left out
+    #: (one per image per page), the images, and the most-used few with their pages.
+    chrome: int = 0
+    chrome_images: int = 0
+    first_chrome: list[tuple[str, int]] = field(default_factory=list)
 
     def files(self, kind: str) -> list[FileRecord]:
         """Its files of ``kind`` (``urlset``, ``news``, ``text``, ``index``, ...), in
@@ -206,13 +212,29 @@ class _Listing:
         self.reporter = reporter
         self.duplicates = 0
         self.first_duplicates: list[tuple[str, str]] = []
+        dedupe = config.dedupe_content and getattr(store, "has_content", True)
+        # Images are written in the XML urlsets only; the count rides on the duplicates' pass.
+        chrome = (
+            chrome_check(
+                config.image_chrome_share, folded=dedupe, most_pages=store.most_entries(origin)
+            )
+            if "xml" in config.formats
+            else None
+        )
         # A pass over the store before the ones that write: which URL of each content is
         # listed must be known before the first of them is written.
+        stored = store.entries
         self.chosen = (
-            duplicate_choice(store.entries(origin), store.canonical_targets(origin))
-            if config.dedupe_content and getattr(store, "has_content", True)
+            duplicate_choice(
+                chrome.counted(stored(origin)) if chrome else stored(origin),
+                store.canonical_targets(origin),
+            )
+            if dedupe
             else {}
         )
+        if chrome is not None:
+            chrome.decide(self._listed, len(self.chosen))
+        self.chrome = chrome if chrome is not None and chrome.images else None
         self.notes = self._notes(*state.content_notes(config.state_key, origin.name))
 
     def _notes(
@@ -235,12 +257,19 @@ class _Listing:
         entries = self.store.entries(self.origin)
         if self.chosen:
             entries = self._unique(entries, first)
+        if self.chrome is not None and settled:  # a pass that settles nothing writes no images
+            entries = self.chrome.strip(entries, first=first)
         if first:
             return self.notes.follow(entries)
         if not settled:
             return entries
         previous = self.state.previous_contents(self.config.state_key, self.origin.name)
         return self._notes(previous, None).follow(entries)
+
+    def _listed(self) -> Iterator[UrlFacts]:
+        """The listed entries as they are stored: a pass to count their images."""
+        entries = self.store.entries(self.origin)
+        return self._unique(entries, False) if self.chosen else entries
 
     def news_entries(self) -> Iterator[UrlFacts]:
         entries = self.store.news_entries(self.origin)
@@ -366,6 +395,10 @@ def stage_origin(
     origin_set.added, origin_set.removed = notes.finish()
     origin_set.duplicates = listing.duplicates
     origin_set.first_duplicates = listing.first_duplicates
+    if listing.chrome is not None and listing.chrome.removed:
+        origin_set.chrome = listing.chrome.removals
+        origin_set.chrome_images = len(listing.chrome.removed)
+        origin_set.first_chrome = listing.chrome.first()
     if changes is not None:
         origin_set.indexnow = changes.finish()
     # robots.txt and the manifest go out before the index, which is always published last.

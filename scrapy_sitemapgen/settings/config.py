@@ -467,7 +467,8 @@ class Config:
 
 def _share(settings: BaseSettings, name: str) -> float | None:
     """A share of an origin's pages, above 0 and below 1, or None (the check is off)."""
-    raw = settings.get(name, DEFAULTS[name])
+    # Not settings.get, which gives the default for a None the user set.
+    raw = settings[name] if name in settings else DEFAULTS[name]
     if raw is None or (isinstance(raw, str) and raw.strip().lower() in ("", "none")):
         return None
     try:

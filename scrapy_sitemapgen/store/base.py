@@ -82,6 +82,11 @@ class FactSource(Protocol):
         none by default (a feed's records carry no such pages)."""
         return iter(())
 
+    def most_entries(self, origin: Origin) -> int | None:
+        """At most how many entries ``origin`` has, when known without reading them (a
+        pass only a larger origin needs is then not made); None: not known."""
+        return None
+
     def __len__(self) -> int:
         """Distinct URLs recorded."""
         ...
