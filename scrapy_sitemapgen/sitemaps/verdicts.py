@@ -57,6 +57,9 @@ FINDINGS = (
     "listed_unreachable",
     "missing_from_sitemap",
     "lastmod_mismatch",
+    "hreflang_no_return",
+    "hreflang_target_not_listed",
+    "hreflang_missing_self",
     "invalid_sitemap",
 )
 
