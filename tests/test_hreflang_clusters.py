@@ -505,3 +505,52 @@ async def test_without_the_audit_only_the_pages_not_listed_keep_a_verdict(
         (u("/t/refresh"), "redirected"),
     ]
     assert not (tmp_path / "sitemapgen-report").exists()
+
+
+@deferred_f_from_coro_f
+async def test_the_redis_store_keeps_no_verdicts_so_unlisted_targets_are_unverified(
+    crawl: Any, cluster_site: ClusterSite, tmp_path: Path, redis_server: Any
+) -> None:
+    site = cluster_site
+    u = site.a.url
+    crawler = await crawl_clusters(
+        crawl, site, SITEMAPGEN_STORE=redis_server.url, SITEMAPGEN_SHARED_WRITE="last"
+    )
+    expected = dict(site.expected)
+    # Listed targets are still checked for their return link; the others are kept.
+    expected[u("/t/en")] = site.declared[u("/t/en")]
+    assert written(tmp_path / "out", site) == expected
+    assert {k: v for k, v in crawler.stats.get_stats().items() if "alternate" in k} == {
+        "sitemapgen/skipped/alternate/no_return": 2,
+        "sitemapgen/skipped/alternate/conflict": 1,
+        "sitemapgen/alternates/unverified": 6,
+    }
+
+
+def test_the_one_check_of_a_publish_without_alternates(tmp_path: Path, redis_server: Any) -> None:
+    from scrapy_sitemapgen.publish.cluster_index import declares_alternates
+    from scrapy_sitemapgen.store.redis import RedisFactStore
+    from scrapy_sitemapgen.store.sqlite import SqliteFactStore
+
+    plain = UrlFacts("http://a.example/x", images=('http://a.example/"a":[x].png',))
+    declaring = UrlFacts("http://a.example/y", alternates=(Alternate("en", "http://a.example/z"),))
+    on = Config.from_settings(Settings({"SITEMAPGEN_URI": str(tmp_path)}))
+    off = Config.from_settings(
+        Settings({"SITEMAPGEN_URI": str(tmp_path), "SITEMAPGEN_ALTERNATES_CHECK": "as_declared"})
+    )
+    for store in (SqliteFactStore(tmp_path / "s.sqlite3"), RedisFactStore(redis_server.url)):
+        try:
+            # A JSON string cannot spell the key the SQLite store looks for.
+            store.record(plain)
+            assert not store.has_alternates()
+            assert not declares_alternates(store, on)
+            store.record(declaring)
+            assert store.has_alternates()
+            assert declares_alternates(store, on)
+            assert not declares_alternates(store, off)
+        finally:
+            store.close()
+    # A source that cannot tell is read up to the first entry with alternates.
+    assert declares_alternates(MemorySource({declaring.loc: declaring}), on)
+    assert not declares_alternates(MemorySource({plain.loc: plain}), on)
+    assert not declares_alternates(MemorySource({declaring.loc: declaring}, has_content=False), on)
