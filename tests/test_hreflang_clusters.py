@@ -265,6 +265,43 @@ def test_index_agrees_with_the_plain_rules_on_small_sources(seed: int) -> None:
     assert index_result(source, verdicts) == reference(source, verdicts)
 
 
+def test_staging_reads_the_index_read_only() -> None:
+    from scrapy_sitemapgen.publish.cluster_index import ClusterLookup, clustered
+
+    source, verdicts = synthetic(300, 4)
+    written, _, _ = reference(source, verdicts)
+    config = Config.from_settings(Settings({"SITEMAPGEN_URI": "/tmp/unused"}))
+    index = build_clusters(source, config, lambda url: None)
+    assert index is not None
+    try:
+        # What a build's worker process does with the path it is sent.
+        lookup = ClusterLookup(index.path)
+        entries = [f for origin in source.origins() for f in source.entries(origin)]
+        for facts in clustered(entries, lookup):
+            if source.rows[facts.loc].alternates:
+                assert facts.alternates == tuple(
+                    Alternate(h, href) for h, href in index_lookup(index.path, facts.loc)
+                )
+            else:
+                assert facts.alternates == ()
+        with pytest.raises(sqlite3.OperationalError):
+            lookup._db.execute("DELETE FROM written")
+        lookup.close()
+    finally:
+        index.close()
+    assert written  # the synthetic source has clusters to write
+
+
+def index_lookup(path: str, loc: str) -> list[tuple[str, str]]:
+    db = sqlite3.connect(path)
+    try:
+        return db.execute(
+            "SELECT hreflang, href FROM written WHERE src = ? ORDER BY seq", (loc,)
+        ).fetchall()
+    finally:
+        db.close()
+
+
 def test_index_of_50000_entries_is_bounded_and_agrees() -> None:
     source, verdicts = synthetic(50_000, 7)
     written, counts, findings = index_result(source, verdicts)

@@ -193,7 +193,7 @@ class ClusterIndex:
                         (src, pos, a.hreflang, a.href, int(flag))
                         for pos, (a, flag) in enumerate(zip(facts.alternates, flags))
                     )
-                if len(listed) + len(edges) >= _BATCH:
+                if len(listed) + len(dropped) + len(edges) >= _BATCH:
                     drain()
         drain()
         db.execute("CREATE INDEX edges_back ON edges (src, target)")
