@@ -591,3 +591,80 @@ def test_the_one_check_of_a_publish_without_alternates(tmp_path: Path, redis_ser
     assert declares_alternates(MemorySource({declaring.loc: declaring}), on)
     assert not declares_alternates(MemorySource({plain.loc: plain}), on)
     assert not declares_alternates(MemorySource({declaring.loc: declaring}, has_content=False), on)
+
+
+def test_close_log_names_the_first_origins_and_sums_up_the_rest(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from scrapy_sitemapgen.publish.close_report import log_clusters
+
+    a, b = "http://a.example", "http://b.example"
+    source = MemorySource()
+    for root in (a, b):
+        # /en names /fr, which names nobody back: one hreflang_no_return per origin.
+        source.rows[f"{root}/en"] = UrlFacts(
+            f"{root}/en", alternates=(Alternate("en", f"{root}/en"), Alternate("fr", f"{root}/fr"))
+        )
+        source.rows[f"{root}/fr"] = UrlFacts(f"{root}/fr")
+    config = Config.from_settings(Settings({"SITEMAPGEN_URI": "/tmp/unused"}))
+    index = build_clusters(source, config, lambda url: None)
+    assert index is not None
+    try:
+        with caplog.at_level(logging.INFO, logger="scrapy_sitemapgen"):
+            log_clusters(index, 1)
+    finally:
+        index.close()
+    assert [(r.levelno, r.getMessage()) for r in caplog.records] == [
+        (
+            logging.INFO,
+            f"Sitemap: {a}/: broken hreflang clusters: hreflang_no_return 1; first: {a}/en "
+            f"hreflang_no_return fr {a}/fr; the sitemap writes only the pairs that name each "
+            "other and the page itself (G6): fix these pages' hreflang links",
+        ),
+        (
+            logging.INFO,
+            "Sitemap: and 1 more origin(s) with broken hreflang clusters: hreflang_no_return 1 "
+            "(one line each at DEBUG; SITEMAPGEN_LOG_ORIGINS=1)",
+        ),
+    ]
+
+
+def test_a_target_left_out_as_a_duplicate_by_content() -> None:
+    from scrapy_sitemapgen.sitemaps.facts import Content
+
+    u = "http://a.example"
+    same = Content("f" * 16, "2026-01-01T00:00:00+00:00")
+    source = MemorySource(
+        {
+            # /fr and /fr-copy have the same content: the shorter URL is listed.
+            f"{u}/en": UrlFacts(
+                f"{u}/en",
+                alternates=(Alternate("fr", f"{u}/fr-copy"), Alternate("de", f"{u}/de")),
+                content=Content("e" * 16, same.fetched),
+                language="en",
+            ),
+            f"{u}/fr": UrlFacts(f"{u}/fr", content=same),
+            f"{u}/fr-copy": UrlFacts(
+                f"{u}/fr-copy", alternates=(Alternate("en", f"{u}/en"),), content=same
+            ),
+            f"{u}/de": UrlFacts(
+                f"{u}/de",
+                alternates=(Alternate("en", f"{u}/en"),),
+                content=Content("d" * 16, same.fetched),
+            ),
+        }
+    )
+    config = Config.from_settings(
+        Settings({"SITEMAPGEN_URI": "/tmp/unused", "SITEMAPGEN_DEDUPE_CONTENT": True})
+    )
+    index = build_clusters(source, config, lambda url: None)
+    assert index is not None
+    try:
+        assert index_lookup(index.path, f"{u}/en") == [("en", f"{u}/en"), ("de", f"{u}/de")]
+        assert index_lookup(index.path, f"{u}/fr-copy") == []  # left out: not a source
+        assert index.counts() == {"kept": 2, "duplicate_content": 1}
+        assert [(f.url, f.detail) for f in index.findings(f"{u}/")] == [
+            (f"{u}/en", f"fr {u}/fr-copy (duplicate_content)")
+        ]
+    finally:
+        index.close()
