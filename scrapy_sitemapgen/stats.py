@@ -72,6 +72,17 @@ DUPLICATE_CONTENT = "duplicate_content"
 EXCLUDED_DUPLICATE_CONTENT = excluded(DUPLICATE_CONTENT)
 
 
+#: Alternates of a listed page written although the crawl never judged their target
+#: (another site, a page not crawled): unknown is not wrong (SITEMAPGEN_ALTERNATES_CHECK).
+ALTERNATES_UNVERIFIED = f"{PREFIX}/alternates/unverified"
+
+
+def skipped_alternate(reason: str) -> str:
+    """Declared alternates not written: ``no_return``, ``conflict``, or why their target
+    is not listed (``noindex``, ``canonical_elsewhere``, ``redirected``, ...)."""
+    return skipped(f"alternate/{reason}")
+
+
 def delivery_failed(storage: str) -> str:
     """A file a feed storage could not store (FeedExporter counts feedexport/failed_count)."""
     return f"{PREFIX}/delivery/failed/{storage}"

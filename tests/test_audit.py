@@ -259,6 +259,7 @@ async def test_audit_of_a_planted_site(
         "listed_unreachable": 1,
         "missing_from_sitemap": 2,
         "lastmod_mismatch": 1,
+        # The planted pages declare no alternates: no broken hreflang cluster.
         "hreflang_no_return": 0,
         "hreflang_target_not_listed": 0,
         "hreflang_missing_self": 0,
@@ -432,7 +433,10 @@ async def test_audit_off_keeps_no_verdicts_and_writes_no_report(
     site, _ = planted
     store = tmp_path / "store.sqlite3"
     before = len(site.requested)
-    crawler = await crawl({"SITEMAPGEN_STORE": str(store)}, start_url=site.url("/"))
+    crawler = await crawl(
+        {"SITEMAPGEN_STORE": str(store), "SITEMAPGEN_ALTERNATES_CHECK": "as_declared"},
+        start_url=site.url("/"),
+    )
     assert crawler.stats.get_value("sitemapgen/pages/recorded") == 5
     assert sqlite3.connect(store).execute("SELECT COUNT(*) FROM verdicts").fetchone() == (0,)
     assert not (tmp_path / "sitemapgen-report").exists()

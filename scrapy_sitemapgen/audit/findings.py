@@ -107,11 +107,13 @@ def build_report(
     now: datetime | None = None,
     sections: tuple[Section, ...] = (),
     missing: bool = True,
+    clusters: Iterable[Finding] = (),
 ) -> OriginReport:
     """The findings of ``origin`` (``sitemaps``: the live files read; ``invalid``: their
     violations as (file, finding)), sorted by kind (report order), URL and detail; with
     ``sections``, counted per section too; ``missing``: False when the live sitemaps could
-    not be read (no ``missing_from_sitemap`` findings)."""
+    not be read (no ``missing_from_sitemap`` findings); ``clusters``: the findings of its
+    broken hreflang clusters, which the publish found (``publish.cluster_index``)."""
     now = now or datetime.now(timezone.utc)
     listed = list(log.listed(origin))
     verdicts: dict[str, int] = {}
@@ -129,7 +131,7 @@ def build_report(
             yield verdict
 
     found = sorted(
-        audit_findings(listed, log.get, crawled(), invalid, missing=missing),
+        [*audit_findings(listed, log.get, crawled(), invalid, missing=missing), *clusters],
         key=lambda f: (_ORDER[f.finding], f.url, f.detail),
     )
     return OriginReport(

@@ -15,13 +15,14 @@ from .html import render
 from .legend import LEGEND
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Callable, Iterable, Iterator, Mapping
     from pathlib import Path
 
     from scrapy.statscollectors import StatsCollector
 
     from ..sitemaps.sections import Section
     from ..sitemaps.urls import Origin
+    from ..sitemaps.verdicts import Finding
     from ..store.verdict_log import VerdictLog
     from .live import LiveRead
 
@@ -95,10 +96,11 @@ def report_origins(
     report_dir: Path,
     stats: StatsCollector | None = None,
     sections: tuple[Section, ...] = (),
+    clusters: Callable[[Origin], Iterable[Finding]] | None = None,
 ) -> list[OriginReport]:
     """The report of every origin with a verdict, a listed URL or a live read, each in
     ``report_dir/<origin folder>`` (the output's folder names); the findings counted in
-    ``stats`` when given."""
+    ``stats`` when given; ``clusters``: an origin's broken hreflang clusters' findings."""
     origins = set(reads) | set(log.origins())
     reports = []
     for origin in sorted(origins):
@@ -111,6 +113,7 @@ def report_origins(
             invalid_dropped=read.invalid_dropped if read is not None else 0,
             sections=sections,
             missing=read is None or not read.unreadable,
+            clusters=() if clusters is None else clusters(origin),
         )
         report.folder = report_dir / origin.name
         write_report(report, log, report.folder)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
+    from ..publish.cluster_index import ClusterIndex
     from ..settings import Config
     from ..store.base import Coordination, FactSource
 
@@ -142,7 +143,7 @@ class SitemapExporter:
         )
         return False
 
-    async def _report_audit(self, source: FactSource) -> None:
+    async def _report_audit(self, source: FactSource, clusters: ClusterIndex | None) -> None:
         """The audit's report and its close log lines; a failure is logged and counted,
         never raised (the sitemaps are out already)."""
         audit, log = self.audit, self.recorder.verdicts
@@ -153,7 +154,7 @@ class SitemapExporter:
             return
         try:
             deduped = source if self.config.dedupe_content else None
-            lines = await run_in_thread(write_reports, audit, log, deduped)
+            lines = await run_in_thread(write_reports, audit, log, deduped, clusters)
         except Exception as exc:
             self.stats.inc_value(keys.AUDIT_REPORT_FAILED)
             logger.error(
@@ -238,13 +239,18 @@ class SitemapExporter:
                     feeds,
                     empty_reason=self.empty_reason,
                     outcome=outcome,
+                    keep_clusters=self.audit is not None,
                 )
                 if outcome.failed:  # each failed file has had its line
                     self._publish_failed()
             finally:
                 # Counted after writing: a build's run store learns its count as it merges.
                 self.stats.set_value(keys.URLS_STORED, await run_in_thread(len, source))
-                await self._report_audit(source)
+                try:
+                    await self._report_audit(source, outcome.clusters)
+                finally:
+                    if outcome.clusters is not None:
+                        outcome.clusters.close()
         except Exception as exc:  # Scrapy would swallow it; make the failure visible and counted.
             self._publish_failed()
             recorder.count_lost()

@@ -28,6 +28,7 @@ from ..pages.jsonld import json_ld
 from ..pages.refresh import refresh_url
 from ..pages.robots import robots_directives
 from ..pages.videos import videos
+from ..sitemaps.clusters import html_language
 from ..sitemaps.facts import (
     Alternate,
     Content,
@@ -429,11 +430,17 @@ def page_facts(
         return None
     now = now or datetime.now(timezone.utc)
     html = facts.html
+    alternates = facts.alternates() if config.alternates else ()
     return UrlFacts(
         loc,
         facts.lastmod(now),
         images=facts.images() if config.images and html else (),
         videos=facts.videos(now) if config.videos and html else (),
-        alternates=facts.alternates() if config.alternates else (),
+        alternates=alternates,
         content=facts.content(now) if config.fingerprints else None,
+        # The self entry's last resort (sitemaps.clusters.self_language): read only for a
+        # page whose cluster is checked.
+        language=html_language(facts.nodes.html_lang)
+        if alternates and html and config.checks_clusters
+        else None,
     )

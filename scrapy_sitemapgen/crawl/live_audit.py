@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
+    from ..publish.cluster_index import ClusterIndex
     from ..settings import Config
     from ..store.base import FactSource
     from ..store.verdict_log import VerdictLog
@@ -80,7 +81,7 @@ class LiveAudit:
 
     def spider_idle(self) -> None:
         """Keep the spider open until the audit has read everything."""
-        if self.done or self.recorder.verdicts is None:
+        if self.done or not self.recorder.audits:
             return
         if self._task is None:
             self._task = asyncio.ensure_future(self._run())
@@ -246,12 +247,25 @@ def note_duplicates(log: VerdictLog, source: FactSource) -> None:
     log.flush()
 
 
-def write_reports(audit: LiveAudit, log: VerdictLog, source: FactSource | None = None) -> list[str]:
+def write_reports(
+    audit: LiveAudit,
+    log: VerdictLog,
+    source: FactSource | None = None,
+    clusters: ClusterIndex | None = None,
+) -> list[str]:
     """Each origin's report in ``SITEMAPGEN_REPORT_DIR/<origin folder>``; the close log's
     lines. ``source``: the store the publish listed from, when it left duplicates by
-    content out. Runs in a thread: it reads the whole store."""
+    content out; ``clusters``: the hreflang clusters the publish checked. Runs in a
+    thread: it reads the whole store."""
     if source is not None:
         note_duplicates(log, source)
     config = audit.config
-    reports = report_origins(log, audit.origins, config.report_dir, audit.stats, config.sections)
+    reports = report_origins(
+        log,
+        audit.origins,
+        config.report_dir,
+        audit.stats,
+        config.sections,
+        None if clusters is None else (lambda origin: clusters.findings(origin.root)),
+    )
     return [f"{summary(report)}; report in {report.folder}" for report in reports]

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.spidermiddlewares.httperror import HttpError
 
+from ..sitemaps.verdicts import LISTED
 from .exporter import SitemapExporter
 from .extract import page_facts
 from .judging import response_verdicts
@@ -68,5 +69,14 @@ class SitemapSpiderMiddleware:
         facts = page_facts(response, recorder.config, reporter, named=recorder.named)
         if facts is not None and recorder.record(facts, from_item=False):
             recorder.page_recorded()
-        if judging:
+        if not judging:
+            return
+        if recorder.audits:
             recorder.judged(response_verdicts(response, facts, reporter, recorder.config))
+            return
+        # Only the clusters' check: the pages not listed (the URLs that redirected to a
+        # listed one among them); a listed page's verdict would repeat its store row.
+        request = response.request
+        if facts is None or (request is not None and request.meta.get("redirect_urls")):
+            verdicts = response_verdicts(response, facts, reporter, recorder.config)
+            recorder.judged([v for v in verdicts if v.verdict != LISTED])

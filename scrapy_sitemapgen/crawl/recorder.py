@@ -78,9 +78,12 @@ class Recorder:
         self._failed = False
         self._flusher: Any = None
         self._pages_uncounted = 0
-        #: Where every URL's verdict goes: only with SITEMAPGEN_AUDIT (and a store that
-        #: keeps verdicts).
+        #: Where the verdicts go, with a store that keeps them: every URL's with
+        #: SITEMAPGEN_AUDIT, else those of the pages not listed when the hreflang
+        #: clusters are checked (a listed page is in the store already).
         self.verdicts: VerdictLog | None = None
+        #: Whether the live sitemaps are audited (SITEMAPGEN_AUDIT, and verdicts kept).
+        self.audits = False
         self._verdicts_uncounted = 0
         #: Where the canonical targets of pages left out as canonical_elsewhere go: only
         #: the choice among duplicates by content reads them.
@@ -143,9 +146,10 @@ class Recorder:
             self._marker = Path(location).with_name(Path(location).name + ".closed")
             self.closed_cleanly = self._marker.exists()
             self._marker.unlink(missing_ok=True)
-        if config.audit:
+        if config.audit or config.checks_clusters:
             self.verdicts = store.verdicts()
-            if self.verdicts is None:
+            self.audits = config.audit and self.verdicts is not None
+            if self.verdicts is None and config.audit:
                 logger.warning(
                     "Sitemap: the store %(backend)s keeps no verdicts, so there is no audit "
                     "(SITEMAPGEN_AUDIT needs the SQLite store)",
@@ -275,6 +279,7 @@ class Recorder:
         close for the next run on it."""
         store, self.store = self.store, None
         self.verdicts = None
+        self.audits = False
         if store is None:
             return
         try:

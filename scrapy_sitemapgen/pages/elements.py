@@ -50,9 +50,20 @@ class PageNodes:
     changed later is not seen.
     """
 
-    __slots__ = ("_og", "_rels", "images", "itemprops", "links", "metas", "scripts", "videos")
+    __slots__ = (
+        "_og",
+        "_rels",
+        "_root",
+        "images",
+        "itemprops",
+        "links",
+        "metas",
+        "scripts",
+        "videos",
+    )
 
     def __init__(self, selector: Selector) -> None:
+        self._root = selector.root
         #: ``//link[@rel]``, and the lower-case ``rel`` of each
         self.links: list[Any] = []
         self._rels: list[str] = []
@@ -107,6 +118,19 @@ class PageNodes:
                     og.setdefault(prop.strip().translate(ASCII_LOWER), []).append(content)
             self._og = og
         return self._og
+
+    @property
+    def html_lang(self) -> str | None:
+        """The ``lang`` attribute of the document's ``<html>`` element, as written; None
+        without one. Read only when asked (a page with alternates needs its language)."""
+        root = self._root
+        if not hasattr(root, "getroottree"):  # a selector of no document (a text body)
+            return None
+        top = root.getroottree().getroot()
+        if top is None or top.tag != "html":
+            return None
+        lang = top.get("lang")
+        return None if lang is None else str(lang)
 
     def links_with_rel(self, rel: str) -> Iterator[Any]:
         """Each ``<link>`` element with ``rel`` among its (case-insensitive) rel tokens."""

@@ -8,17 +8,20 @@ from typing import TYPE_CHECKING
 from .. import stats as keys
 from ..sitemaps.exclusions import governed_by
 from ..sitemaps.sections import section_counts
+from ..sitemaps.verdicts import FINDINGS
 
 if TYPE_CHECKING:
     from ..sitemaps.urls import Origin
     from ..stats import Reporter
+    from .cluster_index import ClusterIndex
     from .staging import OriginSet
 
-__all__ = ["CloseReport"]
+__all__ = ["CloseReport", "count_clusters", "log_clusters"]
 
 logger = logging.getLogger(__name__)
 
 _SITEMAP_KINDS = frozenset({"urlset", "news", "text", "index"})
+_FINDING_ORDER = {name: at for at, name in enumerate(FINDINGS)}
 
 
 class CloseReport:
@@ -270,4 +273,59 @@ def _report_chrome(origin_set: OriginSet, reporter: Reporter, shown: bool) -> No
             ),
             "more": ", ..." if origin_set.chrome_images > len(origin_set.first_chrome) else "",
         },
+    )
+
+
+def count_clusters(clusters: ClusterIndex, reporter: Reporter) -> None:
+    """The hreflang clusters' counts: each alternate not written by its reason
+    (``sitemapgen/skipped/alternate/<reason>``), those written unverified."""
+    stats = reporter.stats
+    for outcome, count in clusters.counts().items():
+        if outcome == "unverified":
+            stats.inc_value(keys.ALTERNATES_UNVERIFIED, count)
+        elif outcome != "kept":
+            stats.inc_value(keys.skipped_alternate(outcome), count)
+
+
+def log_clusters(clusters: ClusterIndex, log_origins: int) -> None:
+    """One line per origin with a broken hreflang cluster: its findings counted and the
+    first few (INFO for the first ``log_origins`` such origins, DEBUG past them, with one
+    INFO line summing those up)."""
+    rest: dict[str, int] = {}
+    rest_origins = 0
+    debug = _written(logger, logging.DEBUG)
+    for number, origin in enumerate(clusters.by_origin()):
+        shown = number < log_origins
+        if not shown:
+            rest_origins += 1
+            for name, count in origin.counts.items():
+                rest[name] = rest.get(name, 0) + count
+            if not debug:
+                continue
+        logger.log(
+            logging.INFO if shown else logging.DEBUG,
+            "Sitemap: %(root)s: broken hreflang clusters: %(counts)s; first: %(first)s; the "
+            "sitemap writes only the pairs that name each other and the page itself (G6): "
+            "fix these pages' hreflang links",
+            {
+                "root": origin.root,
+                "counts": _counted(origin.counts),
+                "first": ", ".join(
+                    f"{f.url} {f.finding}{f' {f.detail}' if f.detail else ''}"
+                    for f in origin.examples
+                ),
+            },
+        )
+    if rest_origins:
+        logger.info(
+            "Sitemap: and %(origins)d more origin(s) with broken hreflang clusters: %(counts)s "
+            "(one line each at DEBUG; SITEMAPGEN_LOG_ORIGINS=%(limit)d)",
+            {"origins": rest_origins, "counts": _counted(rest), "limit": log_origins},
+        )
+
+
+def _counted(counts: dict[str, int]) -> str:
+    return ", ".join(
+        f"{name} {counts[name]}"
+        for name in sorted(counts, key=lambda name: _FINDING_ORDER.get(name, 0))
     )

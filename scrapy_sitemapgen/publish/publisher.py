@@ -16,20 +16,23 @@ from ..build.source import first_origins
 from ..failures import failure_of
 from ..sitemaps.urls import origin_folder
 from ..state.statefile import PublishState
-from .close_report import CloseReport
+from .close_report import CloseReport, count_clusters, log_clusters
+from .cluster_index import ClusterIndex, build_clusters
 from .delivery import Stagings, publish_feeds, publish_local, publish_remote
 from .staging import GROUP_ORIGINS, stage_origins
 from .submissions import NotifyLog, notify
 
 if TYPE_CHECKING:
-    from collections.abc import Container, Generator, Iterable
+    from collections.abc import Callable, Container, Generator, Iterable
 
     from scrapy.crawler import Crawler
 
     from ..settings import Config
     from ..sitemaps.urls import Origin
+    from ..sitemaps.verdicts import Verdict
     from ..stats import Reporter
     from ..store.base import FactSource
+    from ..store.verdict_log import VerdictLog
     from .staging import OriginSet
 
 __all__ = ["FeedTargets", "PublishOutcome", "publish"]
@@ -55,6 +58,9 @@ class PublishOutcome:
     #: Origins staged whose delivery was incomplete (a remote upload failed): each keeps
     #: what its storage had before, or part of the new files and the old index.
     incomplete: int = 0
+    #: The hreflang clusters checked, kept for the audit's report when the caller asked
+    #: (``keep_clusters``); the caller closes it.
+    clusters: ClusterIndex | None = None
 
     @property
     def failed(self) -> bool:
@@ -94,6 +100,7 @@ async def publish(
     *,
     empty_reason: str | None = None,
     outcome: PublishOutcome | None = None,
+    keep_clusters: bool = False,
 ) -> PublishOutcome:
     """Stage every origin's set from ``store``, deliver it, remember what was published,
     and log and count the result. Staging runs in a thread: a million URLs take seconds.
@@ -109,7 +116,12 @@ async def publish(
     Each origin's files change together or not at all (the delivery's renames); a
     publish that stops part-way leaves the groups before it published and remembered,
     the others as the previous run left them. With feeds of the ``sitemap`` format,
-    which take one origin's set, every origin is one group."""
+    which take one origin's set, every origin is one group.
+
+    Before the first origin is staged, the hreflang clusters of every origin are checked
+    on disk when SITEMAPGEN_ALTERNATES_CHECK asks for it (:mod:`.cluster_index`): counted
+    here, logged at the end, and with ``keep_clusters`` left open in
+    ``outcome.clusters`` for the audit's report."""
     outcome = PublishOutcome() if outcome is None else outcome
     stagings = _Stagings(config)
     state = await run_in_thread(PublishState, config.state_path)
@@ -121,7 +133,11 @@ async def publish(
             {"path": config.state_path},
         )
     groups: Generator[list[OriginSet], None, None] | None = None
+    clusters: ClusterIndex | None = None
     try:
+        clusters = await run_in_thread(build_clusters, store, config, _verdict_lookup(store))
+        if clusters is not None:
+            await run_in_thread(count_clusters, clusters, reporter)
         # The origins whose lines are shown: the first few, not a list of every origin.
         shown = await run_in_thread(first_origins, store, config.log_origins)
         closing = CloseReport(reporter, shown, config.log_origins)
@@ -134,6 +150,7 @@ async def publish(
             reporter,
             stagings.staging_of,
             group=None if feeds is not None and crawler is not None else GROUP_ORIGINS,
+            clusters=None if clusters is None else clusters.path,
         )
         while (sets := await run_in_thread(next, groups, None)) is not None:
             moved: set[str] = set()
@@ -144,6 +161,8 @@ async def publish(
             finally:
                 await run_in_thread(stagings.remove, [s.staging for s in sets], moved)
         closing.finish(empty_reason)
+        if clusters is not None:
+            await run_in_thread(log_clusters, clusters, config.log_origins)
         if config.indexnow_key:
             notify_log.finish()
     finally:
@@ -151,7 +170,22 @@ async def publish(
             await run_in_thread(groups.close)  # a generator stopped part-way: its scratch
         state.close()
         stagings.remove(list(stagings.open))
+        if clusters is not None:
+            if keep_clusters:
+                outcome.clusters = clusters
+            else:
+                clusters.close()
     return outcome
+
+
+def _verdict_lookup(store: FactSource) -> Callable[[str], Verdict | None]:
+    """The crawl's verdict of a URL, from a store that keeps verdicts (the SQLite store's
+    ``VerdictLog``); a store that keeps none (Redis, a build's run store) knows none."""
+    verdicts = getattr(store, "verdicts", None)
+    log: VerdictLog | None = verdicts() if callable(verdicts) else None
+    if log is None:
+        return lambda url: None
+    return log.get
 
 
 async def _deliver(

@@ -11,6 +11,7 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -36,6 +37,7 @@ from ..sitemaps.writer import (
 from ..state.content_notes import ContentNotes
 from ..state.url_notes import URL_BLOCK
 from ..stats import DUPLICATE_CONTENT
+from .cluster_index import ClusterLookup, clustered
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Generator, Iterable, Iterator
@@ -204,8 +206,11 @@ class _Listing:
         config: Config,
         state: StateView,
         reporter: SkipReporter,
+        clusters: ClusterLookup | None = None,
     ) -> None:
         self.store = store
+        #: The alternates the hreflang clusters' check writes (None: as declared).
+        self.clusters = clusters
         self.origin = origin
         self.config = config
         self.state = state
@@ -259,6 +264,8 @@ class _Listing:
             entries = self._unique(entries, first)
         if self.chrome is not None and settled:  # a pass that settles nothing writes no images
             entries = self.chrome.strip(entries, first=first)
+        if self.clusters is not None:
+            entries = clustered(entries, self.clusters)
         if first:
             return self.notes.follow(entries)
         if not settled:
@@ -273,7 +280,9 @@ class _Listing:
 
     def news_entries(self) -> Iterator[UrlFacts]:
         entries = self.store.news_entries(self.origin)
-        return self._unique(entries, False) if self.chosen else entries
+        if self.chosen:
+            entries = self._unique(entries, False)
+        return entries if self.clusters is None else clustered(entries, self.clusters)
 
     def _unique(self, entries: Iterable[UrlFacts], first: bool) -> Iterator[UrlFacts]:
         chosen = self.chosen
@@ -316,8 +325,11 @@ def stage_origin(
     state: StateView,
     reporter: SkipReporter,
     staging: str | Path,
+    clusters: str | None = None,
 ) -> OriginSet | None:
     """Write every file of ``origin`` into ``staging``; None when nothing was writable.
+    ``clusters``: the hreflang clusters' index file (:mod:`.cluster_index`), when the
+    alternates written are those it checked.
 
     A file whose bytes equal what the previous run published keeps that run's
     ``<lastmod>`` in the index (P10) and is marked unchanged, so the delivery can leave it
@@ -344,7 +356,8 @@ def stage_origin(
     output = OriginOutput()
     notes = state.url_notes(config.state_key, origin.name)
     changes = state.change_notes(config.state_key, origin.name) if config.indexnow_key else None
-    listing = _Listing(store, origin, config, state, reporter)
+    lookup = ClusterLookup(clusters) if clusters is not None else None
+    listing = _Listing(store, origin, config, state, reporter, lookup)
     if "xml" in config.formats:
         # The URLs of no section in the pass that notes every URL, in loc order.
         noted = _noted(with_rules(listing.entries(first=True), config), notes, changes)
@@ -371,6 +384,8 @@ def stage_origin(
             on_skip=skip,
         )
     listing.notes.finish()
+    if lookup is not None:
+        lookup.close()
     if not output.sitemaps and not output.texts:
         return None
     # In publishing order, the order of output.files: the index last.
@@ -498,6 +513,7 @@ def stage_origins(
     staging_of: Callable[[Origin], str],
     *,
     group: int | None = GROUP_ORIGINS,
+    clusters: str | None = None,
 ) -> Generator[list[OriginSet], None, None]:
     """:func:`stage_origin` for every origin of ``store``, yielded in groups for the
     caller to deliver before the next is staged (``group=None``: all in one group).
@@ -505,15 +521,15 @@ def stage_origins(
     Without workers, the groups are the origins in origin order, ``group`` at a time. A
     source that worker processes can read (the offline build's run store) has its origins
     staged in them, a group per task (:meth:`..build.pool.StagingTasks.staged`)."""
+    # The clusters' index goes to each worker as its path, with the task.
+    stage = stage_origin if clusters is None else partial(stage_origin, clusters=clusters)
     pooled = staging_tasks(store)
     if pooled is not None:
-        yield from pooled.staged(
-            stage_origin, config, now, state, reporter, staging_of, group=group
-        )
+        yield from pooled.staged(stage, config, now, state, reporter, staging_of, group=group)
         return
     sets: list[OriginSet] = []
     for origin in store.origins():
-        origin_set = stage_origin(store, origin, config, now, state, reporter, staging_of(origin))
+        origin_set = stage(store, origin, config, now, state, reporter, staging_of(origin))
         if origin_set is not None:
             sets.append(origin_set)
         if group and len(sets) >= group:

@@ -299,6 +299,13 @@ class Config:
     report_dir: Path = Path("sitemapgen-report")
 
     @property
+    def checks_clusters(self) -> bool:
+        """Whether the publish writes only whole, reciprocal hreflang clusters (the
+        alternates are recorded and SITEMAPGEN_ALTERNATES_CHECK is ``listed``), so the
+        crawl keeps the verdicts of the pages it does not list."""
+        return self.alternates and self.alternates_check == "listed"
+
+    @property
     def fingerprints(self) -> bool:
         """Whether the crawl records each page's content fingerprint: a setting reads it
         (the ``observed`` source, lastmods that follow the content, dropping duplicates)."""

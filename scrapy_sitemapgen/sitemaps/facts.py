@@ -156,6 +156,9 @@ class UrlFacts:
     alternates: tuple[Alternate, ...] = ()
     news: News | None = None
     content: Content | None = None
+    #: The page's own language as an hreflang value (its ``<html lang>``), kept only for a
+    #: page with alternates when the clusters are checked: its self entry's last resort.
+    language: str | None = None
 
 
 def format_w3c(moment: datetime) -> str:

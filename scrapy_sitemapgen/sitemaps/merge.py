@@ -132,6 +132,8 @@ def _dump_extra(facts: UrlFacts) -> str:
         extra["v"] = [video_fields(v) for v in facts.videos]
     if facts.alternates:
         extra["a"] = [[a.hreflang, a.href] for a in facts.alternates]
+        if facts.language:
+            extra["l"] = facts.language
     return _compact_json(extra)
 
 
@@ -191,7 +193,7 @@ def row_facts(
 ) -> UrlFacts:
     """:func:`entry`, given the lastmod already chosen (as the SQLite store's query does).
     Images of both sources combine (page first, repeats dropped, at most 1,000), videos
-    likewise by :func:`video_key`; alternates and content are the page's."""
+    likewise by :func:`video_key`; alternates, language and content are the page's."""
     page, item = _load_extra(page_extra), _load_extra(item_extra)
     content = page.get("c")
     images = tuple(dict.fromkeys([*page.get("i", ()), *item.get("i", ())]))[:MAX_IMAGES_PER_URL]
@@ -206,4 +208,5 @@ def row_facts(
         alternates=tuple(Alternate(h, href) for h, href in page.get("a", ())),
         news=News(*json.loads(news)) if news else None,
         content=Content(content[0], content[1], bool(content[2])) if content else None,
+        language=page.get("l"),
     )

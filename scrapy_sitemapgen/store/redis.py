@@ -81,6 +81,8 @@ class RedisFactStore(FactStore):
         self._merge = self._client.register_script(_MERGE)
         self._pipe = self._client.pipeline(transaction=False)
         self._waiting = 0
+        #: Whether this process has marked the store as holding alternates.
+        self._alternates_marked = False
 
     @classmethod
     def from_config(cls, config: Config, location: str) -> Self:
@@ -105,6 +107,11 @@ class RedisFactStore(FactStore):
             args=[origin, facts.loc, json.dumps(fact_row(facts, from_item), ensure_ascii=False)],
             client=self._pipe,
         )
+        if facts.alternates and not self._alternates_marked:
+            # Once per process, in the batch that records it: has_alternates() then
+            # answers the publish without reading every entry.
+            self._pipe.set(self._key("alternates"), "1")
+            self._alternates_marked = True
         self._waiting += 1
         if self._waiting >= self.batch_size:
             self.flush()
@@ -124,6 +131,7 @@ class RedisFactStore(FactStore):
             self._pipe.execute()
         except self._errors as exc:
             self.lost += waiting
+            self._alternates_marked = False  # the mark may have been in the lost batch
             self._pipe = self._client.pipeline(transaction=False)
             raise StoreError(f"the Redis store {self.url} lost {waiting} record(s): {exc}") from exc
 
@@ -166,6 +174,12 @@ class RedisFactStore(FactStore):
 
     def news_entries(self, origin: Origin) -> Iterator[UrlFacts]:
         return (facts for facts in self.entries(origin) if facts.news is not None)
+
+    def has_alternates(self) -> bool:
+        """Whether some page recorded declares alternates (a mark any worker set; one
+        left by an earlier crawl on the same prefix only costs the publish a pass)."""
+        self.flush()
+        return bool(self._client.exists(self._key("alternates")))
 
     def __len__(self) -> int:
         self.flush()

@@ -203,6 +203,16 @@ class SqliteFactStore(FactStore):
     def verdicts(self) -> VerdictLog:
         return VerdictLog(self)
 
+    def has_alternates(self) -> bool:
+        """Whether some page declares alternates, found in SQL without reading a row into
+        Python: the page JSON's key ``"a":[``, which no JSON string can hold (its quotes
+        would be escaped); the scan stops at the first."""
+        self.flush()
+        found = self._db.execute(
+            """SELECT 1 FROM urls WHERE page_extra LIKE '%"a":[%' LIMIT 1"""
+        ).fetchone()
+        return found is not None
+
     def _count(self) -> None:
         if not self._uncommitted:
             self._since = time.monotonic()
