@@ -37,7 +37,7 @@ HTML_INTEGER_RE = re.compile(r"[0-9]+\Z")
 
 
 # The only elements the readers look at.
-_READ_TAGS = ("link", "meta", "script", "img", "source", "video", "time")
+_READ_TAGS = ("a", "link", "meta", "script", "img", "source", "video", "time")
 
 
 class PageNodes:
@@ -50,7 +50,17 @@ class PageNodes:
     changed later is not seen.
     """
 
-    __slots__ = ("_og", "_rels", "images", "itemprops", "links", "metas", "scripts", "videos")
+    __slots__ = (
+        "_og",
+        "_rels",
+        "anchors",
+        "images",
+        "itemprops",
+        "links",
+        "metas",
+        "scripts",
+        "videos",
+    )
 
     def __init__(self, selector: Selector) -> None:
         #: ``//link[@rel]``, and the lower-case ``rel`` of each
@@ -66,9 +76,15 @@ class PageNodes:
         self.videos: list[Any] = []
         #: ``//meta[@itemprop] | //time[@itemprop]``
         self.itemprops: list[Any] = []
+        #: ``//a`` (the content fingerprint's links)
+        self.anchors: list[Any] = []
         self._og: dict[str, list[str]] | None = None
+        anchors = self.anchors
         for element in _document_elements(selector.root):
             tag = element.tag
+            if tag == "a":  # the most of them, and nothing else to ask
+                anchors.append(element)
+                continue
             get = element.get
             if tag == "meta":
                 self.metas.append(element)

@@ -120,6 +120,15 @@ async def publish(
             "the next run on",
             {"path": config.state_path},
         )
+    if state.fingerprint_upgraded:
+        logger.warning(
+            "Sitemap: the content fingerprint now also covers the structured data, the "
+            "canonical URL and the main content's links, and the state file %(path)s was "
+            "written with the text-only one: this run compares the text alone and keeps "
+            "every lastmod it does not move, and the next run counts them all (see "
+            "docs/lastmod.rst, 'What counts as a change')",
+            {"path": config.state_path},
+        )
     groups: Generator[list[OriginSet], None, None] | None = None
     try:
         # The origins whose lines are shown: the first few, not a list of every origin.

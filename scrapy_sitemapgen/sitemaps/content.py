@@ -26,8 +26,9 @@ def _rank(facts: UrlFacts) -> tuple[bool, int, str]:
 
 
 def duplicate_choice(entries: Iterable[UrlFacts]) -> dict[str, str]:
-    """Fingerprint -> the ``loc`` listed of the pages that share it (every fingerprint of
-    ``entries``, each with its preferred URL). The choice depends only on the set of
+    """Duplicate key (:attr:`.facts.Content.duplicate_key`: the text's fingerprint) -> the
+    ``loc`` listed of the pages that share it (every key of ``entries``, each with its
+    preferred URL). The choice depends only on the set of
     pages, never on the order they were crawled or recorded in."""
     best: dict[str, tuple[bool, int, str]] = {}
     for facts in entries:
@@ -35,7 +36,8 @@ def duplicate_choice(entries: Iterable[UrlFacts]) -> dict[str, str]:
         if content is None:
             continue
         rank = _rank(facts)
-        known = best.get(content.fingerprint)
+        key = content.duplicate_key
+        known = best.get(key)
         if known is None or rank < known:
-            best[content.fingerprint] = rank
+            best[key] = rank
     return {fingerprint: rank[2] for fingerprint, rank in best.items()}
