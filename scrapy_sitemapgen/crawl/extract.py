@@ -300,18 +300,22 @@ class _Page:
             changes, format_w3c(now), canonical is True, None if changes == text else text
         )
 
-    def _targets(self, hrefs: list[str]) -> Iterator[str]:
+    def _targets(self, hrefs: list[str]) -> list[str]:
         """The targets of ``hrefs`` (the main content's links): each distinct value
-        resolved against the base and normalised as a ``<loc>`` (:meth:`_target`)."""
+        resolved against the base and normalised as a ``<loc>`` (:meth:`_target`); the
+        rooted paths most links are take :func:`_normal_url`'s shortcut."""
         base, prefix = self.base, self.prefix
-        for value in dict.fromkeys(hrefs):
+        policy = self.config.url_policy.loc_from_normalized
+        targets = []
+        for value in set(hrefs):
             loc = _normal_url(value, prefix, base)
             if loc is not None:
-                yield self.config.url_policy.loc_from_normalized(loc)
+                targets.append(policy(loc))
                 continue
             url = absolute(base, value)
             if url is not None:
-                yield self._target(url)
+                targets.append(self._target(url))
+        return targets
 
     def _target(self, url: str) -> str:
         """``url`` (absolute) through the crawl's URL policy, as a ``<loc>`` is (a session

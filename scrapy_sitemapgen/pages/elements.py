@@ -37,7 +37,7 @@ HTML_INTEGER_RE = re.compile(r"[0-9]+\Z")
 
 
 # The only elements the readers look at.
-_READ_TAGS = ("a", "link", "meta", "script", "img", "source", "video", "time")
+_READ_TAGS = ("link", "meta", "script", "img", "source", "video", "time")
 
 
 class PageNodes:
@@ -51,9 +51,10 @@ class PageNodes:
     """
 
     __slots__ = (
+        "_anchors",
         "_og",
         "_rels",
-        "anchors",
+        "_root",
         "images",
         "itemprops",
         "links",
@@ -76,15 +77,11 @@ class PageNodes:
         self.videos: list[Any] = []
         #: ``//meta[@itemprop] | //time[@itemprop]``
         self.itemprops: list[Any] = []
-        #: ``//a`` (the content fingerprint's links)
-        self.anchors: list[Any] = []
         self._og: dict[str, list[str]] | None = None
-        anchors = self.anchors
+        self._anchors: list[Any] | None = None
+        self._root = selector.root
         for element in _document_elements(selector.root):
             tag = element.tag
-            if tag == "a":  # the most of them, and nothing else to ask
-                anchors.append(element)
-                continue
             get = element.get
             if tag == "meta":
                 self.metas.append(element)
@@ -124,6 +121,14 @@ class PageNodes:
             self._og = og
         return self._og
 
+    @property
+    def anchors(self) -> list[Any]:
+        """``//a``: gathered on first use, in a walk of their own by libxml2, since only
+        the content fingerprint asks (the walk above would pay for them on every page)."""
+        if self._anchors is None:
+            self._anchors = list(_document_elements(self._root, ("a",)))
+        return self._anchors
+
     def links_with_rel(self, rel: str) -> Iterator[Any]:
         """Each ``<link>`` element with ``rel`` among its (case-insensitive) rel tokens."""
         for value, element in zip(self._rels, self.links):
@@ -131,15 +136,15 @@ class PageNodes:
                 yield element
 
 
-def _document_elements(root: Any) -> Iterator[Any]:
-    """Every element named in ``_READ_TAGS`` in the document of ``root``, in document order,
+def _document_elements(root: Any, tags: tuple[str, ...] = _READ_TAGS) -> Iterator[Any]:
+    """Every element named in ``tags`` in the document of ``root``, in document order,
     as ``//tag`` finds them. libxml2 can leave more than one top-level element (markup after
     ``</html>`` gets an ``<html>`` of its own), so the walk covers every one."""
     if root.getparent() is None and root.getprevious() is None and root.getnext() is None:
-        return root.iter(*_READ_TAGS)  # type: ignore[no-any-return]  # the usual: one root
+        return root.iter(*tags)  # type: ignore[no-any-return]  # the usual: one root
     top = root.getroottree().getroot()
     tops = [*reversed(list(top.itersiblings(preceding=True))), top, *top.itersiblings()]
-    return chain.from_iterable(element.iter(*_READ_TAGS) for element in tops)
+    return chain.from_iterable(element.iter(*tags) for element in tops)
 
 
 def nodes_of(source: Selector | PageNodes) -> PageNodes:

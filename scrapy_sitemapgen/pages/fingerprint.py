@@ -343,16 +343,10 @@ def change_fingerprint(
     targets = sorted(set(links))
     if not structured and canonical is None and not targets:
         return text
-    digest = blake2b(text.encode(), digest_size=FINGERPRINT_LENGTH // 2)
-    # Each piece with its length: no piece can pass for two, nor a part for another.
-    for part, pieces in (
-        (b"S", structured),
-        (b"C", () if canonical is None else (canonical,)),
-        (b"L", targets),
-    ):
-        digest.update(part)
-        for piece in pieces:
-            data = piece.encode("utf-8", "surrogatepass")
-            digest.update(b"%d:" % len(data))
-            digest.update(data)
-    return digest.hexdigest()
+    # One piece a line: none holds a line feed (canonical JSON escapes it, the rest is
+    # whitespace-collapsed or a URL, which the URL parser strips of it), and a NUL line
+    # opens each part, so no piece can pass for two, nor one part for another.
+    data = "\n".join([text, "\0S", *structured, "\0C", canonical or "", "\0L", *targets]).encode(
+        "utf-8", "surrogatepass"
+    )
+    return blake2b(data, digest_size=FINGERPRINT_LENGTH // 2).hexdigest()
