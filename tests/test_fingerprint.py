@@ -20,6 +20,8 @@ from scrapy.settings import Settings
 from scrapy_sitemapgen.crawl.extract import page_facts
 from scrapy_sitemapgen.pages.fingerprint import (
     FINGERPRINT_LENGTH,
+    MAX_PROPERTIES,
+    MAX_PROPERTY_TEXT,
     NOT_CONTENT,
     change_fingerprint,
     content_fingerprint,
@@ -557,3 +559,15 @@ def test_change_fingerprint_parts_do_not_pass_for_each_other() -> None:
         change_fingerprint(text, [], None, []),
     }
     assert len(prints) == 5
+
+
+def test_microdata_bounded() -> None:
+    """A page of many properties, nested so that each holds the text of all below it,
+    costs a bounded read: the first properties, each text cut."""
+    nested = "<span itemprop=p>" + "word " * 300
+    root = Selector(text=f"<body>{nested * 200}{'</span>' * 200}</body>").root
+    values = microdata_values(root)
+    assert len(values) == 200
+    assert all(len(v) <= len("p\t") + MAX_PROPERTY_TEXT for v in values)
+    many = Selector(text="<body>" + "<i itemprop=q>x</i>" * (MAX_PROPERTIES + 5) + "</body>").root
+    assert microdata_values(many) == ["q\tx"] * MAX_PROPERTIES

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import unicodedata
 from hashlib import blake2b
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from lxml import etree  # type: ignore[import-untyped]  # lxml ships no stubs
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FINGERPRINT_LENGTH",
+    "MAX_PROPERTIES",
+    "MAX_PROPERTY_TEXT",
     "NOT_CONTENT",
     "change_fingerprint",
     "content_fingerprint",
@@ -287,14 +290,23 @@ _VALUE_ATTRIBUTES = {
 }
 
 
+#: Microdata properties read of a page, and characters of a property's text: a page of a
+#: million properties, or of nested ones each holding the text of all below it, costs no
+#: more than this. The text a reader sees is in the text fingerprint anyway.
+MAX_PROPERTIES = 1000
+MAX_PROPERTY_TEXT = 1000
+
+
 def microdata_values(root: Any) -> list[str]:
     """Each microdata property of the page, in document order: its names, a tab, its value
     as microdata defines it (an attribute for the elements of ``_VALUE_ATTRIBUTES``, the
     text for the others, whitespace collapsed; an item's properties are values of their
     own, so an ``itemscope`` is none). One walk of the whole tree, by libxml2: the caller
-    asks only for a page that has the attribute at all."""
+    asks only for a page that has the attribute at all. At most :data:`MAX_PROPERTIES`,
+    each text cut at :data:`MAX_PROPERTY_TEXT` characters."""
     values = []
-    for element in root.xpath("//*[@itemprop]", smart_strings=False):
+    found = root.xpath("//*[@itemprop]", smart_strings=False)
+    for element in islice(found, MAX_PROPERTIES):
         names = " ".join(element.get("itemprop").split())
         if element.get("itemscope") is not None:
             values.append(f"{names}\t")
@@ -308,7 +320,15 @@ def microdata_values(root: Any) -> list[str]:
 
 
 def _itemtext(element: Any) -> str:
-    return "".join(element.itertext())
+    """The element's text, its first :data:`MAX_PROPERTY_TEXT` characters."""
+    parts = []
+    size = 0
+    for text in element.itertext():
+        parts.append(text)
+        size += len(text)
+        if size >= MAX_PROPERTY_TEXT:
+            break
+    return "".join(parts)[:MAX_PROPERTY_TEXT]
 
 
 def structured_data(
