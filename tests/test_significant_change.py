@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 PAGES = ["/price", "/links", "/footer", "/still", "/edited"]
 # What the upgrade WARNING says, in part.
-UPGRADE = "the content fingerprint now also covers"
+UPGRADE = "holds content fingerprints of the text alone"
 
 
 def _offer(price: str) -> str:

@@ -14,6 +14,7 @@ from scrapy.utils.asyncio import run_in_thread
 from .. import stats as keys
 from ..build.source import first_origins
 from ..failures import failure_of
+from ..sitemaps.lastmod import observes
 from ..sitemaps.urls import origin_folder
 from ..state.statefile import PublishState
 from .close_report import CloseReport
@@ -120,13 +121,16 @@ async def publish(
             "the next run on",
             {"path": config.state_path},
         )
-    if state.fingerprint_upgraded:
+    # Only where lastmods follow the fingerprints across runs does the upgrade matter.
+    if state.fingerprint_upgraded and (
+        config.lastmod_follows_content or observes(config.lastmod_sources)
+    ):
         logger.warning(
-            "Sitemap: the content fingerprint now also covers the structured data, the "
-            "canonical URL and the main content's links, and the state file %(path)s was "
-            "written with the text-only one: this run compares the text alone and keeps "
-            "every lastmod it does not move, and the next run counts them all (see "
-            "docs/lastmod.rst, 'What counts as a change')",
+            "Sitemap: the state file %(path)s holds content fingerprints of the text "
+            "alone, and a change now also counts in the structured data, the canonical "
+            "URL and the main content's links: this run compares the text alone, so no "
+            "lastmod moves because of the upgrade, and the next run compares all of it; "
+            "nothing to do (docs/lastmod.rst, 'From the text-only fingerprint')",
             {"path": config.state_path},
         )
     groups: Generator[list[OriginSet], None, None] | None = None
