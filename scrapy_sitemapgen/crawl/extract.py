@@ -320,11 +320,12 @@ class _Page:
     def _target(self, url: str) -> str:
         """``url`` (absolute) through the crawl's URL policy, as a ``<loc>`` is (a session
         id in a link is no change); as it is when it names no page a ``<loc>`` can
-        (``mailto:``), since a changed address is a change of the page all the same."""
+        (``mailto:``), since a changed address is a change of the page all the same, on
+        one line (the change fingerprint's pieces are lines)."""
         try:
             return self.policy_loc(url)
         except UrlRejected:
-            return url
+            return url.replace("\n", " ")
 
     def lastmod(self, now: datetime) -> str | None:
         """The lastmod the page's sources state (:func:`.lastmod.first_stated`)."""

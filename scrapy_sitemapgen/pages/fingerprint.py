@@ -140,10 +140,10 @@ def _text_without(element: Any, skip: _Skip, parts: list[bytes]) -> None:
 
 class _Skip:
     """What one page's walk leaves out: ``outermost`` (the outermost :data:`NOT_CONTENT`
-    elements, in document order), ``left_out`` (those, and the comments and processing instructions beside the walk, which
-    serialise as their own text when serialised alone), ``above`` (the elements with a
-    left-out one below), and ``special``: how many children of each element on the walk
-    are either."""
+    elements, in document order), ``left_out`` (those, and the comments and processing
+    instructions beside the walk, which serialise as their own text when serialised
+    alone), ``above`` (the elements with a left-out one below), and ``special``: how many
+    children of each element on the walk are either."""
 
     __slots__ = ("above", "left_out", "outermost", "special")
 
@@ -239,7 +239,8 @@ def content_fingerprint(selector: Selector | Any) -> str | None:
     """The fingerprint of a page's visible text (:func:`text_fingerprint` of
     :func:`visible_text`), read from a parsel ``Selector`` or an lxml element of the
     parsed page; ``None`` for a page without text. It is what makes two pages the same
-    page to a reader (the duplicate key), and the first part of :func:`change_fingerprint`."""
+    page to a reader (the duplicate key), and the first part of
+    :func:`change_fingerprint`."""
     root = _root(selector)
     return None if root is None else _fingerprint(_visible(root)[0])
 

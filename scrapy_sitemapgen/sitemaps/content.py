@@ -28,8 +28,8 @@ def _rank(facts: UrlFacts) -> tuple[bool, int, str]:
 def duplicate_choice(entries: Iterable[UrlFacts]) -> dict[str, str]:
     """Duplicate key (:attr:`.facts.Content.duplicate_key`: the text's fingerprint) -> the
     ``loc`` listed of the pages that share it (every key of ``entries``, each with its
-    preferred URL). The choice depends only on the set of
-    pages, never on the order they were crawled or recorded in."""
+    preferred URL). The choice depends only on the set of pages, never on the order they
+    were crawled or recorded in."""
     best: dict[str, tuple[bool, int, str]] = {}
     for facts in entries:
         content = facts.content
