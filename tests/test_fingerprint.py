@@ -363,7 +363,7 @@ CHANGE_SAME = [
         shop('<p><a href="../p/3#top">three</a></p>'),
     ),
     (
-        "a session id in a body link (stripped as in a <loc>)",
+        "a session id in a body link (stripped as in a <loc>, G4)",
         shop("<p><a href=/p/3>three</a></p>"),
         shop("<p><a href=/p/3?sid=8f00d>three</a></p>"),
     ),

@@ -3,8 +3,8 @@ JSON-LD price and a body link's target move its lastmod, a footer's year does no
 state file written with the text-only fingerprint is re-baselined on the first run with the
 new one, by the crawl and by the build command, with one WARNING.
 
-The pages state no date, so their lastmod is ``observed``: the time a run found the page
-changed. The expectations are written by hand from docs/lastmod.rst; the text-only
+The pages state no date, so their ``<lastmod>`` (P4) is ``observed``: the time a run
+found the page changed. The expectations are written by hand from docs/lastmod.rst; the text-only
 fingerprints of the old state are the hand-written visible texts of the pages, hashed.
 """
 

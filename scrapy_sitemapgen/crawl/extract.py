@@ -319,7 +319,7 @@ class _Page:
 
     def _target(self, url: str) -> str:
         """``url`` (absolute) through the crawl's URL policy, as a ``<loc>`` is (a session
-        id in a link is no change); as it is when it names no page a ``<loc>`` can
+        id in a link is no change: G4); as it is when it names no page a ``<loc>`` can
         (``mailto:``), since a changed address is a change of the page all the same, on
         one line (the change fingerprint's pieces are lines)."""
         try:
