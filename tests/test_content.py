@@ -13,13 +13,20 @@ import pytest
 
 from scrapy_sitemapgen.sitemaps.content import duplicate_choice
 from scrapy_sitemapgen.sitemaps.facts import Content, UrlFacts
-from scrapy_sitemapgen.sitemaps.lastmod import Seen, settle
+from scrapy_sitemapgen.sitemaps.lastmod import (
+    FINGERPRINT_VERSION,
+    TEXT_ONLY,
+    UNKNOWN_FINGERPRINT,
+    Seen,
+    settle,
+)
 from scrapy_sitemapgen.state.content_notes import (
     ContentNotes,
     decode_contents,
     encode_contents,
     previous_contents,
 )
+from scrapy_sitemapgen.state.notes import pack, unpack
 from scrapy_sitemapgen.state.statefile import PublishState
 
 if TYPE_CHECKING:
@@ -381,3 +388,105 @@ def test_follow_without_content_is_settle(
     assert got == expected
     assert [note for block in saved for note in block] == expected_saved
     assert all(len(block) <= 2 for block in saved)
+
+
+# --- the fingerprint's version (issue 40: what counts as a change) ----------------------
+
+T = "c" * 16  # the text's fingerprint of a page whose change fingerprint is A or B
+
+
+def test_a_block_of_the_text_only_fingerprint() -> None:
+    """A block without the version line was written by the text-only fingerprint: its
+    fingerprints read as text-only notes; a rebuilt note stays unknown."""
+    old = pack(f"https://example.com/a\t{T}\t{RUN1}\t{RUN1}\nhttps://example.com/b\t?\t\t")
+    assert decode_contents(old) == [
+        ("https://example.com/a", Seen(TEXT_ONLY + T, RUN1, RUN1)),
+        ("https://example.com/b", Seen(UNKNOWN_FINGERPRINT, None, None)),
+    ]
+    # this version's blocks say so on their first line, which no loc can be
+    assert unpack(encode_contents([("https://example.com/a", Seen(A, None, None))])) == (
+        f"\t{FINGERPRINT_VERSION}\t\t\nhttps://example.com/a\t{A}\t\t"
+    )
+    # a version not known (a later one): nothing to compare with, the note is unknown
+    later = pack(f"\t{FINGERPRINT_VERSION + 1}\t\t\nhttps://example.com/a\t{A}\t{RUN1}\t{RUN1}")
+    assert decode_contents(later) == [("https://example.com/a", Seen("?", RUN1, RUN1))]
+
+
+def _changed(fingerprint: str, text: str, fetched: str, lastmod: str | None = None) -> UrlFacts:
+    content = Content(fingerprint, fetched, text=None if text == fingerprint else text)
+    return UrlFacts("https://example.com/p", lastmod, content=content)
+
+
+# (case, facts, seen, follows content) -> (lastmod, what is remembered)
+SETTLE_TEXT_ONLY = [
+    ("the text unchanged: the lastmod stays, the new fingerprint is noted",
+     _changed(A, T, RUN3), Seen(TEXT_ONLY + T, RUN2, RUN2), True, (RUN2, Seen(A, RUN2, RUN2))),
+    ("the text unchanged, follows content off: observed stays",
+     _changed(A, T, RUN3), Seen(TEXT_ONLY + T, RUN2, RUN2), False, (RUN2, Seen(A, RUN2, RUN2))),
+    ("the text unchanged, never observed: still nothing",
+     _changed(A, T, RUN3), Seen(TEXT_ONLY + T, None, None), True, (None, Seen(A, None, None))),
+    ("the text unchanged, a page of text alone",
+     _changed(T, T, RUN3), Seen(TEXT_ONLY + T, RUN2, RUN2), True, (RUN2, Seen(T, RUN2, RUN2))),
+    ("the text changed: this run's fetch time",
+     _changed(A, B, RUN3), Seen(TEXT_ONLY + T, RUN2, RUN2), True, (RUN3, Seen(A, RUN3, RUN3))),
+    ("a note's fingerprint equal to the mark's tail is no text-only note",
+     _changed(A, T, RUN3), Seen(T, RUN2, RUN2), True, (RUN3, Seen(A, RUN3, RUN3))),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("case", "facts", "seen", "follows", "expected"),
+    SETTLE_TEXT_ONLY,
+    ids=[c[0] for c in SETTLE_TEXT_ONLY],
+)
+def test_settle_against_a_text_only_note(
+    case: str, facts: UrlFacts, seen: Seen, follows: bool, expected: tuple[str | None, Seen]
+) -> None:
+    assert settle(facts, seen, observed=True, follows_content=follows) == expected
+
+
+def test_two_fingerprints_go_through_the_stored_row() -> None:
+    """The text's fingerprint, when it differs, is kept beside the change's; a row of the
+    text-only version (three fields) reads with its one fingerprint as both."""
+    from scrapy_sitemapgen.sitemaps.merge import entry, fact_row
+
+    loc = "https://example.com/p"
+    both = Content(A, RUN1, True, T)
+    assert entry(loc, fact_row(UrlFacts(loc, content=both), False)).content == both
+    assert both.duplicate_key == T
+    old_row = (None, None, None, None, f'{{"c":["{T}","{RUN1}",0]}}', None, None)
+    old = entry(loc, old_row).content
+    assert old == Content(T, RUN1) and old.duplicate_key == T
+
+
+def test_duplicates_by_the_text() -> None:
+    """Two URLs whose changes differ (each names itself) but whose text is the same are
+    duplicates: the shorter is listed."""
+    u = "https://example.com/"
+    entries = [
+        UrlFacts(u + "p?ref=x", content=Content(A, RUN1, True, T)),
+        UrlFacts(u + "p", content=Content(B, RUN1, True, T)),
+    ]
+    assert duplicate_choice(entries) == {T: u + "p"}
+
+
+def test_the_state_notes_its_fingerprint_version(tmp_path: Path) -> None:
+    """A state file with content notes and no version noted was written by the text-only
+    fingerprint (the publish warns once); a commit notes this version."""
+    path = tmp_path / "state.sqlite3"
+    state = PublishState(path)
+    assert not state.fingerprint_upgraded  # a new file
+    state.content_notes("out", "o")[1](0, encode_contents([(_U + "a", Seen(A, None, None))]))
+    state.commit("out", "o", [])
+    state.close()
+    state = PublishState(path)
+    assert not state.fingerprint_upgraded
+    state.close()
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT value FROM meta").fetchall() == [(str(FINGERPRINT_VERSION),)]
+    db.execute("DROP TABLE meta")
+    db.commit()
+    db.close()
+    state = PublishState(path)
+    assert state.fingerprint_upgraded
+    state.close()

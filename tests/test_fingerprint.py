@@ -1,19 +1,38 @@
-"""The content fingerprint's case table (docs/lastmod.rst, "Content"): pairs of pages that
+"""The content fingerprint's case tables (docs/lastmod.rst, "Content"): pairs of pages that
 must count as the same content, and pairs that must not. The expectations are written from
-the issue's rule (markup, attributes, scripts, styles, whitespace and footers do not count;
-any change of the main text does), not read from the code."""
+the issues' rules, not read from the code: for the text (the duplicate key), markup,
+attributes, scripts, styles, whitespace and footers do not count and any change of the
+main text does; for a change (the fingerprint the lastmod follows), the structured data,
+the canonical URL and the main content's link targets count too, as Google counts them,
+while JSON key order and whitespace, footer and navigation links, copyright years and
+CSRF tokens do not."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 from parsel import Selector
+from scrapy import Request
+from scrapy.http import HtmlResponse
+from scrapy.settings import Settings
 
+from scrapy_sitemapgen.crawl.extract import page_facts
 from scrapy_sitemapgen.pages.fingerprint import (
     FINGERPRINT_LENGTH,
+    MAX_PROPERTIES,
+    MAX_PROPERTY_TEXT,
     NOT_CONTENT,
+    change_fingerprint,
     content_fingerprint,
+    microdata_values,
+    structured_data,
     text_fingerprint,
 )
+from scrapy_sitemapgen.settings import Config
+
+if TYPE_CHECKING:
+    from scrapy_sitemapgen.sitemaps.facts import Content
 
 _PAGE = (
     "<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>Ice cream</title>"
@@ -108,6 +127,8 @@ SAME = [
     ),
     ("a non-breaking space for a space", page("<p>10 km</p>"), page("<p>10&nbsp;km</p>")),
     (
+        # the text's table: a change of structured data is one of content (below), but
+        # no reader sees it, so it makes no two pages different pages
         "a JSON-LD block changed",
         page('<script type="application/ld+json">{"a":1}</script>'),
         page('<script type="application/ld+json">{"a":2}</script>'),
@@ -281,3 +302,272 @@ def _reference_text(html: str) -> str:
 def test_fast_walk_is_the_definition(html: str) -> None:
     """The libxml2 serialisation a subtree at a time gives the text the plain walk gives."""
     assert content_fingerprint(Selector(text=html)) == text_fingerprint(_reference_text(html))
+
+
+# What counts as a change: read from whole pages by the crawl's page reader, as a crawl
+# reads them, at one URL (links resolve against it).
+URL = "https://shop.example/p/1"
+
+
+def _ld(text: str) -> str:
+    return f'<script type="application/ld+json">{text}</script>'
+
+
+_PRICE = '{"@context":"https://schema.org","@type":"Product","name":"Cone","offers":{"@type":"Offer","price":"10.00","priceCurrency":"EUR"}}'
+_PRICE_REORDERED = '{"offers":{"priceCurrency":"EUR","price":"10.00","@type":"Offer"},"name":"Cone","@type":"Product","@context":"https://schema.org"}'
+_PRICE_SPACED = (
+    '{\n  "@context": "https://schema.org",\n  "@type": "Product",\n  "name": "Cone",\n'
+    '  "offers": {"@type": "Offer", "price": "10.00", "priceCurrency": "EUR"}\n}\n'
+)
+_FOOTER_PAGE = (
+    "<!DOCTYPE html><html><head><title>Cone</title>{head}</head><body>"
+    "<header><nav><a href=/>Home</a> <a href=/shop>Shop</a></nav></header>"
+    "<main><h1>Cone</h1><p>A waffle cone. See <a href=/p/2>the cup</a>.</p>{main}</main>"
+    "<footer><a href=/legal>Legal</a> \u00a9 {year} Shop</footer></body></html>"
+)
+
+
+def shop(main: str = "", head: str = "", year: str = "2024") -> str:
+    return _FOOTER_PAGE.replace("{head}", head).replace("{main}", main).replace("{year}", year)
+
+
+SHOP = shop()
+
+# (case, page a, page b): no change of what counts.
+CHANGE_SAME = [
+    ("identical bytes", SHOP, SHOP),
+    ("reordered JSON-LD keys", shop(_ld(_PRICE)), shop(_ld(_PRICE_REORDERED))),
+    ("JSON-LD whitespace and line breaks", shop(_ld(_PRICE)), shop(_ld(_PRICE_SPACED))),
+    ("JSON-LD in an HTML comment", shop(_ld(_PRICE)), shop(_ld(f"<!--{_PRICE}-->"))),
+    ("a footer link's target", SHOP, SHOP.replace("href=/legal", "href=/terms")),
+    ("a copyright year in the footer", shop(year="2024"), shop(year="2025")),
+    (
+        "a CSRF token in a hidden input",
+        shop("<form><input type=hidden name=csrf value=a1b2></form>"),
+        shop("<form><input type=hidden name=csrf value=z9y8></form>"),
+    ),
+    (
+        "a CSRF token in a meta tag",
+        shop(head='<meta name="csrf-token" content="a1b2c3">'),
+        shop(head='<meta name="csrf-token" content="z9y8x7">'),
+    ),
+    ("a navigation link's target", SHOP, SHOP.replace("href=/shop", "href=/store")),
+    (
+        "body links reordered and repeated (the same words read)",
+        shop("<p><a href=/p/3>more</a> <a href=/p/4>more</a></p>"),
+        shop("<p><a href=/p/4>more</a> <a href=/p/3>more</a><a href=/p/4><img src=/c.png></a></p>"),
+    ),
+    (
+        "one target written absolute, relative, with a fragment",
+        shop("<p><a href=/p/3>three</a></p>"),
+        shop('<p><a href="../p/3#top">three</a></p>'),
+    ),
+    (
+        "a session id in a body link (stripped as in a <loc>, G4)",
+        shop("<p><a href=/p/3>three</a></p>"),
+        shop("<p><a href=/p/3?sid=8f00d>three</a></p>"),
+    ),
+    (
+        "microdata text re-spaced",
+        shop('<p><span itemprop="name">Waffle cone</span></p>'),
+        shop('<p><span itemprop="name">Waffle\n   cone</span></p>'),
+    ),
+    (
+        "a link in a script or noscript",
+        shop("<noscript><a href=/js>enable</a></noscript>"),
+        shop("<noscript><a href=/js-help>enable</a></noscript>"),
+    ),
+]
+
+# (case, page a, page b): a change of content.
+CHANGE_DIFFERENT = [
+    (
+        "a price in JSON-LD",
+        shop(_ld(_PRICE)),
+        shop(_ld(_PRICE.replace('"10.00"', '"12.00"'))),
+    ),
+    ("a JSON-LD block added", SHOP, shop(_ld(_PRICE))),
+    (
+        "availability in JSON-LD",
+        shop(_ld('{"@type":"Offer","availability":"https://schema.org/InStock"}')),
+        shop(_ld('{"@type":"Offer","availability":"https://schema.org/OutOfStock"}')),
+    ),
+    (
+        "a JSON-LD block that does not parse, changed",
+        shop(_ld('{"price": "10.00",}')),
+        shop(_ld('{"price": "12.00",}')),
+    ),
+    ("a body link's target", SHOP, SHOP.replace("href=/p/2", "href=/p/9")),
+    ("a body link added", SHOP, shop("<p><a href=/p/3>three</a></p>")),
+    (
+        "a body link removed",
+        shop("<p><a href=/p/3>three</a></p>"),
+        shop("<p><a>three</a></p>"),
+    ),
+    (
+        "a mailto link in the body",
+        shop("<p><a href=mailto:a@shop.example>mail</a></p>"),
+        shop("<p><a href=mailto:b@shop.example>mail</a></p>"),
+    ),
+    (
+        "the canonical link added (the page names itself)",
+        SHOP,
+        shop(head=f'<link rel="canonical" href="{URL}">'),
+    ),
+    (
+        "a microdata value in an attribute",
+        shop('<div itemscope><meta itemprop="price" content="10.00"></div>'),
+        shop('<div itemscope><meta itemprop="price" content="12.00"></div>'),
+    ),
+    (
+        "a microdata link value",
+        shop('<link itemprop="availability" href="https://schema.org/InStock">'),
+        shop('<link itemprop="availability" href="https://schema.org/OutOfStock">'),
+    ),
+    (
+        "a microdata time's datetime",
+        shop('<time itemprop="dateModified" datetime="2024-05-01">May</time>'),
+        shop('<time itemprop="dateModified" datetime="2024-05-02">May</time>'),
+    ),
+    (
+        "a microdata property renamed",
+        shop('<meta itemprop="lowPrice" content="10">'),
+        shop('<meta itemprop="highPrice" content="10">'),
+    ),
+]
+
+
+def _conf(**extra: object) -> Config:
+    return Config.from_settings(Settings({"SITEMAPGEN_URI": "sitemaps", **extra}))
+
+
+CONFIG = _conf()
+
+
+class _Reporter:
+    """The page reader's reporter: what it counted, by reason (a skip or an exclusion)."""
+
+    def __init__(self) -> None:
+        self.reasons: list[str] = []
+
+    def skip(self, reason: str, url: str, detail: object = None) -> None:
+        self.reasons.append(reason)
+
+    exclude = skip
+
+
+def _content(document: str, url: str = URL, conf: Config = CONFIG) -> Content:
+    response = HtmlResponse(
+        url,
+        body=document.encode(),
+        headers={"Content-Type": "text/html; charset=utf-8"},
+        request=Request(url),
+    )
+    facts = page_facts(response, conf, _Reporter())  # type: ignore[arg-type]
+    assert facts is not None and facts.content is not None
+    return facts.content
+
+
+@pytest.mark.parametrize(("case", "a", "b"), CHANGE_SAME, ids=[c for c, _, _ in CHANGE_SAME])
+def test_no_change(case: str, a: str, b: str) -> None:
+    assert a != b or case == "identical bytes"
+    first = _content(a)
+    assert len(first.fingerprint) == FINGERPRINT_LENGTH
+    assert _content(b).fingerprint == first.fingerprint
+
+
+@pytest.mark.parametrize(
+    ("case", "a", "b"), CHANGE_DIFFERENT, ids=[c for c, _, _ in CHANGE_DIFFERENT]
+)
+def test_change(case: str, a: str, b: str) -> None:
+    assert _content(a).fingerprint != _content(b).fingerprint
+
+
+def test_canonical_target_changed() -> None:
+    """With the canonical not obeyed (the page stays listed), the URL it names counts."""
+    conf = _conf(SITEMAPGEN_RESPECT_CANONICAL=False)
+    a = _content(shop(head='<link rel="canonical" href="/p/1-old">'), conf=conf)
+    b = _content(shop(head='<link rel="canonical" href="/p/1-new">'), conf=conf)
+    same = _content(
+        shop(head='<link rel="canonical" href="https://shop.example/p/1-new#x">'), conf=conf
+    )
+    assert a.fingerprint != b.fingerprint
+    assert same.fingerprint == b.fingerprint  # resolved and normalised as a <loc>
+
+
+def test_duplicates_are_the_text() -> None:
+    """Two URLs of one page, each naming itself canonical and linking to itself: their
+    changes differ (the canonical and the self-link are the URL's), their duplicate key
+    is the text, as a reader sees it."""
+    body = '<p><a href="?tab=reviews">Reviews</a></p>'
+    a = _content(shop(body, head=f'<link rel="canonical" href="{URL}">'))
+    other = URL + "?ref=mail"
+    b = _content(shop(body, head=f'<link rel="canonical" href="{other}">'), url=other)
+    assert a.fingerprint != b.fingerprint
+    assert a.duplicate_key == b.duplicate_key == content_fingerprint(Selector(text=shop(body)))
+    assert a.canonical and b.canonical
+
+
+def test_text_alone_keeps_its_fingerprint() -> None:
+    """A page with no structured data, canonical nor body link: its change fingerprint is
+    its text's, the one the text-only version wrote (its notes need no re-baseline)."""
+    document = "<html><head><title>T</title></head><body><p>Only words.</p></body></html>"
+    content = _content(document)
+    assert content.fingerprint == text_fingerprint("TOnly words.")
+    assert content.text is None and content.duplicate_key == content.fingerprint
+    with_link = _content(document.replace("words.", "<a href=/x>words</a>."))
+    assert with_link.fingerprint != content.fingerprint
+    assert with_link.duplicate_key == text_fingerprint("TOnly words.")
+
+
+def test_microdata_values_as_microdata_defines_them() -> None:
+    root = Selector(
+        text="<body><div itemscope itemprop=offers><meta itemprop=price content=' 10 '>"
+        "<a itemprop=url href=/buy>buy</a><img itemprop=image src=/i.png>"
+        "<time itemprop='dateModified'> 1 May </time><data itemprop=sku value=A1>x</data>"
+        "<span itemprop='name  alt'>Cone\n  cup</span><object itemprop=o data=/d></object>"
+        "<meta itemprop=empty></div></body>"
+    ).root
+    assert microdata_values(root) == [
+        "offers\t",
+        "price\t10",
+        "url\t/buy",
+        "image\t/i.png",
+        "dateModified\t1 May",
+        "sku\tA1",
+        "name alt\tCone cup",
+        "o\t/d",
+        "empty\t",
+    ]
+
+
+def test_structured_data_canonical_json() -> None:
+    assert structured_data([{"b": [1, {"d": 1, "c": "\u00e9"}], "a": None}], ["  {x  y} "], []) == [
+        '{"a":null,"b":[1,{"c":"\u00e9","d":1}]}',
+        "{x y}",
+    ]
+
+
+def test_change_fingerprint_parts_do_not_pass_for_each_other() -> None:
+    """A piece moved from one part to another, or split in two, is a change."""
+    text = "0123456789abcdef"
+    prints = {
+        change_fingerprint(text, ["https://a.example/"], None, []),
+        change_fingerprint(text, [], "https://a.example/", []),
+        change_fingerprint(text, [], None, ["https://a.example/"]),
+        change_fingerprint(text, [], None, ["https://a.", "example/"]),
+        change_fingerprint(text, [], None, []),
+    }
+    assert len(prints) == 5
+
+
+def test_microdata_bounded() -> None:
+    """A page of many properties, nested so that each holds the text of all below it,
+    costs a bounded read: the first properties, each text cut."""
+    nested = "<span itemprop=p>" + "word " * 300
+    root = Selector(text=f"<body>{nested * 200}{'</span>' * 200}</body>").root
+    values = microdata_values(root)
+    assert len(values) == 200
+    assert all(len(v) <= len("p\t") + MAX_PROPERTY_TEXT for v in values)
+    many = Selector(text="<body>" + "<i itemprop=q>x</i>" * (MAX_PROPERTIES + 5) + "</body>").root
+    assert microdata_values(many) == ["q\tx"] * MAX_PROPERTIES

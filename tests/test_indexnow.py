@@ -94,13 +94,15 @@ async def test_three_runs_submit_exactly_what_changed(
     assert first.stats.get_value("sitemapgen/indexnow/urls/initial_skipped") == 5
     assert first.stats.get_value("sitemapgen/indexnow/requests") is None
     assert any("has no previous run to compare with" in m for m in caplog.messages)
-    # Run 2: /b's lastmod changes, /d is no longer linked (removed), /e is new.
+    # Run 2: /b's lastmod changes, /d is no longer linked (removed), /e is new; and /,
+    # whose links now lead to /e, not /d, changed (a change of its links counts: its
+    # lastmod is the time run 2 found it, docs/lastmod.rst "What counts as a change").
     shop.routes["/"] = Route(body=html(body=_links("/a", "/b", "/c", "/e")))
     shop.routes["/b"] = Route(body=html(body="<p>x</p>"), headers=_modified(20))
     shop.routes["/e"] = Route(body=html(body="<p>new</p>"), headers=_modified(21))
     second = await crawl(_settings(endpoint), start_url=u("/"))
     # In loc order, two per request (SITEMAPGEN_INDEXNOW_BATCH), removed ones included.
-    assert endpoint.url_lists == [[u("/b"), u("/d")], [u("/e")]]
+    assert endpoint.url_lists == [[u("/"), u("/b")], [u("/d"), u("/e")]]
     assert [s.status for s in endpoint.received] == [202, 202]
     for submission in endpoint.received:
         assert submission.method == "POST"
@@ -112,9 +114,9 @@ async def test_three_runs_submit_exactly_what_changed(
     stats = second.stats.get_stats()
     assert stats["sitemapgen/indexnow/requests"] == 2
     assert stats["sitemapgen/indexnow/status/202"] == 2
-    assert stats["sitemapgen/indexnow/urls/submitted"] == 3
+    assert stats["sitemapgen/indexnow/urls/submitted"] == 4
     assert stats["sitemapgen/indexnow/urls/added"] == 1
-    assert stats["sitemapgen/indexnow/urls/changed"] == 1
+    assert stats["sitemapgen/indexnow/urls/changed"] == 2
     assert stats["sitemapgen/indexnow/urls/removed"] == 1
     # Run 3: nothing changed, so no request at all.
     third = await crawl(_settings(endpoint), start_url=u("/"))

@@ -20,11 +20,16 @@ from scrapy.utils.response import get_base_url
 from ..pages.canonical import canonical_urls
 from ..pages.dates import page_dates
 from ..pages.elements import PageNodes
-from ..pages.fingerprint import content_fingerprint
+from ..pages.fingerprint import (
+    change_fingerprint,
+    main_text,
+    microdata_values,
+    structured_data,
+)
 from ..pages.hreflang import alternate_sources, header_alternate_sources
 from ..pages.hrefs import absolute, join_prefix, media_url
 from ..pages.images import image_sources
-from ..pages.jsonld import json_ld
+from ..pages.jsonld import json_ld_blocks
 from ..pages.refresh import refresh_url
 from ..pages.robots import robots_directives
 from ..pages.videos import videos
@@ -136,6 +141,7 @@ class _Page:
         self.html = isinstance(response, HtmlResponse)
         self.links = _header_values(response, b"Link")
         self._ld: list[Any] | None = None
+        self._ld_unparsed: list[str] = []
         # Computed on first use (plain attributes: functools.cached_property takes a lock).
         self._nodes: PageNodes | None = None
         self._selector: Selector | None = None
@@ -210,8 +216,8 @@ class _Page:
     @property
     def ld(self) -> list[Any]:
         if self._ld is None:
-            self._ld, invalid = json_ld(self.nodes)
-            for _ in range(invalid):
+            self._ld, self._ld_unparsed = json_ld_blocks(self.nodes)
+            for _ in self._ld_unparsed:
                 self.reporter.skip("bad_json_ld", self.loc)
         return self._ld
 
@@ -271,17 +277,56 @@ class _Page:
         return None if canonical is None else self.same_page(canonical)
 
     def content(self, now: datetime) -> Content | None:
-        """The page's content fingerprint, fetch time and whether it is its own canonical;
-        None for a page without text (or no HTML)."""
+        """The page's content fingerprints (what counts as a change, and its text's), fetch
+        time and whether it is its own canonical; None for a page without text (or no
+        HTML)."""
         if not self.html:
             return None
-        fingerprint = content_fingerprint(self.selector)
-        if fingerprint is None:
+        text, hrefs = main_text(self.selector, self.nodes.anchors)
+        if text is None:
             return None
         canonical = self._self_canonical
         if canonical is None and not self.config.respect_canonical:
             canonical = self.self_canonical()
-        return Content(fingerprint, format_w3c(now), canonical is True)
+        # The attribute's name in the page's text, before a walk of every element for it.
+        microdata = microdata_values(self.selector.root) if "itemprop" in self.response.text else []
+        target = self.canonical()
+        changes = change_fingerprint(
+            text,
+            structured_data(self.ld, self._ld_unparsed, microdata),
+            None if target is None else self._target(target),
+            self._targets(hrefs),
+        )
+        return Content(
+            changes, format_w3c(now), canonical is True, None if changes == text else text
+        )
+
+    def _targets(self, hrefs: list[str]) -> list[str]:
+        """The targets of ``hrefs`` (the main content's links): each distinct value
+        resolved against the base and normalised as a ``<loc>`` (:meth:`_target`); the
+        rooted paths most links are take :func:`_normal_url`'s shortcut."""
+        base, prefix = self.base, self.prefix
+        policy = self.config.url_policy.loc_from_normalized
+        targets = []
+        for value in set(hrefs):
+            loc = _normal_url(value, prefix, base)
+            if loc is not None:
+                targets.append(policy(loc))
+                continue
+            url = absolute(base, value)
+            if url is not None:
+                targets.append(self._target(url))
+        return targets
+
+    def _target(self, url: str) -> str:
+        """``url`` (absolute) through the crawl's URL policy, as a ``<loc>`` is (a session
+        id in a link is no change: G4); as it is when it names no page a ``<loc>`` can
+        (``mailto:``), since a changed address is a change of the page all the same, on
+        one line (the change fingerprint's pieces are lines)."""
+        try:
+            return self.policy_loc(url)
+        except UrlRejected:
+            return url.replace("\n", " ")
 
     def lastmod(self, now: datetime) -> str | None:
         """The lastmod the page's sources state (:func:`.lastmod.first_stated`)."""

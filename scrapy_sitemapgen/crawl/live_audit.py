@@ -235,9 +235,9 @@ def note_duplicates(log: VerdictLog, source: FactSource) -> None:
             continue
         for facts in source.entries(origin):
             content = facts.content
-            if content is None or chosen[content.fingerprint] == facts.loc:
+            if content is None or chosen[content.duplicate_key] == facts.loc:
                 continue
-            listed = chosen[content.fingerprint]
+            listed = chosen[content.duplicate_key]
             known = log.get(facts.loc)
             log.put(
                 Verdict(facts.loc, DUPLICATE_CONTENT, detail=listed)

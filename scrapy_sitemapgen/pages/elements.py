@@ -51,6 +51,7 @@ class PageNodes:
     """
 
     __slots__ = (
+        "_anchors",
         "_og",
         "_rels",
         "_root",
@@ -78,6 +79,8 @@ class PageNodes:
         #: ``//meta[@itemprop] | //time[@itemprop]``
         self.itemprops: list[Any] = []
         self._og: dict[str, list[str]] | None = None
+        self._anchors: list[Any] | None = None
+        self._root = selector.root
         for element in _document_elements(selector.root):
             tag = element.tag
             get = element.get
@@ -132,6 +135,14 @@ class PageNodes:
         lang = top.get("lang")
         return None if lang is None else str(lang)
 
+    @property
+    def anchors(self) -> list[Any]:
+        """``//a``: gathered on first use, in a walk of their own by libxml2, since only
+        the content fingerprint asks (the walk above would pay for them on every page)."""
+        if self._anchors is None:
+            self._anchors = list(_document_elements(self._root, ("a",)))
+        return self._anchors
+
     def links_with_rel(self, rel: str) -> Iterator[Any]:
         """Each ``<link>`` element with ``rel`` among its (case-insensitive) rel tokens."""
         for value, element in zip(self._rels, self.links):
@@ -139,15 +150,15 @@ class PageNodes:
                 yield element
 
 
-def _document_elements(root: Any) -> Iterator[Any]:
-    """Every element named in ``_READ_TAGS`` in the document of ``root``, in document order,
+def _document_elements(root: Any, tags: tuple[str, ...] = _READ_TAGS) -> Iterator[Any]:
+    """Every element named in ``tags`` in the document of ``root``, in document order,
     as ``//tag`` finds them. libxml2 can leave more than one top-level element (markup after
     ``</html>`` gets an ``<html>`` of its own), so the walk covers every one."""
     if root.getparent() is None and root.getprevious() is None and root.getnext() is None:
-        return root.iter(*_READ_TAGS)  # type: ignore[no-any-return]  # the usual: one root
+        return root.iter(*tags)  # type: ignore[no-any-return]  # the usual: one root
     top = root.getroottree().getroot()
     tops = [*reversed(list(top.itersiblings(preceding=True))), top, *top.itersiblings()]
-    return chain.from_iterable(element.iter(*_READ_TAGS) for element in tops)
+    return chain.from_iterable(element.iter(*tags) for element in tops)
 
 
 def nodes_of(source: Selector | PageNodes) -> PageNodes:

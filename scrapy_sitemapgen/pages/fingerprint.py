@@ -1,5 +1,7 @@
-"""A page's content fingerprint: what counts as a change of a page's content, and what
-makes two pages the same page (the definition is in docs/lastmod.rst, "Content").
+"""A page's content fingerprints: what counts as a change of a page's content (the
+text, the structured data, the canonical link and the links of the main content), and
+what makes two pages the same page to a reader (the text alone). The definition is in
+docs/lastmod.rst, "Content".
 
 Pure: read from the lxml tree of the parsel selector Scrapy already cached for the
 response, so the page is not parsed again, and never changed. It runs once per page, so
@@ -9,19 +11,29 @@ Python only walks down to the few elements left out (scripts, navigation, footer
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from hashlib import blake2b
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from lxml import etree  # type: ignore[import-untyped]  # lxml ships no stubs
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
     from parsel import Selector
 
 __all__ = [
     "FINGERPRINT_LENGTH",
+    "MAX_PROPERTIES",
+    "MAX_PROPERTY_TEXT",
     "NOT_CONTENT",
+    "change_fingerprint",
     "content_fingerprint",
+    "main_text",
+    "microdata_values",
+    "structured_data",
     "text_fingerprint",
     "visible_text",
 ]
@@ -127,13 +139,13 @@ def _text_without(element: Any, skip: _Skip, parts: list[bytes]) -> None:
 
 
 class _Skip:
-    """What one page's walk leaves out: ``left_out`` (the outermost :data:`NOT_CONTENT`
-    elements, and the comments and processing instructions beside the walk, which
-    serialise as their own text when serialised alone), ``above`` (the elements with a
-    left-out one below), and ``special``: how many children of each element on the walk
-    are either."""
+    """What one page's walk leaves out: ``outermost`` (the outermost :data:`NOT_CONTENT`
+    elements, in document order), ``left_out`` (those, and the comments and processing
+    instructions beside the walk, which serialise as their own text when serialised
+    alone), ``above`` (the elements with a left-out one below), and ``special``: how many
+    children of each element on the walk are either."""
 
-    __slots__ = ("above", "left_out", "special")
+    __slots__ = ("above", "left_out", "outermost", "special")
 
     def __init__(self, body: Any, found: list[Any]) -> None:
         left_out = set(found)
@@ -148,6 +160,7 @@ class _Skip:
             if left_out.isdisjoint(ancestors):  # the others go with it
                 outermost.append(element)
                 above.update(ancestors)
+        self.outermost = outermost
         self.left_out = set(outermost)
         for element in above:
             self.left_out.update(element.iterchildren(etree.Comment, etree.ProcessingInstruction))
@@ -191,31 +204,170 @@ def _title_and_body(root: Any) -> tuple[Any, Any]:
 def visible_text(root: Any) -> str:
     """The page's title, then the text of its body outside :data:`NOT_CONTENT`, as the
     text nodes join (comments, attributes and markup are not text)."""
-    return _visible(root).decode("utf-8", "surrogatepass")
+    return _visible(root)[0].decode("utf-8", "surrogatepass")
 
 
-def _visible(root: Any) -> bytes:
-    """:func:`visible_text` in UTF-8, as libxml2 serialises it (no decoding)."""
+def _visible(root: Any) -> tuple[bytes, list[Any]]:
+    """:func:`visible_text` in UTF-8, as libxml2 serialises it (no decoding), and the
+    outermost elements of the body it left out."""
     title, body = _title_and_body(root)
     # A title holds only text (HTML parses it as RCDATA): no serialiser needed.
     parts = [] if title is None or not title.text else [_encoded(title.text)]
     if body is None:
-        return b"".join(parts)
+        return b"".join(parts), []
     found = list(body.iter(*NOT_CONTENT))
     if not found:  # no Python walk at all
         parts.append(_text(body))
-        return b"".join(parts)
-    _text_without(body, _Skip(body, found), parts)
-    return b"".join(parts)
+        return b"".join(parts), []
+    skip = _Skip(body, found)
+    _text_without(body, skip, parts)
+    return b"".join(parts), skip.outermost
 
 
-def content_fingerprint(selector: Selector | Any) -> str | None:
-    """The fingerprint of a page's visible text (:func:`text_fingerprint` of
-    :func:`visible_text`), read from a parsel ``Selector`` or an lxml element of the
-    parsed page; ``None`` for a page without text."""
+def _root(selector: Selector | Any) -> Any:
+    """The root element of the page of a parsel ``Selector`` or lxml element; None for
+    anything else."""
     root: Any = getattr(selector, "root", selector)
     if not etree.iselement(root):
         return None
     if root.getparent() is not None:
         root = root.getroottree().getroot()
-    return _fingerprint(_visible(root))
+    return root
+
+
+def content_fingerprint(selector: Selector | Any) -> str | None:
+    """The fingerprint of a page's visible text (:func:`text_fingerprint` of
+    :func:`visible_text`), read from a parsel ``Selector`` or an lxml element of the
+    parsed page; ``None`` for a page without text. It is what makes two pages the same
+    page to a reader (the duplicate key), and the first part of
+    :func:`change_fingerprint`."""
+    root = _root(selector)
+    return None if root is None else _fingerprint(_visible(root)[0])
+
+
+def main_text(selector: Selector | Any, anchors: Sequence[Any]) -> tuple[str | None, list[str]]:
+    """:func:`content_fingerprint`, and the ``href`` of each of the page's ``anchors``
+    (``<a>`` elements, :attr:`.elements.PageNodes.anchors`) that lies in the main content:
+    outside the elements the text leaves out (a site's navigation and footer links are on
+    every page, and change with the site, not the page). As written, in document order."""
+    root = _root(selector)
+    if root is None:
+        return None, []
+    text, outermost = _visible(root)
+    fingerprint = _fingerprint(text)
+    if fingerprint is None or not anchors:
+        return fingerprint, []
+    if not outermost:
+        return fingerprint, [href for a in anchors if (href := a.get("href")) is not None]
+    chrome = {a for element in outermost for a in element.iter("a")}
+    return fingerprint, [
+        href for a in anchors if a not in chrome and (href := a.get("href")) is not None
+    ]
+
+
+# The canonical form of a JSON-LD block: keys sorted, no whitespace, characters as they are.
+# The standard library's, always: another encoder (orjson writes some numbers otherwise)
+# would change the fingerprints of a site with the extra installed or not.
+_canonical_json = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+
+# Elements whose microdata property value is an attribute (WHATWG HTML, "Values"); any
+# other element's value is its text (a <time> without datetime too).
+_VALUE_ATTRIBUTES = {
+    "meta": "content",
+    "audio": "src",
+    "embed": "src",
+    "iframe": "src",
+    "img": "src",
+    "source": "src",
+    "track": "src",
+    "video": "src",
+    "a": "href",
+    "area": "href",
+    "link": "href",
+    "object": "data",
+    "data": "value",
+    "meter": "value",
+    "time": "datetime",
+}
+
+
+#: Microdata properties read of a page, and characters of a property's text: a page of a
+#: million properties, or of nested ones each holding the text of all below it, costs no
+#: more than this. The text a reader sees is in the text fingerprint anyway.
+MAX_PROPERTIES = 1000
+MAX_PROPERTY_TEXT = 1000
+
+
+def microdata_values(root: Any) -> list[str]:
+    """Each microdata property of the page, in document order: its names, a tab, its value
+    as microdata defines it (an attribute for the elements of ``_VALUE_ATTRIBUTES``, the
+    text for the others, whitespace collapsed; an item's properties are values of their
+    own, so an ``itemscope`` is none). One walk of the whole tree, by libxml2: the caller
+    asks only for a page that has the attribute at all. At most :data:`MAX_PROPERTIES`,
+    each text cut at :data:`MAX_PROPERTY_TEXT` characters."""
+    values = []
+    found = root.xpath("//*[@itemprop]", smart_strings=False)
+    for element in islice(found, MAX_PROPERTIES):
+        names = " ".join(element.get("itemprop").split())
+        if element.get("itemscope") is not None:
+            values.append(f"{names}\t")
+            continue
+        attribute = _VALUE_ATTRIBUTES.get(element.tag)
+        value = None if attribute is None else element.get(attribute)
+        if value is None:
+            value = "" if attribute is not None and element.tag != "time" else _itemtext(element)
+        values.append(f"{names}\t{' '.join(value.split())}")
+    return values
+
+
+def _itemtext(element: Any) -> str:
+    """The element's text, its first :data:`MAX_PROPERTY_TEXT` characters."""
+    parts = []
+    size = 0
+    for text in element.itertext():
+        parts.append(text)
+        size += len(text)
+        if size >= MAX_PROPERTY_TEXT:
+            break
+    return "".join(parts)[:MAX_PROPERTY_TEXT]
+
+
+def structured_data(
+    blocks: Iterable[Any], unparsed: Iterable[str], microdata: Iterable[str]
+) -> list[str]:
+    """The page's structured data, each piece as text that changes only when its data
+    does: each parsed JSON-LD block in canonical JSON (key order and whitespace do not
+    count), then each block that did not parse as its text with whitespace collapsed,
+    then the :func:`microdata_values`."""
+    found = []
+    for block in blocks:
+        try:
+            found.append(_canonical_json(block))
+        except (ValueError, RecursionError):  # nested past what the encoder walks
+            found.append("\0nested")
+    found.extend(" ".join(text.split()) for text in unparsed)
+    found.extend(microdata)
+    return found
+
+
+def change_fingerprint(
+    text: str, structured: Sequence[str], canonical: str | None, links: Iterable[str]
+) -> str:
+    """The fingerprint of what counts as a change of a page's content: its text's
+    fingerprint (``text``: :func:`content_fingerprint`), its ``structured`` data
+    (:func:`structured_data`), its ``canonical`` URL, and the targets of the links in its
+    main content (resolved and normalised by the caller) as a set: their order and
+    repeats are no change, as a menu reordered or a link repeated leads nowhere new.
+
+    A page with none of the three has the fingerprint of its text, so that adding the
+    first one is a change and a page of text alone keeps the fingerprint it had."""
+    targets = sorted(set(links))
+    if not structured and canonical is None and not targets:
+        return text
+    # One piece a line: none holds a line feed (canonical JSON escapes it, the rest is
+    # whitespace-collapsed or a URL, which the URL parser strips of it), and a NUL line
+    # opens each part, so no piece can pass for two, nor one part for another.
+    data = "\n".join([text, "\0S", *structured, "\0C", canonical or "", "\0L", *targets]).encode(
+        "utf-8", "surrogatepass"
+    )
+    return blake2b(data, digest_size=FINGERPRINT_LENGTH // 2).hexdigest()

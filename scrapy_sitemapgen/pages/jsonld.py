@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "has_type",
     "json_ld",
+    "json_ld_blocks",
     "ld_objects",
     "ld_text",
     "ld_url",
@@ -30,17 +31,25 @@ _LD_MEDIA_TYPE = "application/ld+json"
 
 
 def json_ld(selector: Selector | PageNodes) -> tuple[list[Any], int]:
-    """The parsed JSON-LD blocks of the page, in document order, and how many were not JSON.
+    """The parsed JSON-LD blocks of the page, in document order, and how many were not JSON
+    (:func:`json_ld_blocks`, the blocks not JSON counted). The count lets the caller
+    report pages whose structured data search engines will ignore."""
+    blocks, unparsed = json_ld_blocks(selector)
+    return blocks, len(unparsed)
+
+
+def json_ld_blocks(selector: Selector | PageNodes) -> tuple[list[Any], list[str]]:
+    """The parsed JSON-LD blocks of the page, in document order, and the text of each
+    block that was not JSON (the content fingerprint counts it as text).
 
     Takes every ``<script type="application/ld+json">``, with the type matched
     ASCII-case-insensitively and media type parameters ignored. The JSON may be wrapped in
     whitespace, an HTML comment or a CDATA section, which old templates add to hide it from
-    pre-HTML5 parsers. An empty block counts as invalid. Each block comes back as parsed,
-    whatever its shape (object, list, even a bare number). The count lets the caller report
-    pages whose structured data search engines will ignore.
+    pre-HTML5 parsers. An empty block counts as not JSON. Each block comes back as parsed,
+    whatever its shape (object, list, even a bare number).
     """
     blocks: list[Any] = []
-    invalid = 0
+    unparsed: list[str] = []
     for element in nodes_of(selector).scripts:
         media_type = element.attrib.get("type", "").split(";", 1)[0]
         if media_type.strip().translate(ASCII_LOWER) != _LD_MEDIA_TYPE:
@@ -49,8 +58,8 @@ def json_ld(selector: Selector | PageNodes) -> tuple[list[Any], int]:
         try:
             blocks.append(json.loads(text))
         except (ValueError, RecursionError):  # RecursionError: "[[[[..." nested too deep
-            invalid += 1
-    return blocks, invalid
+            unparsed.append(text)
+    return blocks, unparsed
 
 
 def _unwrap_script(text: str) -> str:

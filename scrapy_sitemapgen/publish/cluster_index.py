@@ -134,7 +134,7 @@ def _listed(source: FactSource, origin: Origin, config: Config) -> Iterator[tupl
     for facts in source.entries(origin):
         content = facts.content
         if chosen and content is not None:
-            yield facts, chosen.get(content.fingerprint, facts.loc) == facts.loc
+            yield facts, chosen.get(content.duplicate_key, facts.loc) == facts.loc
         else:
             yield facts, True
 

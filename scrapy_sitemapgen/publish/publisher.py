@@ -14,6 +14,7 @@ from scrapy.utils.asyncio import run_in_thread
 from .. import stats as keys
 from ..build.source import first_origins
 from ..failures import failure_of
+from ..sitemaps.lastmod import observes
 from ..sitemaps.urls import origin_folder
 from ..state.statefile import PublishState
 from .close_report import CloseReport, count_clusters, log_clusters
@@ -130,6 +131,18 @@ async def publish(
             "Sitemap: the state file %(path)s was written by an earlier version, which kept "
             "no page contents: this run records them, and lastmods follow the content from "
             "the next run on",
+            {"path": config.state_path},
+        )
+    # Only where lastmods follow the fingerprints across runs does the upgrade matter.
+    if state.fingerprint_upgraded and (
+        config.lastmod_follows_content or observes(config.lastmod_sources)
+    ):
+        logger.warning(
+            "Sitemap: the state file %(path)s holds content fingerprints of the text "
+            "alone, and a change now also counts in the structured data, the canonical "
+            "URL and the main content's links: this run compares the text alone, so no "
+            "lastmod moves because of the upgrade, and the next run compares all of it; "
+            "nothing to do (docs/lastmod.rst, 'From the text-only fingerprint')",
             {"path": config.state_path},
         )
     groups: Generator[list[OriginSet], None, None] | None = None

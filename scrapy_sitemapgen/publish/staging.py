@@ -289,7 +289,7 @@ class _Listing:
         for facts in entries:
             content = facts.content
             if content is not None:
-                listed = chosen.get(content.fingerprint, facts.loc)
+                listed = chosen.get(content.duplicate_key, facts.loc)
                 if listed != facts.loc:
                     if first:
                         self.duplicates += 1

@@ -29,8 +29,9 @@ def _rank(facts: UrlFacts) -> tuple[bool, int, str]:
 
 
 def duplicate_choice(entries: Iterable[UrlFacts], named: Iterable[str] = ()) -> dict[str, str]:
-    """Fingerprint -> the ``loc`` listed of the pages that share it (every fingerprint of
-    ``entries``, each with its preferred URL). ``named``: the URLs that the canonical
+    """Duplicate key (:attr:`.facts.Content.duplicate_key`: the text's fingerprint) -> the
+    ``loc`` listed of the pages that share it (every key of ``entries``, each with its
+    preferred URL). ``named``: the URLs that the canonical
     links of pages left out as ``canonical_elsewhere`` name. The choice depends only on
     the set of pages and the set of named URLs, never on the order they were crawled or
     recorded in.
@@ -53,7 +54,8 @@ def duplicate_choice(entries: Iterable[UrlFacts], named: Iterable[str] = ()) -> 
                 target = next(targets, None)
             if target == loc:
                 rank = (False, rank[1], loc)
-        known = best.get(content.fingerprint)
+        key = content.duplicate_key
+        known = best.get(key)
         if known is None or rank < known:
-            best[content.fingerprint] = rank
+            best[key] = rank
     return {fingerprint: rank[2] for fingerprint, rank in best.items()}

@@ -127,14 +127,23 @@ class News:
 
 @dataclass(frozen=True, slots=True)
 class Content:
-    """What a page's content was when it was fetched: its fingerprint
-    (:mod:`pages.fingerprint`), the fetch time (a W3C Datetime, the ``observed``
-    lastmod when the content turns out to have changed), and whether the page names
-    itself as its canonical URL (the preferred one of duplicates)."""
+    """What a page's content was when it was fetched: its fingerprint, what counts as a
+    change (:func:`pages.fingerprint.change_fingerprint`), the fetch time (a W3C Datetime,
+    the ``observed`` lastmod when the content turns out to have changed), whether the page
+    names itself as its canonical URL (the preferred one of duplicates), and the
+    fingerprint of its text alone when that differs from ``fingerprint`` (``text``)."""
 
     fingerprint: str
     fetched: str
     canonical: bool = False
+    text: str | None = None
+
+    @property
+    def duplicate_key(self) -> str:
+        """What pages that are the same to a reader share: the text's fingerprint. The
+        canonical URL, the links and the structured data often name the page itself, so
+        two URLs of one page would differ by them."""
+        return self.fingerprint if self.text is None else self.text
 
 
 @dataclass(slots=True)

@@ -27,7 +27,9 @@ if TYPE_CHECKING:
     from .facts import UrlFacts
 
 __all__ = [
+    "FINGERPRINT_VERSION",
     "OBSERVED",
+    "TEXT_ONLY",
     "UNKNOWN_FINGERPRINT",
     "Seen",
     "first_stated",
@@ -44,6 +46,18 @@ OBSERVED = "observed"
 #: each page's lastmod but not its content: the next sight counts as unchanged content, so
 #: the lastmod published is kept, and the note then takes the real fingerprint.
 UNKNOWN_FINGERPRINT = "?"
+
+#: What the content fingerprint covers (:mod:`..pages.fingerprint`), as a number: a note
+#: written under another one is no comparison with this run's fingerprint, so the state
+#: keeps it with the notes, and an upgrade moves no lastmod (docs/lastmod.rst). Version 1
+#: covered the text alone; version 2 adds the structured data, the canonical URL and the
+#: main content's links.
+FINGERPRINT_VERSION = 2
+
+#: Before a fingerprint, a note of version 1, which is the fingerprint of the text alone:
+#: compared with this run's text fingerprint (:attr:`.facts.Content.duplicate_key`), so a
+#: text that changed across the upgrade still counts, and nothing else does yet.
+TEXT_ONLY = "~"
 
 
 def first_stated(
@@ -100,7 +114,8 @@ def settle(
       seen, which is no change; the stated lastmod is published and ``seen`` kept.
     - First sight: ``observed`` gives nothing (never a guess).
     - Changed since ``seen``: ``observed`` gives the time this run fetched the page.
-    - Unchanged (or ``seen`` rebuilt, its fingerprint :data:`UNKNOWN_FINGERPRINT`):
+    - Unchanged (or ``seen`` rebuilt, its fingerprint :data:`UNKNOWN_FINGERPRINT`, or
+      written by the text-only fingerprint, :data:`TEXT_ONLY`, and the text unchanged):
       ``observed`` gives the time it was last found changed; and with
       ``follows_content`` the lastmod published before is kept, whatever the sources now
       say, so a rebuilt site whose text did not change keeps its lastmods.
@@ -111,15 +126,24 @@ def settle(
     fingerprint = content.fingerprint
     if seen is None:
         when = None
-    elif seen.fingerprint != fingerprint and seen.fingerprint != UNKNOWN_FINGERPRINT:
+    elif (
+        seen.fingerprint != fingerprint
+        and seen.fingerprint != UNKNOWN_FINGERPRINT
+        and not _same_text(seen.fingerprint, content.duplicate_key)
+    ):
         when = content.fetched
     else:
         when = seen.observed
         if follows_content and seen.lastmod is not None:
-            if seen.fingerprint != fingerprint:  # a rebuilt note takes the real one
+            if seen.fingerprint != fingerprint:  # a rebuilt or older note takes this one
                 seen = Seen(fingerprint, when, seen.lastmod)
             return seen.lastmod, seen
     lastmod = facts.lastmod
     if lastmod is None and observed:
         lastmod = when
     return lastmod, Seen(fingerprint, when, lastmod)
+
+
+def _same_text(noted: str, text: str) -> bool:
+    """Whether a note of the text-only fingerprint (:data:`TEXT_ONLY`) found ``text``."""
+    return noted[:1] == TEXT_ONLY and noted[1:] == text

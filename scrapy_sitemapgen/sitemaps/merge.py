@@ -126,6 +126,8 @@ def _dump_extra(facts: UrlFacts) -> str:
     extra: dict[str, Any] = {}
     if content is not None:
         extra["c"] = [content.fingerprint, content.fetched, 1 if content.canonical else 0]
+        if content.text is not None:
+            extra["c"].append(content.text)
     if facts.images:
         extra["i"] = facts.images
     if facts.videos:
@@ -207,6 +209,10 @@ def row_facts(
         videos=videos,
         alternates=tuple(Alternate(h, href) for h, href in page.get("a", ())),
         news=News(*json.loads(news)) if news else None,
-        content=Content(content[0], content[1], bool(content[2])) if content else None,
+        content=(
+            Content(content[0], content[1], bool(content[2]), content[3] if content[3:] else None)
+            if content
+            else None
+        ),
         language=page.get("l"),
     )

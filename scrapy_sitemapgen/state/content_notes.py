@@ -3,8 +3,14 @@ fingerprint, when a run last found it changed, and the lastmod published with it
 (:class:`..sitemaps.lastmod.Seen`), for the ``observed`` lastmod and lastmods that follow
 the content (docs/lastmod.rst).
 
-Kept as blocks of tab-separated lines: loc, fingerprint, observed, lastmod ("" for none).
-A state file of 0.1.0 has no such table: every page is then seen for the first time. Pure.
+Kept as blocks of tab-separated lines: loc, fingerprint, observed, lastmod ("" for none),
+after a first line that names the fingerprint's version (:data:`VERSION_LINE`). A block
+without it was written by the text-only fingerprint (version 1): its fingerprints are read
+as :data:`..sitemaps.lastmod.TEXT_ONLY` notes, compared with the text alone, so the
+upgrade moves no lastmod. The version is in each block, not once for the file, because a
+publish that stops part-way leaves some origins noted by this run and the others as they
+were. A state file of 0.1.0 has no such table: every page is then seen for the first
+time. Pure.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from ..sitemaps.lastmod import Seen, settle
+from ..sitemaps.lastmod import FINGERPRINT_VERSION, TEXT_ONLY, UNKNOWN_FINGERPRINT, Seen, settle
 from .notes import BLOCK, NoteKind, Notes, Save, pack, previous_notes, unpack
 
 if TYPE_CHECKING:
@@ -21,10 +27,23 @@ if TYPE_CHECKING:
 
     from ..sitemaps.facts import UrlFacts
 
-__all__ = ["CONTENTS", "ContentNotes", "Note", "decode_contents", "encode_contents"]
+__all__ = [
+    "CONTENTS",
+    "VERSION_LINE",
+    "ContentNotes",
+    "Note",
+    "decode_contents",
+    "encode_contents",
+]
 
 #: The notes of one URL as the state keeps them: (loc, what was seen).
 Note = tuple[str, Seen]
+
+
+#: The first line of a block: the fingerprint's version, as a note of the empty loc (an
+#: earlier version of the package reads it as a note no URL meets, and passes it over).
+VERSION_LINE = f"\t{FINGERPRINT_VERSION}\t\t"
+_TEXT_ONLY_VERSION = "1"
 
 
 def encode_contents(notes: list[Note]) -> bytes:
@@ -36,16 +55,33 @@ def encode_contents(notes: list[Note]) -> bytes:
     text = "\n".join(lines)
     if text.count("\n") != len(lines) - 1 or text.count("\t") != 3 * len(lines):
         raise ValueError("a loc with a line feed or a tab cannot be noted")
-    return pack(text)
+    return pack(f"{VERSION_LINE}\n{text}")
 
 
 def decode_contents(data: bytes) -> list[Note]:
-    """What :func:`encode_contents` packed."""
+    """What :func:`encode_contents` packed; a block of another fingerprint's version with
+    fingerprints that this run's cannot be compared with (:data:`TEXT_ONLY` for version
+    1, whose fingerprint is the text's; unknown for any other)."""
+    lines = unpack(data).split("\n")
+    version = _TEXT_ONLY_VERSION
+    if lines[0][:1] == "\t":  # no loc: the version line
+        version = lines.pop(0).split("\t")[1]
     notes = []
-    for line in unpack(data).split("\n"):
+    for line in lines:
         loc, fingerprint, observed, lastmod = line.split("\t")
         notes.append((loc, Seen(fingerprint, observed or None, lastmod or None)))
+    if version != str(FINGERPRINT_VERSION):
+        notes = [(loc, _older(seen, version)) for loc, seen in notes]
     return notes
+
+
+def _older(seen: Seen, version: str) -> Seen:
+    """A note of another fingerprint's version as this one can compare it."""
+    noted = seen.fingerprint
+    if noted == UNKNOWN_FINGERPRINT or noted[:1] == TEXT_ONLY:
+        return seen
+    mark = TEXT_ONLY + noted if version == _TEXT_ONLY_VERSION else UNKNOWN_FINGERPRINT
+    return Seen(mark, seen.observed, seen.lastmod)
 
 
 #: The content notes: ``content_blocks`` across runs, ``current_contents`` this run's.

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING, Any
 
+from ..sitemaps.lastmod import FINGERPRINT_VERSION
 from ..sitemaps.sections import section_counts
 from .entry_changes import ENTRY_PRINTS, changed_locs, changes_to, create_changes
 from .notes import chunks, has_notes, has_table, previous_notes
@@ -38,6 +39,10 @@ _SECTIONS = """CREATE TABLE IF NOT EXISTS sections (
         output TEXT NOT NULL, origin TEXT NOT NULL, section TEXT NOT NULL,
         files INTEGER NOT NULL, urls INTEGER NOT NULL,
         PRIMARY KEY (output, origin, section)) WITHOUT ROWID"""
+# What the file was last written with, by name: the content fingerprint's version.
+_META = """CREATE TABLE IF NOT EXISTS meta (
+        name TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID"""
+_FINGERPRINT = "fingerprint_version"
 
 
 class PublishState(StateView):
@@ -61,9 +66,26 @@ class PublishState(StateView):
             and has_table(self._db, "files")
             and self._db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is not None
         )
+        #: Whether this state file holds content notes of an earlier fingerprint's
+        #: version (:data:`..sitemaps.lastmod.FINGERPRINT_VERSION`): the publish says once
+        #: that lastmods were kept. Each block of notes says its own version, which is
+        #: what the notes are read by (:mod:`.content_notes`); this is the file's last.
+        self.fingerprint_upgraded = (
+            not self.migrated
+            and has_table(self._db, "content_blocks")
+            and self._db.execute("SELECT 1 FROM content_blocks LIMIT 1").fetchone() is not None
+            and self._fingerprint_version() < FINGERPRINT_VERSION
+        )
         urls, contents, prints = KINDS
         with self._db:
-            for statement in (_FILES, urls.schema, contents.schema, _SECTIONS, prints.schema):
+            for statement in (
+                _FILES,
+                urls.schema,
+                contents.schema,
+                _SECTIONS,
+                prints.schema,
+                _META,
+            ):
                 self._db.execute(statement)
         for kind in KINDS:
             self._db.execute(kind.current_schema(temp=True))
@@ -81,6 +103,15 @@ class PublishState(StateView):
             for kind in KINDS
             if kind.legacy is not None and has_table(self._db, kind.legacy.table)
         ]
+
+    def _fingerprint_version(self) -> int:
+        """The fingerprint's version the file was last written with: 1 before it was
+        noted (the text-only fingerprint)."""
+        if not has_table(self._db, "meta"):
+            return 1
+        row = self._db.execute("SELECT value FROM meta WHERE name = ?", (_FINGERPRINT,))
+        found = row.fetchone()
+        return 1 if found is None else int(found[0])
 
     def notes(
         self, kind: NoteKind[Any, Any], output: str, origin: str
@@ -187,6 +218,10 @@ class PublishState(StateView):
                     f" WHERE {scope}",
                     (output,),
                 )
+            self._db.execute(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                (_FINGERPRINT, str(FINGERPRINT_VERSION)),
+            )
             self._db.executemany(
                 "INSERT INTO files VALUES (?, ?, ?, ?, ?)",
                 [
