@@ -298,6 +298,10 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Result]:
         # Most hostile URLs serve one plain page: what is under test is each URL, so
         # they are not left out as duplicates by content (test_content_crawl.py is).
         "SITEMAPGEN_DEDUPE_CONTENT": False,
+        # What is under test is each URL as written; the images on cdn.example.net (a host
+        # that does not exist, whose robots.txt cannot be read) would otherwise be dropped
+        # (test_robots_engines.py).
+        "SITEMAPGEN_RESPECT_ROBOTS_TXT": False,
     }
     handler = _Records()
     root = logging.getLogger()

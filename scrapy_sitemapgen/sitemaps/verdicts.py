@@ -52,6 +52,7 @@ FINDINGS = (
     "listed_noindex",
     "listed_canonicalised",
     "listed_blocked_by_robots",
+    "listed_disallowed",
     "listed_not_html",
     "listed_duplicate",
     "listed_unreachable",
@@ -59,6 +60,10 @@ FINDINGS = (
     "lastmod_mismatch",
     "invalid_sitemap",
 )
+
+#: The verdicts of pages an engine's robots.txt group disallows: ``excluded/robots_txt/<agent>``
+#: (SITEMAPGEN_RESPECT_ROBOTS_TXT); their finding is ``listed_disallowed``.
+DISALLOWED_PREFIX = "excluded/robots_txt/"
 
 #: Verdicts (exclusion reasons of the listing rules) -> the finding of a listed URL.
 _EXCLUSION_FINDINGS = {
@@ -149,6 +154,8 @@ def _listed_finding(verdict: Verdict) -> str | None:
     found = _EXCLUSION_FINDINGS.get(verdict.verdict)
     if found is not None:
         return found
+    if verdict.verdict.startswith(DISALLOWED_PREFIX):
+        return "listed_disallowed"
     if verdict.verdict.startswith("excluded/status/"):
         status = verdict.status or 0
         return "listed_redirected" if 300 <= status < 400 else "listed_not_found"
@@ -156,6 +163,8 @@ def _listed_finding(verdict: Verdict) -> str | None:
 
 
 def _listed_detail(finding: str, verdict: Verdict) -> str:
+    if finding == "listed_disallowed":  # the agent whose group disallows it
+        return verdict.verdict.removeprefix(DISALLOWED_PREFIX)
     if finding == "listed_duplicate":
         return verdict.detail or ""
     if finding in ("listed_redirected", "listed_canonicalised", "listed_not_found"):
