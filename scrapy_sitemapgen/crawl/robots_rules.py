@@ -163,7 +163,9 @@ class RobotsRules:
         own), read first when it is not yet; each image left out is counted and logged.
         The page stays listed."""
         if self.image_agents and facts.images:
-            await self.read(self._image_roots(facts) - self._read.keys())
+            unread = self._image_roots(facts) - self._read.keys()
+            if unread:
+                await self.read(unread)
         return self._images_allowed(facts, reporter)
 
     def unread(self, facts: UrlFacts) -> set[str]:
