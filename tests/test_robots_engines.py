@@ -32,7 +32,7 @@ from scrapy_sitemapgen.sitemaps.verdicts import (
     audit_findings,
 )
 
-from .helpers import PlainSpider, Route, SiteServer, html, read_bytes, read_entries
+from .helpers import NASTY, PlainSpider, Route, SiteServer, html, read_bytes, read_entries
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -174,10 +174,12 @@ async def test_each_engine_reads_its_own_group(
     [
         (Route(503, "busy"), set(), "unreachable"),
         (Route(429, "slow down"), set(), "unreachable"),
+        # Answered after DOWNLOAD_TIMEOUT (1 s): no answer, as a 5xx.
+        (Route(200, "User-agent: *\nAllow: /\n", delay=2.5), set(), "unreachable"),
         (Route(404, "no such file"), {"/", "/a", "/b"}, "absent"),
         (Route(403, "forbidden"), {"/", "/a", "/b"}, "absent"),
     ],
-    ids=["503", "429", "404", "403"],
+    ids=["503", "429", "timeout", "404", "403"],
 )
 @deferred_f_from_coro_f
 async def test_an_unreadable_robots_txt_follows_google(
@@ -199,7 +201,7 @@ async def test_an_unreadable_robots_txt_follows_google(
                 "/b": Route(body=html(body="<p>b</p>")),
             }
         )
-        crawler = await crawl({}, PlainSpider, start_url=server.url("/"))
+        crawler = await crawl({"DOWNLOAD_TIMEOUT": 1}, PlainSpider, start_url=server.url("/"))
     stats = crawler.stats.get_stats()
     assert stats[f"sitemapgen/robots_txt/{counter}"] == 1
     assert stats["sitemapgen/robots_txt/requests"] == 1
@@ -231,9 +233,8 @@ async def test_an_unreadable_robots_txt_follows_google(
             for r in caplog.records
             if r.levelno == logging.WARNING and "robots.txt of" in r.getMessage()
         ]
-        assert warning.startswith(
-            f"Sitemap: the robots.txt of {root} could not be read (HTTP {route.status}); "
-        )
+        why = "no answer: " if route.delay else f"HTTP {route.status}); "
+        assert warning.startswith(f"Sitemap: the robots.txt of {root} could not be read ({why}")
 
 
 @deferred_f_from_coro_f
@@ -461,6 +462,20 @@ def test_a_file_is_read_as_google_reads_it() -> None:
         )
         is None
     )
+
+
+@pytest.mark.parametrize("text", [*NASTY, "User-agent: *\nDisallow: /%zz%\nAllow: $*$\n"])
+def test_hostile_files_are_read_without_failing(text: str) -> None:
+    """Whatever a server sends as its robots.txt gives an answer, never an exception."""
+    rules = robots_txt_of(
+        200, ("User-agent: *\nDisallow: " + text + "\n").encode("utf-8", "replace")
+    )
+    for url in (f"{PAGE}/", f"{PAGE}/a%20b?c=%25", f"{PAGE}/caf%C3%A9"):
+        assert rules.forbidding(url, ("googlebot", "googlebot-image")) in (
+            None,
+            "googlebot",
+            "googlebot-image",
+        )
 
 
 def test_listed_disallowed_is_the_finding_of_a_disallowed_verdict() -> None:
