@@ -17,6 +17,7 @@ import scrapy
 from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy.utils.sitemap import Sitemap
 
+from scrapy_sitemapgen.crawl import robots_rules
 from scrapy_sitemapgen.sitemaps.robots_txt import (
     ALLOW_ALL,
     DISALLOW_ALL,
@@ -376,6 +377,39 @@ async def test_robots_txt_goes_through_the_pages_proxy(crawl: CrawlFn, tmp_path:
     far_origin = Origin("http", "127.0.0.1", 80)
     assert set(listed(tmp_path / "out", far_origin)) == {"http://127.0.0.1/shown"}
     assert crawler.stats.get_value("sitemapgen/excluded/robots_txt/bingbot") == 1
+
+
+@deferred_f_from_coro_f
+async def test_a_broad_crawl_keeps_a_bounded_number_of_files(
+    crawl: CrawlFn, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With room for one file, each origin met again after another is read again; what
+    is listed does not change. The site is a chain, / -> /p1 -> /p2, so one page is
+    judged at a time (the middleware records a page before its links are followed)."""
+    monkeypatch.setattr(robots_rules, "KEPT_ORIGINS", 1)
+    with SiteServer() as site, SiteServer() as cdn:
+        image = cdn.url("/cdn/blocked/i.png")
+        site.routes.update(
+            {
+                "/robots.txt": Route(body="User-agent: *\nAllow: /\n", content_type="text/plain"),
+                "/": Route(body=html(body="<a href='/p1'>1</a>")),
+                "/p1": Route(body=html(body=f"<a href='/p2'>2</a><img src='{image}'>")),
+                "/p2": Route(body=html(body=f"<p>the second page</p><img src='{image}'>")),
+            }
+        )
+        cdn.routes["/robots.txt"] = Route(body=CDN_ROBOTS, content_type="text/plain")
+        crawler = await crawl({}, PlainSpider, start_url=site.url("/"))
+        # / reads the site's; /p1 the CDN's (the site's dropped); /p2 both again.
+        assert site.requested.count("/robots.txt") == 2
+        assert cdn.requested.count("/robots.txt") == 2
+    assert listed(tmp_path / "out", site.origin) == {
+        site.url("/"): [],
+        site.url("/p1"): [],
+        site.url("/p2"): [],
+    }
+    stats = crawler.stats.get_stats()
+    assert stats["sitemapgen/robots_txt/requests"] == 4
+    assert stats["sitemapgen/skipped/image/robots_txt"] == 2
 
 
 # --- the pure decision, with Protego ------------------------------------------------------------

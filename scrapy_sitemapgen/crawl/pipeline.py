@@ -72,8 +72,8 @@ class SitemapItemPipeline:
     async def _record_checked(
         self, item: Any, facts: UrlFacts, robots: RobotsRules, unread: set[str]
     ) -> Any:
-        await robots.read(unread)
-        checked = robots.item_facts(facts, self.recorder.reporter)
+        read = await robots.read(unread)
+        checked = robots.item_facts(facts, self.recorder.reporter, read)
         if checked is not None and self.recorder.store is not None:
             self._record(checked)
         return item

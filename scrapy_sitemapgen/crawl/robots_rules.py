@@ -17,7 +17,9 @@ IndexNow's) never wait for it.
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from dataclasses import replace
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from scrapy import Request
@@ -38,6 +40,8 @@ from ..sitemaps.robots_txt import (
 from ..sitemaps.urls import origin_key
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
@@ -51,6 +55,11 @@ logger = logging.getLogger(__name__)
 
 #: As Scrapy's RobotsTxtMiddleware: ahead of the pages waiting for it.
 _PRIORITY = 1000
+_NONE_READ: Mapping[str, RobotsTxt] = MappingProxyType({})
+#: The files kept at once. A parsed robots.txt takes some 5 kB (400 kB for one of 300
+#: wildcard rules), and a broad crawl meets 100,000 origins: past this many, the file read
+#: first is dropped, and read again if its origin comes back.
+KEPT_ORIGINS = 10_000
 
 
 def response_root(response: Response) -> str:
@@ -61,15 +70,16 @@ def response_root(response: Response) -> str:
 
 
 class RobotsRules:
-    """The robots.txt of every origin the crawl met, by root (``scheme://host[:port]/``).
-    Like Scrapy's own middleware it keeps one per origin for the whole crawl."""
+    """The robots.txt of the origins the crawl met, by root (``scheme://host[:port]/``):
+    each read once, and kept for the crawl up to :data:`KEPT_ORIGINS` origins."""
 
     def __init__(self, crawler: Crawler, config: Config) -> None:
         self.crawler = crawler
         self.stats = crawler.stats
         self.page_agents = page_agents(config.robots_user_agents)
         self.image_agents = config.robots_image_user_agents
-        self._read: dict[str, RobotsTxt] = {}
+        #: In the order read (the first is dropped first: :data:`KEPT_ORIGINS`).
+        self._read: OrderedDict[str, RobotsTxt] = OrderedDict()
         #: Roots being fetched -> the callers waiting for that fetch.
         self._waiting: dict[str, list[Deferred[None]]] = {}
         self._absent_logged = False
@@ -100,6 +110,8 @@ class RobotsRules:
         self._waiting[root] = []
         try:
             rules = self._read[root] = await self._fetch(root, proxy)
+            if len(self._read) > KEPT_ORIGINS:
+                self._read.popitem(last=False)
         finally:
             for waiter in self._waiting.pop(root):
                 waiter.callback(None)
@@ -162,11 +174,12 @@ class RobotsRules:
         may not fetch, each checked with the robots.txt of its own origin (a CDN has its
         own), read first when it is not yet; each image left out is counted and logged.
         The page stays listed."""
+        read: dict[str, RobotsTxt] = {}
         if self.image_agents and facts.images:
             unread = self._image_roots(facts) - self._read.keys()
             if unread:
-                await self.read(unread)
-        return self._images_allowed(facts, reporter)
+                read = await self.read(unread)
+        return self._images_allowed(facts, reporter, read)
 
     def unread(self, facts: UrlFacts) -> set[str]:
         """The origins of an item's ``loc`` and images whose robots.txt is not read yet."""
@@ -174,36 +187,42 @@ class RobotsRules:
         roots.add(origin_key(facts.loc))
         return roots - self._read.keys()
 
-    async def read(self, roots: set[str]) -> None:
-        """Read the robots.txt of each origin (in order, so the log's order is the same
-        each run)."""
-        for root in sorted(roots):
-            await self.of_root(root)
+    async def read(self, roots: set[str]) -> dict[str, RobotsTxt]:
+        """The robots.txt of each origin, read in order (so the log's order is the same
+        each run); given back, since a broad crawl may drop one it read before it is
+        used (:data:`KEPT_ORIGINS`)."""
+        return {root: await self.of_root(root) for root in sorted(roots)}
 
-    def item_facts(self, facts: UrlFacts, reporter: Reporter) -> UrlFacts | None:
-        """An item's facts under the files already read: None when an agent of
-        SITEMAPGEN_ROBOTS_USER_AGENTS may not fetch its ``loc`` (left out as a page is),
+    def item_facts(
+        self, facts: UrlFacts, reporter: Reporter, read: Mapping[str, RobotsTxt] = _NONE_READ
+    ) -> UrlFacts | None:
+        """An item's facts under the files already read (and ``read``): None when an agent
+        of SITEMAPGEN_ROBOTS_USER_AGENTS may not fetch its ``loc`` (left out as a page is),
         else without the images an image agent may not fetch. An origin whose file is not
         read (no crawl running to fetch it) is not checked."""
-        rules = self._read.get(origin_key(facts.loc))
+        root = origin_key(facts.loc)
+        rules = self._read.get(root) or read.get(root)
         if rules is not None:
             agent = rules.forbidding(facts.loc, self.page_agents)
             if agent is not None:
                 reporter.exclude(keys.robots_txt_reason(agent), facts.loc)
                 return None
-        return self._images_allowed(facts, reporter)
+        return self._images_allowed(facts, reporter, read)
 
     @staticmethod
     def _image_roots(facts: UrlFacts) -> set[str]:
         return {origin_key(url) for url in facts.images}
 
-    def _images_allowed(self, facts: UrlFacts, reporter: Reporter) -> UrlFacts:
+    def _images_allowed(
+        self, facts: UrlFacts, reporter: Reporter, read: Mapping[str, RobotsTxt]
+    ) -> UrlFacts:
         agents = self.image_agents
         if not agents or not facts.images:
             return facts
         kept: list[str] = []
         for url in facts.images:
-            rules = self._read.get(origin_key(url))
+            root = origin_key(url)
+            rules = self._read.get(root) or read.get(root)
             if rules is None or rules.forbidding(url, agents) is None:
                 kept.append(url)
             else:
