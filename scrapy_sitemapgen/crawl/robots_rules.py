@@ -30,6 +30,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
 from .. import stats as keys
+from ..sitemaps.limits import DEFAULT_PORTS
 from ..sitemaps.robots_txt import (
     ALLOW_ALL,
     DISALLOW_ALL,
@@ -53,6 +54,7 @@ __all__ = ["RobotsRules"]
 
 logger = logging.getLogger(__name__)
 
+_DEFAULT_PORT_SUFFIX = {scheme: f":{port}" for scheme, port in DEFAULT_PORTS.items()}
 #: As Scrapy's RobotsTxtMiddleware: ahead of the pages waiting for it.
 _PRIORITY = 1000
 _NONE_READ: Mapping[str, RobotsTxt] = MappingProxyType({})
@@ -63,10 +65,15 @@ KEPT_ORIGINS = 10_000
 
 
 def response_root(response: Response) -> str:
-    """``scheme://host[:port]/`` of the URL a response came from (its credentials left
-    out): the origin whose robots.txt governs it."""
+    """``scheme://host[:port]/`` of the URL a response came from (its credentials and a
+    default port left out, as in :func:`origin_key` of a ``<loc>``): the origin whose
+    robots.txt governs it."""
     parts = urlparse_cached(response)
-    return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}/"
+    netloc = parts.netloc.rpartition("@")[2]
+    default = _DEFAULT_PORT_SUFFIX.get(parts.scheme)
+    if default is not None and netloc.endswith(default):
+        netloc = netloc[: -len(default)]
+    return f"{parts.scheme}://{netloc}/"
 
 
 class RobotsRules:
