@@ -238,6 +238,41 @@ async def test_an_unreadable_robots_txt_follows_google(
         assert warning.startswith(f"Sitemap: the robots.txt of {root} could not be read ({why}")
 
 
+@pytest.mark.parametrize(
+    ("target", "listed_paths", "counter"),
+    [
+        ("/robots-real.txt", {"/"}, None),  # followed: its rules apply
+        ("/robots.txt", {"/", "/x/page"}, "absent"),  # a loop: nothing read, as a 4xx
+    ],
+    ids=["followed", "loop"],
+)
+@deferred_f_from_coro_f
+async def test_a_redirected_robots_txt(
+    crawl: CrawlFn,
+    tmp_path: Path,
+    target: str,
+    listed_paths: set[str],
+    counter: str | None,
+) -> None:
+    with SiteServer() as server:
+        server.routes.update(
+            {
+                "/robots.txt": Route(301, headers={"Location": target}),
+                "/robots-real.txt": Route(
+                    body="User-agent: *\nDisallow: /x/\n", content_type="text/plain"
+                ),
+                "/": Route(body=html(body="<a href='/x/page'>x</a>")),
+                "/x/page": Route(body=html(body="<p>a page under /x/</p>")),
+            }
+        )
+        crawler = await crawl({"REDIRECT_MAX_TIMES": 3}, PlainSpider, start_url=server.url("/"))
+    assert set(listed(tmp_path / "out", server.origin)) == {server.url(p) for p in listed_paths}
+    stats = crawler.stats.get_stats()
+    assert stats["sitemapgen/robots_txt/requests"] == 1
+    assert stats.get("sitemapgen/excluded/robots_txt/bingbot", 0) == (0 if counter else 1)
+    assert stats.get("sitemapgen/robots_txt/absent", 0) == (1 if counter else 0)
+
+
 @deferred_f_from_coro_f
 async def test_switched_off_lists_as_before_and_fetches_nothing(
     engines_site: tuple[SiteServer, SiteServer, int], crawl: CrawlFn, tmp_path: Path
