@@ -74,8 +74,10 @@ class SitemapSpiderMiddleware:
     async def _record_checked(self, response: Response, robots: RobotsRules) -> None:
         """:meth:`_record` with robots.txt's listing rule: the origin's file is read first
         (once per origin), the files of the images' origins before the facts are kept."""
-        page_robots = await robots.of_response(response)
         if self.recorder.store is None:
+            return
+        page_robots = await robots.of_response(response)
+        if self.recorder.store is None:  # the spider closed meanwhile
             return
         facts = self._facts(response, page_robots)
         if facts is not None and facts.images:
