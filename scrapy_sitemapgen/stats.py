@@ -66,6 +66,22 @@ SKIPPED_CANONICAL_NOT_HTTP = skipped(CANONICAL_NOT_HTTP)
 #: one per image per page it was on, counted when the sitemaps are written.
 SKIPPED_IMAGE_CHROME = skipped("image/chrome")
 
+#: robots.txt as the engines read it (SITEMAPGEN_RESPECT_ROBOTS_TXT): the files requested
+#: (one per origin), those that could not be read (a 5xx, 429 or no answer: everything
+#: disallowed) and those not there (a 4xx: everything allowed).
+ROBOTS_TXT_REQUESTS = f"{PREFIX}/robots_txt/requests"
+ROBOTS_TXT_UNREACHABLE = f"{PREFIX}/robots_txt/unreachable"
+ROBOTS_TXT_ABSENT = f"{PREFIX}/robots_txt/absent"
+#: The skip reason of an image that an agent of SITEMAPGEN_ROBOTS_IMAGE_USER_AGENTS may not
+#: fetch (the page stays listed).
+IMAGE_ROBOTS_TXT = "image/robots_txt"
+
+
+def robots_txt_reason(agent: str) -> str:
+    """The exclusion reason of a page that ``agent``'s robots.txt group disallows."""
+    return f"robots_txt/{agent}"
+
+
 #: The exclusion reason of a page whose content another URL of its origin also has
 #: (SITEMAPGEN_DEDUPE_CONTENT), and its count.
 DUPLICATE_CONTENT = "duplicate_content"

@@ -253,7 +253,7 @@ async def test_audit_of_a_planted_site(
         "listed_noindex": 1,
         "listed_canonicalised": 1,
         "listed_blocked_by_robots": 1,
-        "listed_disallowed": 0,
+        "listed_disallowed": 0,  # /blocked: the downloader refused it first (above)
         "listed_not_html": 1,
         "listed_duplicate": 1,
         "listed_unreachable": 1,

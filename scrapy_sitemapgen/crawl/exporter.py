@@ -23,6 +23,7 @@ from .exitstatus import exit_non_zero
 from .feed import SitemapFeeds
 from .live_audit import LiveAudit, write_reports
 from .recorder import Recorder, store_failure
+from .robots_rules import RobotsRules
 from .startup import checked_config, refuse_start
 
 if TYPE_CHECKING:
@@ -54,6 +55,8 @@ class SitemapExporter:
         self.stats = crawler.stats
         self.reporter = Reporter(crawler.stats, logger)
         self.recorder = Recorder(crawler, config, self.reporter)
+        #: Each origin's robots.txt for the listing rules (SITEMAPGEN_RESPECT_ROBOTS_TXT).
+        self.robots = RobotsRules(crawler, config) if config.respect_robots_txt else None
         #: Published instead of the recorder's store when set (see :meth:`publish_from`).
         self._source: FactSource | None = None
         #: What the last write staged and delivered, per origin (for tests and tools).
@@ -64,7 +67,9 @@ class SitemapExporter:
         #: record): said by the close report when there is nothing to publish.
         self.empty_reason: str | None = None
         #: The audit of the live sitemaps (SITEMAPGEN_AUDIT), run when the spider idles.
-        self.audit = LiveAudit(crawler, config, self.recorder) if config.audit else None
+        self.audit = (
+            LiveAudit(crawler, config, self.recorder, self.robots) if config.audit else None
+        )
         #: Whether the publish at close failed in part or whole (an origin not published,
         #: or the state file not written): the crawl then exits non-zero.
         self.failed = False

@@ -48,6 +48,7 @@ from ..sitemaps.facts import (
 )
 from ..sitemaps.lastmod import first_stated
 from ..sitemaps.limits import MAX_IMAGES_PER_URL
+from ..sitemaps.robots_txt import page_agents
 from ..sitemaps.urls import (
     UrlRejected,
     is_normal,
@@ -55,7 +56,7 @@ from ..sitemaps.urls import (
     normal_join,
     normalize_loc,
 )
-from ..stats import CANONICAL_NOT_HTTP
+from ..stats import CANONICAL_NOT_HTTP, robots_txt_reason
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -63,6 +64,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
 
     from ..settings import Config
+    from ..sitemaps.robots_txt import RobotsTxt
     from ..stats import Reporter
 
 __all__ = ["media_type", "page_facts"]
@@ -435,6 +437,7 @@ def page_facts(
     config: Config,
     reporter: Reporter,
     now: datetime | None = None,
+    robots: RobotsTxt | None = None,
     *,
     named: Callable[[str], None] | None = None,
 ) -> UrlFacts | None:
@@ -443,9 +446,10 @@ def page_facts(
     ``loc`` is the final URL after redirects (Scrapy resolves them before spider
     middlewares), normalised by the crawl's URL policy. ``lastmod`` comes only from the
     sources the settings name (P4): when none gives a valid date the tag is omitted, never
-    filled with the crawl time unless ``crawl_time`` is named. ``named`` is given the
-    target of a page left out as ``canonical_elsewhere`` (a ``loc``), which wins among
-    duplicates by content.
+    filled with the crawl time unless ``crawl_time`` is named. ``robots``: the robots.txt
+    of the origin the response came from (SITEMAPGEN_RESPECT_ROBOTS_TXT), or None to
+    check none. ``named`` is given the target of a page left out as
+    ``canonical_elsewhere`` (a ``loc``), which wins among duplicates by content.
     """
     request = response.request
     if request is not None and request.meta.get("dont_sitemap"):
@@ -466,6 +470,13 @@ def page_facts(
     if refusal is not None:
         reporter.exclude(refusal, loc)
         return None
+    if robots is not None:
+        # An engine that may not fetch the page never sees its noindex or canonical, so
+        # this rule comes before those (P16: exclusion is robots.txt's job).
+        agent = robots.forbidding(loc, page_agents(config.robots_user_agents))
+        if agent is not None:
+            reporter.exclude(robots_txt_reason(agent), loc)
+            return None
     facts = _Page(response, config, reporter, loc)
     exclusion = facts.exclusion()
     if exclusion is not None:

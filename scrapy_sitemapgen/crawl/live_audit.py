@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from ..store.verdict_log import VerdictLog
     from ..validate import SitemapFile
     from .recorder import Recorder
+    from .robots_rules import RobotsRules
 
 __all__ = ["LiveAudit", "write_reports"]
 
@@ -68,10 +69,18 @@ class LiveAudit:
     """The audit of one crawl, driven by ``spider_idle``; :attr:`origins` holds what it
     read once :attr:`done`."""
 
-    def __init__(self, crawler: Crawler, config: Config, recorder: Recorder) -> None:
+    def __init__(
+        self,
+        crawler: Crawler,
+        config: Config,
+        recorder: Recorder,
+        robots: RobotsRules | None = None,
+    ) -> None:
         self.crawler = crawler
         self.config = config
         self.recorder = recorder
+        #: robots.txt's listing rule, for the listed URLs the crawl never reached.
+        self.robots = robots
         self.stats = crawler.stats
         #: The listing rules' counts of audit fetches stay out of the crawl's stats.
         self._reporter = Reporter(DummyStatsCollector(crawler), logger)
@@ -218,9 +227,12 @@ class LiveAudit:
             recorder.judged([verdict])
             return
         self.stats.inc_value(keys.AUDIT_FETCHED)
+        robots = None
+        if self.robots is not None and response.status == 200:
+            robots = await self.robots.of_response(response)
         reporter = self._reporter
         reporter.last_exclusion = reporter.last_skip = None
-        facts = page_facts(response, config, reporter)
+        facts = page_facts(response, config, reporter, robots=robots)
         recorder.judged(response_verdicts(response, facts, reporter, config, SOURCE_SITEMAP))
 
 

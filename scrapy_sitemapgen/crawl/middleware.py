@@ -19,7 +19,10 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from typing_extensions import Self
 
+    from ..sitemaps.facts import UrlFacts
+    from ..sitemaps.robots_txt import RobotsTxt
     from .recorder import Recorder
+    from .robots_rules import RobotsRules
 
 __all__ = ["SitemapSpiderMiddleware"]
 
@@ -31,17 +34,24 @@ class SitemapSpiderMiddleware:
     output unchanged. Recording happens before the callback's output is consumed, so a
     callback that yields nothing still gets its page listed."""
 
-    def __init__(self, recorder: Recorder) -> None:
+    def __init__(self, recorder: Recorder, robots: RobotsRules | None = None) -> None:
         self.recorder = recorder
+        #: Each origin's robots.txt (SITEMAPGEN_RESPECT_ROBOTS_TXT), else None.
+        self.robots = robots
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(SitemapExporter.required_by(crawler, cls.__name__).recorder)
+        exporter = SitemapExporter.required_by(crawler, cls.__name__)
+        return cls(exporter.recorder, exporter.robots)
 
     async def process_spider_output(
         self, response: Response, result: AsyncIterator[Any]
     ) -> AsyncIterator[Any]:
-        self._record(response)
+        robots = self.robots
+        if robots is None or response.status != 200:  # no other status is listed
+            self._record(response)
+        else:
+            await self._record_checked(response, robots)
         try:
             async for item_or_request in result:
                 yield item_or_request
@@ -59,18 +69,40 @@ class SitemapSpiderMiddleware:
             self._record(response)
 
     def _record(self, response: Response) -> None:
-        recorder = self.recorder
-        if recorder.store is None:
+        if self.recorder.store is not None:
+            self._keep(response, self._facts(response, None))
+
+    async def _record_checked(self, response: Response, robots: RobotsRules) -> None:
+        """:meth:`_record` with robots.txt's listing rule: the origin's file is read first
+        (once per origin), the files of the images' origins before the facts are kept."""
+        if self.recorder.store is None:
             return
+        page_robots = await robots.of_response(response)
+        if self.recorder.store is None:  # the spider closed meanwhile
+            return
+        facts = self._facts(response, page_robots)
+        if facts is not None and facts.images:
+            facts = await robots.allowed_images(facts, self.recorder.reporter)
+            if self.recorder.store is None:
+                return
+        self._keep(response, facts)
+
+    def _facts(self, response: Response, robots: RobotsTxt | None) -> UrlFacts | None:
+        recorder = self.recorder
         reporter = recorder.reporter
-        judging = recorder.verdicts is not None
-        if judging:
+        if recorder.verdicts is not None:
             reporter.last_exclusion = reporter.last_skip = None
-        facts = page_facts(response, recorder.config, reporter, named=recorder.named)
+        return page_facts(response, recorder.config, reporter, robots=robots, named=recorder.named)
+
+    def _keep(self, response: Response, facts: UrlFacts | None) -> None:
+        """Record the facts, and the response's verdicts (read from the reporter when
+        ``facts`` is None: nothing may report between :meth:`_facts` and this)."""
+        recorder = self.recorder
         if facts is not None and recorder.record(facts, from_item=False):
             recorder.page_recorded()
-        if not judging:
+        if recorder.verdicts is None:
             return
+        reporter = recorder.reporter
         if recorder.audits:
             recorder.judged(response_verdicts(response, facts, reporter, recorder.config))
             return

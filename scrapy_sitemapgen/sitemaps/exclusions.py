@@ -20,6 +20,8 @@ GOVERNED_BY: dict[str, str] = {
     "dont_sitemap": "no setting (the spider's requests set meta={'dont_sitemap': True})",
     "status/<code>": "no setting (fix the links, or the pages they point to)",
     "content_type": "SITEMAPGEN_CONTENT_TYPES",
+    "robots_txt/<agent>": "the origin's robots.txt (SITEMAPGEN_RESPECT_ROBOTS_TXT, "
+    "SITEMAPGEN_ROBOTS_USER_AGENTS)",
     "denied": "SITEMAPGEN_DENY",
     "not_allowed": "SITEMAPGEN_ALLOW",
     "noindex": "SITEMAPGEN_RESPECT_NOINDEX, SITEMAPGEN_ROBOTS_USER_AGENTS",
@@ -41,6 +43,8 @@ def governed_by(reason: str) -> str:
     """What :data:`GOVERNED_BY` says of ``reason`` (``status/404`` as ``status/<code>``)."""
     if reason.startswith("status/"):
         reason = "status/<code>"
+    elif reason.startswith("robots_txt/"):
+        reason = "robots_txt/<agent>"
     return GOVERNED_BY.get(reason, "no setting")
 
 

@@ -64,6 +64,10 @@ FINDINGS = (
     "invalid_sitemap",
 )
 
+#: The verdicts of pages an engine's robots.txt group disallows: ``excluded/robots_txt/<agent>``
+#: (SITEMAPGEN_RESPECT_ROBOTS_TXT); their finding is ``listed_disallowed``.
+DISALLOWED_PREFIX = "excluded/robots_txt/"
+
 #: Verdicts (exclusion reasons of the listing rules) -> the finding of a listed URL.
 _EXCLUSION_FINDINGS = {
     "excluded/noindex": "listed_noindex",
@@ -153,6 +157,8 @@ def _listed_finding(verdict: Verdict) -> str | None:
     found = _EXCLUSION_FINDINGS.get(verdict.verdict)
     if found is not None:
         return found
+    if verdict.verdict.startswith(DISALLOWED_PREFIX):
+        return "listed_disallowed"
     if verdict.verdict.startswith("excluded/status/"):
         status = verdict.status or 0
         return "listed_redirected" if 300 <= status < 400 else "listed_not_found"
@@ -160,6 +166,8 @@ def _listed_finding(verdict: Verdict) -> str | None:
 
 
 def _listed_detail(finding: str, verdict: Verdict) -> str:
+    if finding == "listed_disallowed":  # the agent whose group disallows it
+        return verdict.verdict.removeprefix(DISALLOWED_PREFIX)
     if finding == "listed_duplicate":
         return verdict.detail or ""
     if finding in ("listed_redirected", "listed_canonicalised", "listed_not_found"):
