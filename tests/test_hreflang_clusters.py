@@ -17,6 +17,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import lxml.html
 import pytest
 from scrapy.settings import Settings
 from scrapy.utils.defer import deferred_f_from_coro_f
@@ -362,6 +363,7 @@ def build(a: SiteServer, b: SiteServer) -> ClusterSite:
             ("es", u("/t/canon")),
             ("it", u("/t/old")),
             ("nl", u("/t/refresh")),
+            ("pt", u("/t/engines-only")),
             ("ja", never),
         ],
         # No self entry: its language from <html lang> (the other side's is x-default).
@@ -391,11 +393,17 @@ def build(a: SiteServer, b: SiteServer) -> ClusterSite:
             "/t/new": page(None, text="where /t/old went"),
             "/t/refresh": page(None, head='<meta http-equiv="refresh" content="0; url=/t/new2">'),
             "/t/new2": page(None, text="where /t/refresh went"),
+            # Fetched by the crawl (no ROBOTSTXT_OBEY), left out as Googlebot may not.
+            "/t/engines-only": page(None, text="for the crawler only"),
+            "/robots.txt": Route(
+                body="User-agent: googlebot\nDisallow: /t/engines-only\n", content_type="text/plain"
+            ),
         }
     )
     # The redirects' targets are reached through them only: a target already crawled
     # would be dropped by Scrapy's duplicate filter, and its redirect never judged.
-    links = [p for p in a.routes if p not in ("/", "/t/new", "/t/new2")] + [v("/x/de")]
+    links = [p for p in a.routes if p not in ("/", "/t/new", "/t/new2", "/robots.txt")]
+    links.append(v("/x/de"))
     a.routes["/"] = Route(body="".join(f"<a href='{p}'>x</a>" for p in links))
     expected = {
         u("/en"): declared[u("/en")],
@@ -470,12 +478,13 @@ async def test_listed_check_writes_whole_reciprocal_clusters(
         "sitemapgen/skipped/alternate/noindex": 1,
         "sitemapgen/skipped/alternate/canonical_elsewhere": 1,
         "sitemapgen/skipped/alternate/redirected": 2,  # a 301 and a meta refresh
+        "sitemapgen/skipped/alternate/robots_txt": 1,  # Googlebot may not fetch /t/engines-only
         "sitemapgen/alternates/unverified": 1,
     }
     lines = [r.getMessage() for r in caplog.records if "hreflang clusters" in r.getMessage()]
     assert lines == [
         f"Sitemap: {site.a.root}/: broken hreflang clusters: hreflang_no_return 2, "
-        "hreflang_target_not_listed 5, hreflang_missing_self 1; first: "
+        "hreflang_target_not_listed 6, hreflang_missing_self 1; first: "
         f"{u('/c/fr2')} hreflang_no_return en {u('/c/en')}, "
         f"{u('/m/a')} hreflang_missing_self, "
         f"{u('/p/fr')} hreflang_no_return de {u('/p/de')}; the sitemap writes only the pairs "
@@ -518,10 +527,53 @@ async def test_the_audit_names_each_broken_cluster(
         (u("/t/en"), "hreflang_target_not_listed", f"fr {u('/t/missing')} (status)"),
         (u("/t/en"), "hreflang_target_not_listed", f"it {u('/t/old')} (redirected)"),
         (u("/t/en"), "hreflang_target_not_listed", f"nl {u('/t/refresh')} (redirected)"),
+        (u("/t/en"), "hreflang_target_not_listed", f"pt {u('/t/engines-only')} (robots_txt)"),
         (u("/m/a"), "hreflang_missing_self", ""),
     ]
     with (report / site.b.origin.name / "audit.csv").open(encoding="utf-8") as file:
         assert not [r for r in csv.DictReader(file) if r["finding"].startswith("hreflang_")]
+    # The report's page shows the same rows as broken clusters, by the page declaring each.
+    page = lxml.html.parse(str(report / site.a.origin.name / "report.html")).getroot()
+    clusters = {
+        div.findtext("h3"): [
+            (li.get("data-finding"), " ".join(li.text_content().split())) for li in div.iter("li")
+        ]
+        for div in page.get_element_by_id("hreflang").find_class("cluster")
+    }
+    assert clusters == {
+        u("/c/fr2"): [
+            (
+                "hreflang_no_return",
+                f"en {u('/c/en')} does not name this page back hreflang_no_return",
+            )
+        ],
+        u("/m/a"): [
+            (
+                "hreflang_missing_self",
+                "the cluster does not include this page itself hreflang_missing_self",
+            )
+        ],
+        u("/p/fr"): [
+            (
+                "hreflang_no_return",
+                f"de {u('/p/de')} does not name this page back hreflang_no_return",
+            )
+        ],
+        u("/t/en"): [
+            (
+                "hreflang_target_not_listed",
+                f"{lang} {u(path)} is not listed ({reason}) hreflang_target_not_listed",
+            )
+            for lang, path, reason in (
+                ("de", "/t/noindex", "noindex"),
+                ("es", "/t/canon", "canonical_elsewhere"),
+                ("fr", "/t/missing", "status"),
+                ("it", "/t/old", "redirected"),
+                ("nl", "/t/refresh", "redirected"),
+                ("pt", "/t/engines-only", "robots_txt"),
+            )
+        ],
+    }
     assert FINDINGS.index("hreflang_missing_self") < FINDINGS.index("invalid_sitemap")
 
 
@@ -539,6 +591,7 @@ async def test_without_the_audit_only_the_pages_not_listed_keep_a_verdict(
     db.close()
     assert rows == [
         (u("/t/canon"), "excluded/canonical_elsewhere"),
+        (u("/t/engines-only"), "excluded/robots_txt/googlebot"),
         (u("/t/missing"), "excluded/status/404"),
         (u("/t/noindex"), "excluded/noindex"),
         (u("/t/old"), "redirected"),
@@ -563,7 +616,8 @@ async def test_the_redis_store_keeps_no_verdicts_so_unlisted_targets_are_unverif
     assert {k: v for k, v in crawler.stats.get_stats().items() if "alternate" in k} == {
         "sitemapgen/skipped/alternate/no_return": 2,
         "sitemapgen/skipped/alternate/conflict": 1,
-        "sitemapgen/alternates/unverified": 6,
+        # /t/en's six targets not listed (the robots.txt one too) and the one never crawled.
+        "sitemapgen/alternates/unverified": 7,
     }
 
 

@@ -309,6 +309,9 @@ class BuildCommand(ScrapyCommand):
         settings.set("SITEMAPGEN_RESUME_REQUESTS", False, priority="cmdline")
         # A shared (Redis) store: this run is the one that writes.
         settings.set("SITEMAPGEN_SHARED_WRITE", "always", priority="cmdline")
+        # Nothing is fetched: a feed's records are not checked against robots.txt, whichever
+        # road they take (docs/listing.rst, "robots.txt, as each engine reads it").
+        settings.set("SITEMAPGEN_RESPECT_ROBOTS_TXT", False, priority="cmdline")
         # Nothing to lose to a crash here (the source is still there): big transactions.
         settings.set("SITEMAPGEN_COMMIT_WRITES", 100_000, priority="command")
         settings.set("SITEMAPGEN_COMMIT_SECONDS", 3600, priority="command")
