@@ -478,12 +478,7 @@ def _share(settings: BaseSettings, name: str) -> float | None:
     raw = settings[name] if name in settings else DEFAULTS[name]
     if raw is None or (isinstance(raw, str) and raw.strip().lower() in ("", "none")):
         return None
-    try:
-        if isinstance(raw, bool):
-            raise TypeError
-        share = float(raw)
-    except (TypeError, ValueError):
-        share = None
+    share = read.number(raw)
     if share is None or not 0.0 < share < 1.0:
         raise ValueError(
             f"{name}={raw!r} is invalid: it must be a share of the pages above 0 and below 1 "

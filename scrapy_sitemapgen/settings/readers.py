@@ -22,6 +22,7 @@ __all__ = [
     "compiled",
     "flag",
     "integer",
+    "number",
     "patterns",
     "raw_value",
     "rules",
@@ -48,14 +49,20 @@ def flag(settings: BaseSettings, name: str) -> bool:
         ) from None
 
 
+def number(raw: object) -> float | None:
+    """``raw`` as a float (a string of digits too), or None when it is none (a bool is no
+    number, though Python counts it as one)."""
+    if isinstance(raw, bool):
+        return None
+    try:
+        return float(raw)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+
+
 def seconds(settings: BaseSettings, name: str, low: float, high: float) -> float:
     raw = raw_value(settings, name)
-    try:
-        if isinstance(raw, bool):
-            raise TypeError
-        value = float(raw)
-    except (TypeError, ValueError):
-        value = None
+    value = number(raw)
     if value is None or not low <= value <= high:
         raise ValueError(
             f"{name}={raw!r} is invalid: it must be a number of seconds from {low} to {high:g}."
