@@ -187,12 +187,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base", required=True, help="the git revision to compare with")
     parser.add_argument("--pairs", type=int, default=8)
     parser.add_argument("--records", type=int, default=300_000, help="build: feed size")
-    parser.add_argument(
-        "--origins",
-        type=int,
-        default=0,
-        help="build: spread the feed's records over this many origins (default: its three)",
-    )
+    feed.add_shape_arguments(parser)  # build: the feed's --shape and --origins
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pages", type=int, default=2000, help="crawl: site size")
     parser.add_argument(
@@ -241,8 +236,10 @@ def run(args: argparse.Namespace, record: Record, work: Path) -> int:
             flush=True,
         )
         if args.what == "build":
-            info = feed.build(args.records, args.seed, origins=args.origins)
-            record["parameters"].update(records=args.records, seed=args.seed, origins=args.origins)
+            info = feed.build(args.records, args.seed, shape=args.shape, origins=args.origins)
+            record["parameters"].update(
+                records=args.records, seed=args.seed, shape=args.shape, origins=args.origins
+            )
             runner = build_runner(info, envs, args.set)
             higher: set[str] = set()
         else:

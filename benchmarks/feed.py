@@ -17,11 +17,14 @@ That is the ``ours`` shape. ``--shape realistic`` is a second one, generated ind
 (its own seed stream): slugs of 60-140 characters, a W3C date-time on about three records in
 four in mixed forms (``Z``, ``+00:00``, ``+02:00``) and an explicit ``null`` lastmod on the
 rest, 0-3 images each on a CDN host with long names, the same three origins, about 6 %
-non-ASCII and about 10 % with ``&``. ``--origins N`` spreads either shape's records over N
+non-ASCII and about 10 % with ``&``. ``--shape site`` is the shape most sites have (issue
+42): the ``realistic`` records, its own seed stream, with one origin holding 80 % of them
+(15 % and 5 % on the other two). ``--origins N`` spreads any shape's records over N
 origins instead of three (``host-000001.example.com`` ..., every seventh on a port), drawn
 at random for each record as a broad crawl interleaves its hosts:
 
     python -m benchmarks feed --records 1000000 --shape realistic
+    python -m benchmarks feed --records 1000000 --shape site
     python -m benchmarks feed --records 1000000 --origins 100000
 
 The store's pages (:func:`store_pages`), for redis-memory: the same three origins, locs of
@@ -49,8 +52,10 @@ OUT = Path(__file__).with_name("out")
 VERSION = 1
 
 ORIGINS = ("https://www.example.com", "https://shop.example.org", "http://blog.example.net:8080")
-SHAPES = ("ours", "realistic")
+SHAPES = ("ours", "realistic", "site")
 _ORIGIN_WEIGHTS = (0.5, 0.8)  # cumulative: 50 % www, 30 % shop, 20 % blog
+# The shape most sites have (issue 42): one origin holds most of the URLs.
+_SITE_WEIGHTS = (0.8, 0.95)  # cumulative: 80 % www, 15 % shop, 5 % blog
 _WORDS = (
     "guide",
     "review",
@@ -173,8 +178,8 @@ def _lastmod(rng: random.Random) -> str | None:
 def records(count: int, seed: int, shape: str = "ours", origins: int = 0) -> Any:
     """Yield (record, flags) for ``count`` records; the same arguments give the same
     records. ``origins`` (0: the three of :data:`ORIGINS`) spreads them over that many."""
-    if shape == "realistic":
-        yield from _realistic(count, seed, origins)
+    if shape in ("realistic", "site"):
+        yield from _realistic(count, seed, origins, shape)
         return
     rng = random.Random(seed)
     spread = random.Random(f"origins-{seed}") if origins else None
@@ -222,14 +227,15 @@ def records(count: int, seed: int, shape: str = "ours", origins: int = 0) -> Any
         yield record, {"repeat": False, "amp": amp, "non_ascii": non_ascii, "raw": raw}
 
 
-def _realistic(count: int, seed: int, origins: int) -> Any:
-    """The ``realistic`` shape (see the module's docstring): its own random stream, so it
-    shares no sequence with ``ours``."""
-    rng = random.Random(f"realistic-{seed}")
-    spread = random.Random(f"realistic-origins-{seed}") if origins else None
+def _realistic(count: int, seed: int, origins: int, shape: str = "realistic") -> Any:
+    """The ``realistic`` and ``site`` shapes (see the module's docstring): each its own
+    random stream, so neither shares a sequence with ``ours`` or with the other."""
+    rng = random.Random(f"{shape}-{seed}")
+    spread = random.Random(f"{shape}-origins-{seed}") if origins else None
+    weights = _SITE_WEIGHTS if shape == "site" else _ORIGIN_WEIGHTS
     for i in range(count):
         roll = rng.random()
-        origin = 0 if roll < _ORIGIN_WEIGHTS[0] else 1 if roll < _ORIGIN_WEIGHTS[1] else 2
+        origin = 0 if roll < weights[0] else 1 if roll < weights[1] else 2
         root = ORIGINS[origin] if spread is None else _origin_root(spread.randrange(origins))
         non_ascii = rng.random() < 0.06
         raw = non_ascii and rng.random() < 0.1

@@ -83,6 +83,33 @@ def test_ab_build_takes_a_feed_of_many_origins() -> None:
     assert parser.parse_args(["build", "--base", "HEAD"]).origins == 0
     parsed = parser.parse_args(["build", "--base", "HEAD", "--origins", "100000"])
     assert parsed.origins == 100_000
+    assert parser.parse_args(["build", "--base", "HEAD"]).shape == "ours"
+    assert parser.parse_args(["build", "--base", "HEAD", "--shape", "site"]).shape == "site"
+
+
+def test_site_shape_puts_most_urls_on_one_origin() -> None:
+    """``--shape site`` (issue 42): the realistic records with one origin holding about
+    80 % of the URLs and the other two about 15 % and 5 %; its own stream, so its records
+    are not the realistic shape's; the same seed gives the same records."""
+    from collections import Counter
+    from urllib.parse import urlsplit
+
+    from benchmarks import feed
+
+    site = [record for record, _ in feed.records(20_000, 1, "site")]
+    shares = Counter(urlsplit(record["loc"]).netloc for record in site)
+    assert [host for host, _ in shares.most_common()] == [
+        "www.example.com",
+        "shop.example.org",
+        "blog.example.net:8080",
+    ]
+    assert 0.78 < shares["www.example.com"] / len(site) < 0.82
+    assert 0.13 < shares["shop.example.org"] / len(site) < 0.17
+    assert 0.04 < shares["blog.example.net:8080"] / len(site) < 0.06
+    realistic = [record["loc"] for record, _ in feed.records(200, 1, "realistic")]
+    assert [record["loc"] for record in site[:200]] != realistic
+    assert [record for record, _ in feed.records(200, 1, "site")] == site[:200]
+    assert feed.feed_path(10, 1, "site").name == f"feed-n10-s1-site-v{feed.VERSION}.jsonl"
 
 
 def _measure(wall: float, urls: int = 10, size: int = 1000) -> dict[str, Any]:
