@@ -379,6 +379,13 @@ class UrlPolicy:
         loc = urlunsplit((scheme, netloc, path, query, ""))
         return self.mapped(loc) if self._crawl_starts else loc
 
+    def media_loc(self, url: str, encoding: str = "utf-8") -> str:
+        """An image's or a video's URL as written: :func:`normalize_loc`, then
+        :meth:`mapped` (a medium on a mapped origin is served from production too); no
+        parameter stripped nor host aliased, as a page's URL would be."""
+        loc = normalize_loc(url, encoding)
+        return self.mapped(loc) if self._crawl_starts else loc
+
     def mapped(self, loc: str) -> str:
         """A normal ``loc`` in production terms: the crawl prefix of SITEMAPGEN_ORIGIN_MAP
         it lies under replaced by its production prefix; ``loc`` itself when it lies under
