@@ -7,6 +7,8 @@ by the production one), never computed by the code under test.
 
 from __future__ import annotations
 
+import pickle
+from datetime import datetime, timezone
 from typing import Any
 
 import pytest
@@ -14,11 +16,14 @@ from scrapy.settings import Settings
 
 from scrapy_sitemapgen.settings import Config
 from scrapy_sitemapgen.sitemaps.limits import MAX_LOC_LENGTH
+from scrapy_sitemapgen.sitemaps.records import RecordReader
 from scrapy_sitemapgen.sitemaps.urls import UrlPolicy, UrlRejected
+from scrapy_sitemapgen.stats import Tally
 
 STAGING = "http://127.0.0.1:8765/"
 PRODUCTION = "https://docs.example.org/3.11/"
 NAME = "SITEMAPGEN_ORIGIN_MAP"
+NOW = datetime(2024, 6, 1, 12, 0, 0, tzinfo=timezone.utc)
 
 
 def config(**values: Any) -> Config:
@@ -213,3 +218,52 @@ def test_every_problem_on_a_line_of_its_own() -> None:
     assert "'http://a.test' does not end in '/'" in lines[0]
     assert "'example.org/' is no absolute URL" in lines[1]
     assert "'http://c.test/x/' under the crawl prefix 'http://c.test/'" in lines[2]
+
+
+def test_the_policy_survives_pickling() -> None:
+    """A build's worker processes get the Config pickled: the map must work there too."""
+    policy = pickle.loads(pickle.dumps(mapped_policy()))
+    assert policy == mapped_policy()
+    assert policy.loc(STAGING + "x") == PRODUCTION + "x"
+    assert policy.crawl_url(PRODUCTION + "x") == STAGING + "x"
+
+
+# --- an item's (or a feed line's) media: sitemaps/records.py --------------------------------
+
+
+def test_a_record_s_loc_and_media_on_a_mapped_origin_are_mapped() -> None:
+    """The item pipeline's and the offline build's road: the loc, the images and the
+    video URLs under the crawl prefix are mapped; a CDN's are not."""
+    tally = Tally()
+    record = {
+        "loc": STAGING + "item.html",
+        "images": [STAGING + "_images/a.png", "https://cdn.example.net/b.png"],
+        "videos": [
+            {
+                "title": "Intro",
+                "description": "An introduction",
+                "thumbnail_loc": STAGING + "media/intro.jpg",
+                "content_loc": STAGING + "media/intro.mp4",
+                "player_loc": "https://player.example.net/p?v=1",
+            }
+        ],
+    }
+    facts = RecordReader(mapped_policy(), tally).facts(record.get, NOW)
+    assert facts is not None
+    assert tally.counts == {}
+    assert facts.loc == PRODUCTION + "item.html"
+    assert facts.images == (PRODUCTION + "_images/a.png", "https://cdn.example.net/b.png")
+    (video,) = facts.videos
+    assert (video.thumbnail_loc, video.content_loc, video.player_loc) == (
+        PRODUCTION + "media/intro.jpg",
+        PRODUCTION + "media/intro.mp4",
+        "https://player.example.net/p?v=1",
+    )
+
+
+def test_a_record_without_a_map_keeps_its_media() -> None:
+    facts = RecordReader(config().url_policy, Tally()).facts(
+        {"loc": STAGING + "item.html", "images": [STAGING + "a.png"]}.get, NOW
+    )
+    assert facts is not None
+    assert (facts.loc, facts.images) == (STAGING + "item.html", (STAGING + "a.png",))

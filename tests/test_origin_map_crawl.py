@@ -14,6 +14,7 @@ out by hand below.
 
 from __future__ import annotations
 
+import csv
 import json
 import logging
 from typing import TYPE_CHECKING, Any
@@ -344,3 +345,60 @@ def test_redirect_verdicts_name_production_urls() -> None:
     )
     (verdict,) = response_verdicts(unfollowed, None, None, config)
     assert (verdict.url, verdict.detail) == (PROD + "old.html", PROD + "new.html")
+
+
+# --- the audit in production terms -------------------------------------------------------
+
+HTTP_PROD = "http://docs.example.test/3.11/"
+
+
+@deferred_f_from_coro_f
+async def test_the_audit_reads_production_and_judges_on_staging(
+    servers: tuple[SiteServer, SiteServer],
+    crawl: CrawlFn,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """SITEMAPGEN_AUDIT with the map: the live sitemaps are the production origin's (here
+    a server reached as an HTTP proxy, so no request leaves the machine); a URL they list
+    that the crawl never reached is fetched where the crawl would have fetched it, on the
+    staging server, and judged under its production URL."""
+    staging, production = servers
+    host = "http://docs.example.test/"
+    production.routes[host + "robots.txt"] = Route(
+        body=f"Sitemap: {host}sitemap.xml\n", content_type="text/plain"
+    )
+    listed = "".join(
+        f"<url><loc>{HTTP_PROD}{path}</loc></url>" for path in ("", "extra.html", "gone.html")
+    )
+    production.routes[host + "sitemap.xml"] = Route(
+        body='<?xml version="1.0" encoding="UTF-8"?>'
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{listed}</urlset>',
+        content_type="application/xml",
+    )
+    staging.routes["/"] = Route(body=page(HTTP_PROD, '<a href="/new.html">new</a>'))
+    staging.routes["/new.html"] = Route(body=page(HTTP_PROD + "new.html", "<p>New</p>"))
+    staging.routes["/extra.html"] = Route(body=page(HTTP_PROD + "extra.html", "<p>Extra</p>"))
+    monkeypatch.setenv("http_proxy", production.root)
+    monkeypatch.setenv("no_proxy", "127.0.0.1")
+    report_dir = tmp_path / "report"
+    await crawl(
+        {
+            "SITEMAPGEN_ORIGIN_MAP": {staging.url("/"): HTTP_PROD},
+            "SITEMAPGEN_AUDIT": True,
+            "SITEMAPGEN_REPORT_DIR": str(report_dir),
+        },
+        BuildSpider,
+        start_url=staging.url("/"),
+    )
+    with (report_dir / "http_docs.example.test_80" / "urls.csv").open(encoding="utf-8") as file:
+        rows = {r["url"]: (r["verdict"], r["status"], r["source"]) for r in csv.DictReader(file)}
+    assert rows == {
+        HTTP_PROD: ("listed", "200", "crawl"),
+        HTTP_PROD + "new.html": ("listed", "200", "crawl"),
+        HTTP_PROD + "extra.html": ("listed", "200", "sitemap"),
+        HTTP_PROD + "gone.html": ("excluded/status/404", "404", "sitemap"),
+    }
+    assert {"/extra.html", "/gone.html"} <= set(staging.requested)
+    # Production was asked for its robots.txt and sitemaps only, never for a page.
+    assert sorted(set(production.requested)) == [host + "robots.txt", host + "sitemap.xml"]
