@@ -29,6 +29,7 @@ from scrapy_sitemapgen.crawl.judging import response_verdicts
 from scrapy_sitemapgen.settings import Config
 from scrapy_sitemapgen.sitemaps.facts import UrlFacts
 from scrapy_sitemapgen.sitemaps.verdicts import LISTED, REDIRECTED, Verdict
+from scrapy_sitemapgen.validate.checker import validate
 
 from .helpers import Route, SiteServer, html, read_bytes, read_entries
 
@@ -402,3 +403,26 @@ async def test_the_audit_reads_production_and_judges_on_staging(
     assert {"/extra.html", "/gone.html"} <= set(staging.requested)
     # Production was asked for its robots.txt and sitemaps only, never for a page.
     assert sorted(set(production.requested)) == [host + "robots.txt", host + "sitemap.xml"]
+
+
+@deferred_f_from_coro_f
+async def test_published_under_the_production_prefix(
+    servers: tuple[SiteServer, SiteServer], crawl: CrawlFn, tmp_path: Path
+) -> None:
+    """SITEMAPGEN_BASE_URL set to the production prefix: the index and the robots.txt line
+    name files under /3.11/, and the validator, reading the set as published there, finds
+    every listed URL inside the sitemaps' folder (P12)."""
+    staging, other = servers
+    serve(staging, other, OLD_DATE, "os")
+    await crawl(
+        {**map_of(staging), "SITEMAPGEN_BASE_URL": PROD},
+        BuildSpider,
+        start_url=staging.url("/"),
+    )
+    folder = tmp_path / "out" / PROD_FOLDER
+    assert sitemap_lines(tmp_path / "out", PROD_FOLDER) == [f"Sitemap: {PROD}sitemap.xml"]
+    index = read_bytes(folder / "sitemap.xml").decode()
+    assert f"<loc>{PROD}sitemap-" in index
+    assert validate([str(folder / "robots.txt")], base_url=PROD) == []
+    # The same six pages as at the origin's root, each file schema-valid.
+    assert len(published(tmp_path / "out", PROD_FOLDER)) == 6
