@@ -320,7 +320,10 @@ class UrlPolicy:
 
     ``strip_params`` are lower-case query (and ``;name=`` path) parameter names to remove,
     session ids by default (G4); ``host_aliases`` map a host spelling to the one the site
-    uses (G3); ``allow``/``deny`` are regular expressions searched in the final loc.
+    uses (G3); ``allow``/``deny`` are regular expressions searched in the final loc;
+    ``origin_map`` puts the URLs of a crawled staging or build server in production terms
+    (:meth:`mapped`), applied last, so that every comparison and everything written after
+    works with production URLs, and :meth:`crawl_url` gives back the URL to fetch.
     """
 
     strip_params: frozenset[str] = frozenset()
@@ -402,7 +405,8 @@ class UrlPolicy:
 
     def crawl_url(self, loc: str) -> str:
         """The URL the crawl fetched for a ``loc`` in production terms (:meth:`mapped`'s
-        inverse): what the crawled server's robots.txt is asked about. A loc under no
+        inverse): what the crawled server's robots.txt is asked about, and where the audit
+        fetches a listed URL the crawl never reached. A loc under no
         production prefix is its own; of two crawl prefixes mapped to one production
         prefix, the one listed first in :attr:`origin_map` answers."""
         if not loc.startswith(self._production_starts):
