@@ -91,7 +91,7 @@ async def test_a_crawl_whose_every_page_is_canonicalised_elsewhere_says_why(
     assert lines[-2:] == [
         f"Sitemap: {canonicalised.root}/: 4 pages crawled, none listed: canonical_elsewhere 4 "
         "(canonicals name docs.example.org); what decides canonical_elsewhere: "
-        "SITEMAPGEN_RESPECT_CANONICAL, SITEMAPGEN_HOST_ALIASES",
+        "SITEMAPGEN_RESPECT_CANONICAL, SITEMAPGEN_HOST_ALIASES, SITEMAPGEN_ORIGIN_MAP",
         "Sitemap: no page was recorded, so no sitemap was written: every page was left out "
         "(why: the lines above)",
     ]

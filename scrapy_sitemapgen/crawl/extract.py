@@ -362,6 +362,7 @@ class _Page:
         found: dict[str, None] = {}
         policy = self.config.image_policy
         filtered = bool(policy.allow or policy.deny)  # without patterns, nothing is refused
+        mapped = policy.mapped if policy.origin_map else None  # SITEMAPGEN_ORIGIN_MAP
         base, prefix = self.base, self.prefix
         tried: set[str] = set()
         for value in image_sources(self.nodes):
@@ -375,6 +376,12 @@ class _Page:
                     url = normalize_loc(raw, self.encoding)
                 except UrlRejected as exc:
                     self.reporter.skip(f"image_{exc.reason}", self.loc, detail=raw)
+                    continue
+            if mapped is not None:
+                try:
+                    url = mapped(url)
+                except UrlRejected as exc:
+                    self.reporter.skip(f"image_{exc.reason}", self.loc, detail=url)
                     continue
             if not filtered or policy.refusal(url) is None:
                 found[url] = None
@@ -426,7 +433,9 @@ class _Page:
         return tuple(found.values())
 
     def _normalize(self, url: str) -> str:
-        return normalize_loc(url, self.encoding)
+        """A video's URL (content, thumbnail, player) as a ``<loc>``, mapped when it lies
+        on a mapped origin."""
+        return self.config.image_policy.media_loc(url, self.encoding)
 
     def _issue(self, reason: str, value: object) -> None:
         self.reporter.skip(reason, self.loc, detail=value)
@@ -473,7 +482,11 @@ def page_facts(
     if robots is not None:
         # An engine that may not fetch the page never sees its noindex or canonical, so
         # this rule comes before those (P16: exclusion is robots.txt's job).
-        agent = robots.forbidding(loc, page_agents(config.robots_user_agents))
+        # The crawled server's robots.txt, asked about the URL crawled (not the production
+        # URL SITEMAPGEN_ORIGIN_MAP made of it).
+        agent = robots.forbidding(
+            config.url_policy.crawl_url(loc), page_agents(config.robots_user_agents)
+        )
         if agent is not None:
             reporter.exclude(robots_txt_reason(agent), loc)
             return None

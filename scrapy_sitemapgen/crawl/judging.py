@@ -56,7 +56,9 @@ def response_verdicts(
             name = f"excluded/status/{status}"
         if detail is None and 300 <= status < 400 and b"Location" in response.headers:
             location = response.headers.get(b"Location") or b""
-            detail = response.urljoin(location.decode("latin-1"))
+            # In the store's terms, as every URL of a verdict: a redirect to a page on a
+            # mapped origin names its production URL (SITEMAPGEN_ORIGIN_MAP).
+            detail = key_of(response.urljoin(location.decode("latin-1")), config.url_policy)
         verdict = Verdict(
             key_of(response.url, config.url_policy), name, status, detail, source=source
         )
@@ -70,5 +72,5 @@ def response_verdicts(
                 continue
             reason = reasons[at] if at < len(reasons) else None
             code = reason if isinstance(reason, int) else None
-            verdicts.append(Verdict(key, REDIRECTED, code, response.url, source=source))
+            verdicts.append(Verdict(key, REDIRECTED, code, verdict.url, source=source))
     return verdicts

@@ -214,8 +214,12 @@ class LiveAudit:
         """Fetch a listed URL the crawl never reached and keep its verdict."""
         recorder = self.recorder
         config = self.config
+        policy = config.url_policy
+        # A production URL is judged where the crawl would have fetched it: on the server
+        # SITEMAPGEN_ORIGIN_MAP maps to production (the build about to be deployed).
+        target = policy.crawl_url(key_of(url, policy)) if policy.origin_map else url
         try:
-            response = await self._fetch(url, sitemap=False)
+            response = await self._fetch(target, sitemap=False)
         except Exception as exc:  # robots.txt's refusal (IgnoreRequest), or no answer
             blocked = isinstance(exc, IgnoreRequest) and "robots.txt" in str(exc)
             verdict = Verdict(

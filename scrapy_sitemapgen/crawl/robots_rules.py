@@ -85,6 +85,11 @@ class RobotsRules:
         self.stats = crawler.stats
         self.page_agents = page_agents(config.robots_user_agents)
         self.image_agents = config.robots_image_user_agents
+        # A loc or an image in production terms -> the URL the crawl fetched: the crawled
+        # server's robots.txt is the one read, and its rules are about that URL's path
+        # (SITEMAPGEN_ORIGIN_MAP; without a map, the URL itself).
+        self._page_url = config.url_policy.crawl_url
+        self._image_url = config.image_policy.crawl_url
         #: In the order read (the first is dropped first: :data:`KEPT_ORIGINS`).
         self._read: OrderedDict[str, RobotsTxt] = OrderedDict()
         #: Roots being fetched -> the callers waiting for that fetch.
@@ -191,7 +196,7 @@ class RobotsRules:
     def unread(self, facts: UrlFacts) -> set[str]:
         """The origins of an item's ``loc`` and images whose robots.txt is not read yet."""
         roots = self._image_roots(facts) if self.image_agents else set()
-        roots.add(origin_key(facts.loc))
+        roots.add(origin_key(self._page_url(facts.loc)))
         return roots - self._read.keys()
 
     async def read(self, roots: set[str]) -> dict[str, RobotsTxt]:
@@ -207,18 +212,19 @@ class RobotsRules:
         of SITEMAPGEN_ROBOTS_USER_AGENTS may not fetch its ``loc`` (left out as a page is),
         else without the images an image agent may not fetch. An origin whose file is not
         read (no crawl running to fetch it) is not checked."""
-        root = origin_key(facts.loc)
+        url = self._page_url(facts.loc)
+        root = origin_key(url)
         rules = self._read.get(root) or read.get(root)
         if rules is not None:
-            agent = rules.forbidding(facts.loc, self.page_agents)
+            agent = rules.forbidding(url, self.page_agents)
             if agent is not None:
                 reporter.exclude(keys.robots_txt_reason(agent), facts.loc)
                 return None
         return self._images_allowed(facts, reporter, read)
 
-    @staticmethod
-    def _image_roots(facts: UrlFacts) -> set[str]:
-        return {origin_key(url) for url in facts.images}
+    def _image_roots(self, facts: UrlFacts) -> set[str]:
+        crawled = self._image_url
+        return {origin_key(crawled(url)) for url in facts.images}
 
     def _images_allowed(
         self, facts: UrlFacts, reporter: Reporter, read: Mapping[str, RobotsTxt]
@@ -227,10 +233,12 @@ class RobotsRules:
         if not agents or not facts.images:
             return facts
         kept: list[str] = []
+        crawled = self._image_url
         for url in facts.images:
-            root = origin_key(url)
+            fetched = crawled(url)
+            root = origin_key(fetched)
             rules = self._read.get(root) or read.get(root)
-            if rules is None or rules.forbidding(url, agents) is None:
+            if rules is None or rules.forbidding(fetched, agents) is None:
                 kept.append(url)
             else:
                 reporter.skip(keys.IMAGE_ROBOTS_TXT, facts.loc, detail=url)

@@ -74,6 +74,8 @@ DEFAULTS: dict[str, Any] = {
         "zenid",
     ],
     "SITEMAPGEN_HOST_ALIASES": {},
+    # Crawl a staging or build server, list the production URLs (issue 41)
+    "SITEMAPGEN_ORIGIN_MAP": {},
     # Page facts
     "SITEMAPGEN_IMAGES": True,
     "SITEMAPGEN_IMAGE_ALLOW": [],

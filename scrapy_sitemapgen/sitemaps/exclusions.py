@@ -25,7 +25,8 @@ GOVERNED_BY: dict[str, str] = {
     "denied": "SITEMAPGEN_DENY",
     "not_allowed": "SITEMAPGEN_ALLOW",
     "noindex": "SITEMAPGEN_RESPECT_NOINDEX, SITEMAPGEN_ROBOTS_USER_AGENTS",
-    "canonical_elsewhere": "SITEMAPGEN_RESPECT_CANONICAL, SITEMAPGEN_HOST_ALIASES",
+    "canonical_elsewhere": "SITEMAPGEN_RESPECT_CANONICAL, SITEMAPGEN_HOST_ALIASES, "
+    "SITEMAPGEN_ORIGIN_MAP",
     "meta_refresh": "SITEMAPGEN_RESPECT_META_REFRESH",
     "duplicate_content": "SITEMAPGEN_DEDUPE_CONTENT",
     "news_too_old": "SITEMAPGEN_NEWS_MAX_AGE",

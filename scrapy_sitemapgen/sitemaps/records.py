@@ -89,9 +89,12 @@ def record_fields(
     issue: OnIssue,
     now: datetime,
     as_mapping: Callable[[object], Mapping[str, object] | None] | None = None,
+    media_loc: Callable[[str], str] = normalize_loc,
 ) -> Fields:
     """:func:`record_facts` as a plain tuple (lastmod, changefreq, priority, images,
     videos, news): the offline build keeps rows, not objects, for a million records.
+    ``media_loc`` makes an image's or a video's URL a ``<loc>`` (``UrlPolicy.media_loc``,
+    which maps a medium on a mapped origin: SITEMAPGEN_ORIGIN_MAP).
 
     The fields are read and refused in one fixed order (lastmod, changefreq, priority,
     then the media), which is the order the issues are reported in."""
@@ -112,8 +115,8 @@ def record_fields(
         # Most records have neither: no call for an absent one (_scalar's first test).
         None if changefreq is None else _scalar(changefreq, parse_changefreq, issue),
         None if priority is None else _scalar(priority, parse_priority, issue),
-        _images(images, issue) if images is not None else (),
-        _videos(videos, issue, now) if videos is not None else (),
+        _images(images, issue, media_loc) if images is not None else (),
+        _videos(videos, issue, now, media_loc) if videos is not None else (),
         _news(news, issue, now, as_mapping) if news is not None else None,
     )
 
@@ -141,7 +144,7 @@ class RecordReader:
     One reader serves many records (a build reads a million): what it needs per record is
     bound once."""
 
-    __slots__ = ("_as_mapping", "_issue", "_issues", "_locate", "_refuse", "_reporter")
+    __slots__ = ("_as_mapping", "_issue", "_issues", "_locate", "_media", "_refuse", "_reporter")
 
     def __init__(
         self,
@@ -151,6 +154,8 @@ class RecordReader:
     ) -> None:
         self._reporter = reporter
         self._locate = policy.loc
+        # Without a map, a medium's URL is only normalised: the plain function, no method.
+        self._media = policy.media_loc if policy.origin_map else normalize_loc
         # Most crawls and builds have no patterns: no refusal to look up per record.
         self._refuse = policy.refusal if policy.allow or policy.deny else None
         self._as_mapping = as_mapping
@@ -175,7 +180,7 @@ class RecordReader:
                 self._reporter.exclude(refusal, loc)
                 return None
         self._issues.loc = loc
-        return loc, record_fields(get, self._issue, now, self._as_mapping)
+        return loc, record_fields(get, self._issue, now, self._as_mapping, self._media)
 
     def facts(self, get: Callable[[str], Any], now: datetime) -> UrlFacts | None:
         """:meth:`read` as :class:`UrlFacts`."""
@@ -224,11 +229,11 @@ def _list(raw: object, name: str, issue: OnIssue) -> list[Any]:
     return list(raw)
 
 
-def _images(images: object, issue: OnIssue) -> tuple[str, ...]:
+def _images(images: object, issue: OnIssue, media_loc: Callable[[str], str]) -> tuple[str, ...]:
     if type(images) is list:  # what JSON gives, and most items
         if len(images) == 1:  # a third of feed image lists: no dict to dedup through
             try:
-                return (normalize_loc(images[0]),)
+                return (media_loc(images[0]),)
             except (UrlRejected, AttributeError, TypeError):
                 pass  # read again below, which reports it
         raws: list[Any] = images
@@ -237,7 +242,7 @@ def _images(images: object, issue: OnIssue) -> tuple[str, ...]:
     found: dict[str, None] = {}
     for raw in raws:
         try:
-            found[normalize_loc(raw)] = None
+            found[media_loc(raw)] = None
         except (UrlRejected, AttributeError, TypeError):
             issue("bad_image", raw)
     if len(found) > MAX_IMAGES_PER_URL:
@@ -245,14 +250,16 @@ def _images(images: object, issue: OnIssue) -> tuple[str, ...]:
     return tuple(found)[:MAX_IMAGES_PER_URL]
 
 
-def _videos(raws: object, issue: OnIssue, now: datetime) -> tuple[Video, ...]:
+def _videos(
+    raws: object, issue: OnIssue, now: datetime, media_loc: Callable[[str], str]
+) -> tuple[Video, ...]:
     videos = []
     for raw in _list(raws, "videos", issue):
         if not isinstance(raw, Mapping):
             issue("video_incomplete", raw)
             continue
         try:
-            videos.append(make_video(raw, normalize_loc, issue, now))
+            videos.append(make_video(raw, media_loc, issue, now))
         except FactRejected as exc:
             issue(exc.reason, exc.value)
     return tuple(videos)

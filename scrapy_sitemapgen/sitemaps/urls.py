@@ -320,28 +320,48 @@ class UrlPolicy:
 
     ``strip_params`` are lower-case query (and ``;name=`` path) parameter names to remove,
     session ids by default (G4); ``host_aliases`` map a host spelling to the one the site
-    uses (G3); ``allow``/``deny`` are regular expressions searched in the final loc.
+    uses (G3); ``allow``/``deny`` are regular expressions searched in the final loc;
+    ``origin_map`` puts the URLs of a crawled staging or build server in production terms
+    (:meth:`mapped`), applied last, so that every comparison and everything written after
+    works with production URLs, and :meth:`crawl_url` gives back the URL to fetch.
     """
 
     strip_params: frozenset[str] = frozenset()
     host_aliases: Mapping[str, str] = field(default_factory=dict)
     allow: tuple[re.Pattern[str], ...] = ()
     deny: tuple[re.Pattern[str], ...] = ()
+    #: SITEMAPGEN_ORIGIN_MAP: (crawl prefix, production prefix) pairs, both normal and
+    #: ending in "/", no crawl prefix under another, longest crawl prefix first.
+    origin_map: tuple[tuple[str, str], ...] = ()
+    # The crawl prefixes and the production prefixes, as str.startswith takes them: a loc
+    # outside every prefix (most, on a map of a few) is known so in one call.
+    _crawl_starts: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _production_starts: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _inverse: tuple[tuple[str, str], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Frozen: set through object.__setattr__, once.
+        object.__setattr__(self, "_crawl_starts", tuple(crawl for crawl, _ in self.origin_map))
+        inverse = sorted(((p, c) for c, p in self.origin_map), key=lambda pair: -len(pair[0]))
+        object.__setattr__(self, "_inverse", tuple(inverse))
+        object.__setattr__(self, "_production_starts", tuple(p for p, _ in inverse))
 
     def loc(self, url: str, encoding: str = "utf-8") -> str:
-        """:func:`normalize_loc`, then session parameters stripped and the host aliased."""
+        """:func:`normalize_loc`, then session parameters stripped, the host aliased and
+        the crawl prefix replaced by the production one (:meth:`mapped`)."""
         return self.loc_from_normalized(normalize_loc(url, encoding))
 
     def loc_from_normalized(self, loc: str) -> str:
-        """:meth:`loc` of a URL already normalised: session parameters stripped and the
-        host aliased."""
+        """:meth:`loc` of a URL already normalised: session parameters stripped, the host
+        aliased and the crawl prefix mapped, in that order (the map's prefixes are the
+        site's own URLs, as the other rules leave them)."""
         if not self.host_aliases and (
             not self.strip_params
             or ("?" not in loc and ";" not in loc)  # no parameter at all: most locs
             # %-escaped names ("%73id") are matched after unquoting, by the full split
             or ("%" not in loc and not _params_pattern(self.strip_params).search(loc))
         ):
-            return loc
+            return self.mapped(loc) if self._crawl_starts else loc
         scheme, netloc, path, query, _ = urlsplit(loc)
         if self.strip_params:
             path = _PATH_PARAM_RE.sub(
@@ -359,7 +379,42 @@ class UrlPolicy:
             alias = self.host_aliases.get(host)
             if alias is not None:
                 netloc = alias + port
-        return urlunsplit((scheme, netloc, path, query, ""))
+        loc = urlunsplit((scheme, netloc, path, query, ""))
+        return self.mapped(loc) if self._crawl_starts else loc
+
+    def media_loc(self, url: str, encoding: str = "utf-8") -> str:
+        """An image's or a video's URL as written: :func:`normalize_loc`, then
+        :meth:`mapped` (a medium on a mapped origin is served from production too); no
+        parameter stripped nor host aliased, as a page's URL would be."""
+        loc = normalize_loc(url, encoding)
+        return self.mapped(loc) if self._crawl_starts else loc
+
+    def mapped(self, loc: str) -> str:
+        """A normal ``loc`` in production terms: the crawl prefix of SITEMAPGEN_ORIGIN_MAP
+        it lies under replaced by its production prefix; ``loc`` itself when it lies under
+        none. Raises :class:`UrlRejected` when the result is too long for a ``<loc>`` (P3)."""
+        if not loc.startswith(self._crawl_starts):  # also the empty map's answer
+            return loc
+        for crawl, production in self.origin_map:
+            if loc.startswith(crawl):
+                loc = production + loc[len(crawl) :]
+                if len(loc) > MAX_LOC_LENGTH:
+                    raise UrlRejected("url_too_long", loc)
+                break
+        return loc
+
+    def crawl_url(self, loc: str) -> str:
+        """The URL the crawl fetched for a ``loc`` in production terms (:meth:`mapped`'s
+        inverse): what the crawled server's robots.txt is asked about, and where the audit
+        fetches a listed URL the crawl never reached. A loc under no
+        production prefix is its own; of two crawl prefixes mapped to one production
+        prefix, the one listed first in :attr:`origin_map` answers."""
+        if not loc.startswith(self._production_starts):
+            return loc
+        for production, crawl in self._inverse:
+            if loc.startswith(production):
+                return crawl + loc[len(production) :]
+        return loc  # pragma: no cover - startswith found one
 
     def refusal(self, loc: str) -> str | None:
         """``"denied"`` or ``"not_allowed"`` when the patterns keep ``loc`` out, else None."""
