@@ -22,7 +22,14 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_sitemapgen.sitemaps.atom import FeedEntry, atom_time, feed_xml
 
-from .helpers import Route, SiteServer, assert_validator_accepts, html, run_build
+from .helpers import (
+    IndexNowServer,
+    Route,
+    SiteServer,
+    assert_validator_accepts,
+    html,
+    run_build,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -320,3 +327,42 @@ async def test_an_items_title_beats_the_pages(
     titles = {e.link: e.title for e in _read(tmp_path / "out", server).entries}
     assert titles[u("/b")] == "B, as the spider names it"
     assert titles[u("/c")] == "Page C"
+
+
+@deferred_f_from_coro_f
+async def test_with_indexnow_on_both_see_the_same_changes(
+    server: SiteServer, crawl: CrawlFn, tmp_path: Path
+) -> None:
+    """The feed is made of IndexNow's findings, one pass for both: with a key, run 2
+    submits the added, changed and removed URLs, and the feed is the same as without."""
+    u = server.url
+    out = tmp_path / "out"
+    server.static = out / server.origin.name  # the endpoint fetches the key file
+    endpoint = IndexNowServer()
+    try:
+        settings = {
+            **FEED_ON,
+            "SITEMAPGEN_INDEXNOW_KEY": "a1b2c3d4e5f60718293a4b5c6d7e8f90",
+            "SITEMAPGEN_INDEXNOW_ENDPOINT": endpoint.url,
+        }
+        server.routes = routes(1)
+        await crawl(settings, start_url=u("/"))
+        server.routes = routes(2)
+        second = await crawl(settings, start_url=u("/"))
+        # Run 2, in loc order: /a changed, /gone removed, /new added (/ links other pages
+        # now, but its entry, its stated date included, is the same).
+        assert endpoint.url_lists == [[u("/a"), u("/gone"), u("/new")]]
+    finally:
+        endpoint.close()
+    stats = second.stats
+    assert [stats.get_value(f"sitemapgen/indexnow/urls/{k}") for k in ("added", "changed")] == [
+        1,
+        1,
+    ]
+    assert [e.link for e in _read(out, server).entries] == [
+        u("/a"),
+        u("/new"),
+        u("/c"),
+        u("/b"),
+        u("/"),
+    ]
