@@ -10,6 +10,7 @@ feed (RFC 4287 4.1.1: a feed has an author unless every entry has one).
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sqlite3
 from typing import TYPE_CHECKING, Any
@@ -366,3 +367,29 @@ async def test_with_indexnow_on_both_see_the_same_changes(
         u("/b"),
         u("/"),
     ]
+
+
+@deferred_f_from_coro_f
+async def test_a_feed_with_no_changes_yet_keeps_its_bytes(
+    server: SiteServer, crawl: CrawlFn, tmp_path: Path
+) -> None:
+    """IndexNow's fingerprints from before the feed was turned on: the feed's first run
+    finds no change, so the feed has no entry; its ``updated`` (RFC 4287 requires one)
+    stays what it was on the next run without changes, so the file is not stamped anew."""
+    u = server.url
+    out = tmp_path / "out"
+    server.routes = routes(1)
+    # No submission happens (a first run submits nothing, later runs change nothing).
+    indexnow = {
+        "SITEMAPGEN_INDEXNOW_KEY": "a1b2c3d4e5f60718293a4b5c6d7e8f90",
+        "SITEMAPGEN_INDEXNOW_ENDPOINT": u("/indexnow"),
+    }
+    await crawl(indexnow, start_url=u("/"))
+    assert not _feed_path(out, server).exists()
+    await crawl({**indexnow, **FEED_ON}, start_url=u("/"))
+    parsed = _read(out, server)
+    assert parsed.entries == []
+    first = _feed_path(out, server).read_bytes()
+    await asyncio.sleep(1.1)  # a run's time is to the second: the next one is another
+    await crawl({**indexnow, **FEED_ON}, start_url=u("/"))
+    assert _feed_path(out, server).read_bytes() == first

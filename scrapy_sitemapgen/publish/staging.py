@@ -473,7 +473,10 @@ def _feed(
     (SITEMAPGEN_CHANGES_FEED_IN_ROBOTS: Google reads a feed named in a ``Sitemap:`` line)."""
     url = f"{base_url}{FEED_NAME}"
     entries = feed.finish()
-    data = feed_xml(entries, feed_url=url, site=origin_set.origin.root, fallback_updated=kept.stamp)
+    # A feed of no entries is as old as the feed file published before: the same bytes
+    # from run to run, not a new stamp each time.
+    since = kept.files.get(FEED_NAME, ("", ""))[1] or kept.stamp
+    data = feed_xml(entries, feed_url=url, site=origin_set.origin.root, fallback_updated=since)
     origin_set.feed_entries = len(entries)
     if config.changes_feed_in_robots:
         origin_set.index_urls = (*origin_set.index_urls, url)
