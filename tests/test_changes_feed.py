@@ -274,31 +274,48 @@ def test_atom_time(lastmod: str | None, expected: str) -> None:
 
 
 def test_the_offline_build_writes_the_feed_without_titles(tmp_path: Path) -> None:
-    """``scrapy sitemapgen-build`` writes the feed too; a feed's records carry no page
-    title, so each entry's title is its URL."""
+    """``scrapy sitemapgen-build`` writes the feed too, across builds (its worker
+    processes note the feed in side files the state takes in); a feed's records carry no
+    page title, so each entry's title is its URL (docs/changes-feed.rst)."""
     feed = tmp_path / "feed.jsonl"
-    feed.write_text(
-        '{"loc": "https://a.example/one", "lastmod": "2026-01-01"}\n'
-        '{"loc": "https://a.example/two", "lastmod": "2026-01-03"}\n'
-    )
     out = tmp_path / "out"
-    result = run_build(
-        tmp_path,
-        "--input",
-        str(feed),
-        "-s",
-        f"SITEMAPGEN_URI={out}",
-        "-s",
-        "SITEMAPGEN_CHANGES_FEED=True",
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    data = (out / "https_a.example_443" / "changes.atom").read_bytes()
-    _check_rfc4287(data)
-    parsed = feedparser.parse(data)
-    assert parsed.bozo == 0
-    assert _entries(parsed) == [
-        ("https://a.example/two", "https://a.example/two", "2026-01-03T00:00:00+00:00"),
-        ("https://a.example/one", "https://a.example/one", "2026-01-01T00:00:00+00:00"),
+    one, two, three, four = (f"https://a.example/{n}" for n in ("one", "two", "three", "four"))
+
+    def build(*records: tuple[str, str]) -> feedparser.FeedParserDict:
+        # A second origin: a build stages two or more origins in its worker processes.
+        other = ("https://b.example/", "2026-01-01")
+        lines = [f'{{"loc": "{loc}", "lastmod": "{day}"}}\n' for loc, day in (*records, other)]
+        feed.write_text("".join(lines))
+        result = run_build(
+            tmp_path,
+            "--input",
+            str(feed),
+            "--workers",
+            "2",
+            "-s",
+            f"SITEMAPGEN_URI={out}",
+            "-s",
+            "SITEMAPGEN_CHANGES_FEED=True",
+        )
+        assert result.returncode == 0, result.stderr[-3000:]
+        data = (out / "https_a.example_443" / "changes.atom").read_bytes()
+        _check_rfc4287(data)
+        parsed = feedparser.parse(data)
+        assert parsed.bozo == 0
+        return parsed
+
+    first = build((one, "2026-01-01"), (two, "2026-01-03"), (four, "2026-01-02"))
+    assert _entries(first) == [
+        (two, two, "2026-01-03T00:00:00+00:00"),
+        (four, four, "2026-01-02T00:00:00+00:00"),
+        (one, one, "2026-01-01T00:00:00+00:00"),
+    ]
+    # /one changed, /three is new, /two is gone, /four stays as it was: the feed's memory.
+    second = build((one, "2026-01-05"), (three, "2026-01-04"), (four, "2026-01-02"))
+    assert _entries(second) == [
+        (one, one, "2026-01-05T00:00:00+00:00"),
+        (three, three, "2026-01-04T00:00:00+00:00"),
+        (four, four, "2026-01-02T00:00:00+00:00"),
     ]
 
 
