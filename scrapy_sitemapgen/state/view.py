@@ -1,8 +1,8 @@
 """The state as staging reads and writes it: the files the previous run published, and
 the notes of each kind (URL set, content, IndexNow's fingerprints, the changes feed) for
-an origin. Two
-states implement it: the state file itself (:class:`.statefile.PublishState`), and a
-staging worker's view of it (:class:`.worker_notes.WorkerState`). Pure."""
+an origin. Two states implement it: the state file itself
+(:class:`.statefile.PublishState`), and a staging worker's view of it
+(:class:`.worker_notes.WorkerState`). Pure."""
 
 from __future__ import annotations
 
