@@ -13,7 +13,7 @@ __all__ = ["ITEM_FIELDS", "SitemapItem"]
 
 #: Field names the item pipeline reads from any item type (dict, ``scrapy.Item``, dataclass,
 #: attrs): ``loc`` names the URL; the others are optional and validated (P4-P6, G7).
-ITEM_FIELDS = ("loc", "lastmod", "changefreq", "priority", "images", "videos", "news")
+ITEM_FIELDS = ("loc", "lastmod", "changefreq", "priority", "images", "videos", "news", "title")
 
 
 @dataclass
@@ -32,3 +32,6 @@ class SitemapItem:
     #: A mapping with publication_name, publication_language, publication_date and title:
     #: the URL then also goes into the origin's Google News sitemap while it is fresh.
     news: Mapping[str, Any] | None = None
+    #: The page's title for the changes feed (SITEMAPGEN_CHANGES_FEED), over the page's
+    #: ``<title>``; read by the item pipeline only, not by the offline build.
+    title: str | None = None

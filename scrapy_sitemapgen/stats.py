@@ -141,6 +141,8 @@ INDEXNOW_URLS_INITIAL = f"{PREFIX}/indexnow/urls/initial_skipped"
 INDEXNOW_URLS_OUTSIDE_KEY = f"{PREFIX}/indexnow/urls/outside_key_location"
 #: A submission that failed for a reason of its own (logged with its traceback).
 INDEXNOW_FAILED = f"{PREFIX}/indexnow/failed"
+#: Entries of the changes feeds written (SITEMAPGEN_CHANGES_FEED), over every origin.
+CHANGES_FEED_ENTRIES = f"{PREFIX}/changes_feed/entries"
 
 
 def indexnow_status(status: int) -> str:

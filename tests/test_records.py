@@ -655,7 +655,8 @@ from scrapy_sitemapgen.sitemaps import writer as facts_writer  # noqa: E402
 
 def test_the_reader_reads_exactly_the_item_fields() -> None:
     """items.ITEM_FIELDS is the one list: SitemapItem declares exactly it, and a record is
-    read field by field from exactly it (``loc`` by the reader, the rest by record_fields)."""
+    read field by field from exactly it (``loc`` by the reader, the rest by record_fields;
+    ``title``, the changes feed's, by ``facts`` alone: the offline build keeps none)."""
     import dataclasses
 
     from scrapy_sitemapgen.items import ITEM_FIELDS, SitemapItem
@@ -674,5 +675,9 @@ def test_the_reader_reads_exactly_the_item_fields() -> None:
     tally = Tally()
     found = RecordReader(UrlPolicy(), tally).read(get, datetime.now(timezone.utc))
     assert found is not None and found[0] == "https://www.example.com/a"
+    assert sorted(asked) == sorted(set(ITEM_FIELDS) - {"title"})
+    asked.clear()
+    facts = RecordReader(UrlPolicy(), tally).facts(get, datetime.now(timezone.utc))
+    assert facts is not None and facts.title is None
     assert sorted(asked) == sorted(ITEM_FIELDS)
     assert tally.counts == {}

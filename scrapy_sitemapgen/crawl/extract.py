@@ -40,6 +40,7 @@ from ..sitemaps.facts import (
     FactRejected,
     UrlFacts,
     Video,
+    clean_title,
     format_w3c,
     lastmod_from_http,
     make_video,
@@ -512,4 +513,6 @@ def page_facts(
         language=html_language(facts.nodes.html_lang)
         if alternates and html and config.checks_clusters
         else None,
+        # The changes feed's entry title (SITEMAPGEN_CHANGES_FEED), from the same walk.
+        title=clean_title(facts.nodes.title) if config.changes_feed and html else None,
     )

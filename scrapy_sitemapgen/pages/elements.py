@@ -37,7 +37,7 @@ HTML_INTEGER_RE = re.compile(r"[0-9]+\Z")
 
 
 # The only elements the readers look at.
-_READ_TAGS = ("link", "meta", "script", "img", "source", "video", "time")
+_READ_TAGS = ("link", "meta", "script", "img", "source", "video", "time", "title")
 
 
 class PageNodes:
@@ -60,6 +60,7 @@ class PageNodes:
         "links",
         "metas",
         "scripts",
+        "title_element",
         "videos",
     )
 
@@ -78,6 +79,8 @@ class PageNodes:
         self.videos: list[Any] = []
         #: ``//meta[@itemprop] | //time[@itemprop]``
         self.itemprops: list[Any] = []
+        #: The first ``<title>`` in document order: the document's title, as HTML says
+        self.title_element: Any = None
         self._og: dict[str, list[str]] | None = None
         self._anchors: list[Any] | None = None
         self._root = selector.root
@@ -107,6 +110,9 @@ class PageNodes:
                     self.scripts.append(element)
             elif tag == "video":
                 self.videos.append(element)
+            elif tag == "title":
+                if self.title_element is None:
+                    self.title_element = element
             elif get("itemprop") is not None:  # <time>
                 self.itemprops.append(element)
 
@@ -134,6 +140,16 @@ class PageNodes:
             return None
         lang = top.get("lang")
         return None if lang is None else str(lang)
+
+    @property
+    def title(self) -> str | None:
+        """The document's title as HTML gives it (the first ``<title>``'s text, its ASCII
+        whitespace collapsed); None without one or when it is empty."""
+        element = self.title_element
+        if element is None:
+            return None
+        text = HTML_SPACE_RE.sub(" ", "".join(element.itertext())).strip(" ")
+        return text or None
 
     @property
     def anchors(self) -> list[Any]:

@@ -90,6 +90,8 @@ class CloseReport:
             )
         if origin_set.chrome:
             _report_chrome(origin_set, self.reporter, shown)
+        if origin_set.feed_entries is not None:
+            self.reporter.stats.inc_value(keys.CHANGES_FEED_ENTRIES, origin_set.feed_entries)
         if shown:
             stats = self.reporter.stats
             name = origin_set.origin.name

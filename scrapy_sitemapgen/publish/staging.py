@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..build.pool import TASK_ORIGINS, staging_tasks
+from ..sitemaps.atom import feed_xml
 from ..sitemaps.chrome import chrome_check
 from ..sitemaps.content import duplicate_choice
 from ..sitemaps.facts import format_w3c
 from ..sitemaps.indexnow import fingerprint, key_file_name
 from ..sitemaps.lastmod import Seen, observes
 from ..sitemaps.manifest import FileRecord, manifest_json
-from ..sitemaps.naming import MANIFEST_NAME, ROBOTS_NAME
+from ..sitemaps.naming import FEED_NAME, MANIFEST_NAME, ROBOTS_NAME
 from ..sitemaps.sections import in_section
 from ..sitemaps.urls import Origin, base_url_for, origin_folder
 from ..sitemaps.writer import (
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from ..settings import Config, Rule
     from ..sitemaps.facts import UrlFacts
     from ..state.entry_changes import ChangeNotes
+    from ..state.feed_notes import FeedNotes
     from ..state.notes import Save
     from ..state.statefile import PublishState
     from ..state.url_notes import UrlNotes
@@ -102,6 +104,8 @@ class OriginSet:
     chrome: int = 0
     chrome_images: int = 0
     first_chrome: list[tuple[str, int]] = field(default_factory=list)
+    #: The entries of its changes feed (None: SITEMAPGEN_CHANGES_FEED is off).
+    feed_entries: int | None = None
 
     def files(self, kind: str) -> list[FileRecord]:
         """Its files of ``kind`` (``urlset``, ``news``, ``text``, ``index``, ...), in
@@ -161,10 +165,13 @@ def fresh_news(
 
 
 def _noted(
-    entries: Iterable[UrlFacts], notes: UrlNotes, changes: ChangeNotes | None = None
+    entries: Iterable[UrlFacts],
+    notes: UrlNotes,
+    changes: ChangeNotes | None = None,
+    feed: FeedNotes | None = None,
 ) -> Iterator[UrlFacts]:
     if changes is not None:
-        entries = _fingerprinted(entries, changes)
+        entries = _fingerprinted(entries, changes, feed)
     locs: list[str] = []  # handed over in blocks: one call per block, not per URL
     for facts in entries:
         locs.append(facts.loc)
@@ -175,14 +182,21 @@ def _noted(
     notes.note_all(locs)
 
 
-def _fingerprinted(entries: Iterable[UrlFacts], changes: ChangeNotes) -> Iterator[UrlFacts]:
-    """IndexNow's notes: each URL with a fingerprint of its ``<url>`` entry, in blocks."""
+def _fingerprinted(
+    entries: Iterable[UrlFacts], changes: ChangeNotes, feed: FeedNotes | None
+) -> Iterator[UrlFacts]:
+    """IndexNow's notes: each URL with a fingerprint of its ``<url>`` entry, in blocks;
+    the changes ``feed`` sees each block's URLs, to make entries of those that changed."""
     pairs: list[tuple[str, str]] = []
     for facts in entries:
         pairs.append((facts.loc, fingerprint(url_entry(facts))))
+        if feed is not None:
+            feed.see(facts)
         if len(pairs) >= URL_BLOCK:
             changes.note_all(pairs)
             pairs = []
+            if feed is not None:
+                feed.block_done()
         yield facts
     changes.note_all(pairs)
 
@@ -355,12 +369,26 @@ def stage_origin(
     base_url = base_url_for(config.base_url, origin)
     output = OriginOutput()
     notes = state.url_notes(config.state_key, origin.name)
-    changes = state.change_notes(config.state_key, origin.name) if config.indexnow_key else None
+    # The changes feed is made of what IndexNow's notes find: they are kept when either is on.
+    feed = (
+        state.feed_notes(
+            config.state_key, origin.name, config.changes_feed_entries, format_w3c(now)
+        )
+        if config.changes_feed
+        else None
+    )
+    changes = (
+        state.change_notes(
+            config.state_key, origin.name, submit=bool(config.indexnow_key), feed=feed
+        )
+        if config.indexnow_key or feed is not None
+        else None
+    )
     lookup = ClusterLookup(clusters) if clusters is not None else None
     listing = _Listing(store, origin, config, state, reporter, lookup)
     if "xml" in config.formats:
         # The URLs of no section in the pass that notes every URL, in loc order.
-        noted = _noted(with_rules(listing.entries(first=True), config), notes, changes)
+        noted = _noted(with_rules(listing.entries(first=True), config), notes, changes, feed)
         output = write_origin(
             in_section(noted, config.sections, "") if config.sections else noted,
             sections=[(s.name, _section_pass(listing, config, s.name)) for s in config.sections],
@@ -377,7 +405,7 @@ def stage_origin(
         # A text sitemap has no lastmod: the pass after the XML one need not settle them.
         entries = listing.entries(first=not xml, settled=not xml)
         output.texts = write_text(
-            entries if xml else _noted(entries, notes, changes),
+            entries if xml else _noted(entries, notes, changes, feed),
             scope=origin.root,
             open_sink=open_sink,
             options=options,
@@ -415,9 +443,13 @@ def stage_origin(
         origin_set.chrome_images = len(listing.chrome.removed)
         origin_set.first_chrome = listing.chrome.first()
     if changes is not None:
-        origin_set.indexnow = changes.finish()
+        counts = changes.finish()
+        origin_set.indexnow = counts if config.indexnow_key else None
     # robots.txt and the manifest go out before the index, which is always published last.
     before_index = len(records) - len(output.indexes)
+    if feed is not None:
+        records.insert(before_index, _feed(feed, origin_set, config, base_url, folder, kept))
+        before_index += 1
     robots = _robots(config, origin, origin_set.robots_lines)
     records.insert(before_index, _staged(folder, ROBOTS_NAME, "robots", robots, kept))
     if config.indexnow_key and not config.indexnow_key_location:
@@ -432,6 +464,23 @@ def stage_origin(
     records.insert(before_index + 1, _staged(folder, MANIFEST_NAME, "manifest", manifest, kept))
     origin_set.records = records
     return origin_set
+
+
+def _feed(
+    feed: FeedNotes, origin_set: OriginSet, config: Config, base_url: str, folder: str, kept: _Kept
+) -> FileRecord:
+    """The changes feed staged (G1), counted, and named in the robots.txt lines when asked
+    (SITEMAPGEN_CHANGES_FEED_IN_ROBOTS: Google reads a feed named in a ``Sitemap:`` line)."""
+    url = f"{base_url}{FEED_NAME}"
+    entries = feed.finish()
+    # A feed of no entries is as old as the feed file published before: the same bytes
+    # from run to run, not a new stamp each time.
+    since = kept.files.get(FEED_NAME, ("", ""))[1] or kept.stamp
+    data = feed_xml(entries, feed_url=url, site=origin_set.origin.root, fallback_updated=since)
+    origin_set.feed_entries = len(entries)
+    if config.changes_feed_in_robots:
+        origin_set.index_urls = (*origin_set.index_urls, url)
+    return _staged(folder, FEED_NAME, "feed", data, kept)
 
 
 class _Kept:

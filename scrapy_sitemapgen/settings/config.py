@@ -20,6 +20,7 @@ from ..sitemaps.facts import parse_changefreq, parse_priority
 from ..sitemaps.indexnow import KEY_RE, MAX_URLS_PER_REQUEST
 from ..sitemaps.limits import (
     MAX_BYTES_PER_SITEMAP,
+    MAX_FEED_ENTRIES,
     MAX_URLS_PER_SITEMAP,
     MIN_BYTES_PER_SITEMAP,
 )
@@ -384,6 +385,12 @@ class Config:
     audit_max_fetch: int = 10_000
     #: SITEMAPGEN_REPORT_DIR: the local folder of the audit's report, one folder per origin.
     report_dir: Path = Path("sitemapgen-report")
+    #: SITEMAPGEN_CHANGES_FEED: write ``changes.atom`` beside each origin's index.
+    changes_feed: bool = False
+    #: SITEMAPGEN_CHANGES_FEED_ENTRIES: the changes the feed holds at most.
+    changes_feed_entries: int = 100
+    #: SITEMAPGEN_CHANGES_FEED_IN_ROBOTS: name the feed in the robots.txt lines too.
+    changes_feed_in_robots: bool = False
 
     @property
     def checks_clusters(self) -> bool:
@@ -559,6 +566,15 @@ class Config:
             sitemap_feeds=sitemap_feeds,
             warnings=(*unknown_names(settings), *feed_warnings),
             **_audit(settings, output_dir),
+            changes_feed=read.flag(settings, "SITEMAPGEN_CHANGES_FEED"),
+            changes_feed_entries=read.integer(
+                settings,
+                "SITEMAPGEN_CHANGES_FEED_ENTRIES",
+                1,
+                MAX_FEED_ENTRIES,
+                "changes in the feed",
+            ),
+            changes_feed_in_robots=read.flag(settings, "SITEMAPGEN_CHANGES_FEED_IN_ROBOTS"),
         )
 
 

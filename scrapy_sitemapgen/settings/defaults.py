@@ -100,6 +100,10 @@ DEFAULTS: dict[str, Any] = {
     "SITEMAPGEN_INDEXNOW_INITIAL": False,
     "SITEMAPGEN_INDEXNOW_BATCH": MAX_URLS_PER_REQUEST,
     "SITEMAPGEN_INDEXNOW_RETRY_SECONDS": 60.0,
+    # The changes feed (issue 41): changes.atom beside each origin's index
+    "SITEMAPGEN_CHANGES_FEED": False,
+    "SITEMAPGEN_CHANGES_FEED_ENTRIES": 100,
+    "SITEMAPGEN_CHANGES_FEED_IN_ROBOTS": False,
     # The audit of the live sitemaps (docs/audit.rst)
     "SITEMAPGEN_AUDIT": False,
     "SITEMAPGEN_AUDIT_SITEMAPS": [],

@@ -33,6 +33,7 @@ __all__ = [
     "News",
     "UrlFacts",
     "Video",
+    "clean_title",
     "format_w3c",
     "lastmod_from_http",
     "make_news",
@@ -168,6 +169,16 @@ class UrlFacts:
     #: The page's own language as an hreflang value (its ``<html lang>``), kept only for a
     #: page with alternates when the clusters are checked: its self entry's last resort.
     language: str | None = None
+    #: The page's ``<title>`` (or an item's ``title``), kept only for the changes feed
+    #: (SITEMAPGEN_CHANGES_FEED): its entries' titles. Never written in a sitemap.
+    title: str | None = None
+
+
+def clean_title(title: object) -> str | None:
+    """A page's or an item's title as kept (the changes feed's entry title): whitespace
+    collapsed, the characters XML 1.0 forbids removed (a lone surrogate could not even be
+    stored as UTF-8, P1); None when nothing is left or it is no text."""
+    return _text(title) or None
 
 
 def format_w3c(moment: datetime) -> str:

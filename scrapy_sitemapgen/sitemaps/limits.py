@@ -53,6 +53,10 @@ VIDEO_NS: Final = "http://www.google.com/schemas/sitemap-video/1.1"
 NEWS_NS: Final = "http://www.google.com/schemas/sitemap-news/0.9"
 #: Language alternates: ``<xhtml:link rel="alternate" hreflang href>``.
 XHTML_NS: Final = "http://www.w3.org/1999/xhtml"
+#: G1, P11: Google reads Atom 1.0 feeds (RFC 4287) as well as sitemaps: the changes feed.
+ATOM_NS: Final = "http://www.w3.org/2005/Atom"
+#: The entries the changes feed holds at most (SITEMAPGEN_CHANGES_FEED_ENTRIES).
+MAX_FEED_ENTRIES: Final = 10_000
 
 #: Google's image extension: ``<image:image>`` entries per ``<url>``.
 MAX_IMAGES_PER_URL: Final = 1_000

@@ -121,7 +121,7 @@ def _dump_extra(facts: UrlFacts) -> str:
     are none (not NULL, so a newer page record without them does replace an older one's).
     The content goes with the page's media: a page fact, the latest page record's wins."""
     content = facts.content
-    if not (facts.images or facts.videos or facts.alternates or content):
+    if not (facts.images or facts.videos or facts.alternates or content or facts.title):
         return ""
     extra: dict[str, Any] = {}
     if content is not None:
@@ -136,6 +136,8 @@ def _dump_extra(facts: UrlFacts) -> str:
         extra["a"] = [[a.hreflang, a.href] for a in facts.alternates]
         if facts.language:
             extra["l"] = facts.language
+    if facts.title:
+        extra["t"] = facts.title
     return _compact_json(extra)
 
 
@@ -195,7 +197,8 @@ def row_facts(
 ) -> UrlFacts:
     """:func:`entry`, given the lastmod already chosen (as the SQLite store's query does).
     Images of both sources combine (page first, repeats dropped, at most 1,000), videos
-    likewise by :func:`video_key`; alternates, language and content are the page's."""
+    likewise by :func:`video_key`; alternates, language and content are the page's; the
+    title is the item's when it gave one, else the page's."""
     page, item = _load_extra(page_extra), _load_extra(item_extra)
     content = page.get("c")
     images = tuple(dict.fromkeys([*page.get("i", ()), *item.get("i", ())]))[:MAX_IMAGES_PER_URL]
@@ -215,4 +218,5 @@ def row_facts(
             else None
         ),
         language=page.get("l"),
+        title=item.get("t") or page.get("t"),
     )

@@ -17,6 +17,7 @@ from .facts import (
     News,
     UrlFacts,
     Video,
+    clean_title,
     make_news,
     make_video,
     parse_changefreq,
@@ -188,7 +189,12 @@ class RecordReader:
         if found is None:
             return None
         loc, (lastmod, changefreq, priority, images, videos, news) = found
-        return UrlFacts(loc, lastmod, changefreq, priority, images=images, videos=videos, news=news)
+        # An item's title: the changes feed's entry title, before the page's. (Not in the
+        # fields a build keeps: a feed's build writes no titles.)
+        title = clean_title(get("title"))
+        return UrlFacts(
+            loc, lastmod, changefreq, priority, images=images, videos=videos, news=news, title=title
+        )
 
 
 def url_field(record: Mapping[str, object]) -> str | None:

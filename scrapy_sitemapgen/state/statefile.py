@@ -76,7 +76,7 @@ class PublishState(StateView):
             and self._db.execute("SELECT 1 FROM content_blocks LIMIT 1").fetchone() is not None
             and self._fingerprint_version() < FINGERPRINT_VERSION
         )
-        urls, contents, prints = KINDS
+        urls, contents, prints, feed = KINDS
         with self._db:
             for statement in (
                 _FILES,
@@ -85,6 +85,7 @@ class PublishState(StateView):
                 _SECTIONS,
                 prints.schema,
                 _META,
+                feed.schema,
             ):
                 self._db.execute(statement)
         for kind in KINDS:

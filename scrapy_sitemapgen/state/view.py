@@ -1,7 +1,8 @@
 """The state as staging reads and writes it: the files the previous run published, and
-the notes of each kind (URL set, content, IndexNow's fingerprints) for an origin. Two
-states implement it: the state file itself (:class:`.statefile.PublishState`), and a
-staging worker's view of it (:class:`.worker_notes.WorkerState`). Pure."""
+the notes of each kind (URL set, content, IndexNow's fingerprints, the changes feed) for
+an origin. Two states implement it: the state file itself
+(:class:`.statefile.PublishState`), and a staging worker's view of it
+(:class:`.worker_notes.WorkerState`). Pure."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .content_notes import CONTENTS, Note
 from .entry_changes import ENTRY_PRINTS, ChangeNotes
+from .feed_notes import FEED, FeedNotes
 from .url_notes import URLS, UrlNotes
 
 if TYPE_CHECKING:
@@ -24,7 +26,7 @@ V = TypeVar("V")
 W = TypeVar("W")
 
 #: Every kind of note the state file keeps, in the order its tables were made.
-KINDS: tuple[NoteKind[Any, Any], ...] = (URLS, CONTENTS, ENTRY_PRINTS)
+KINDS: tuple[NoteKind[Any, Any], ...] = (URLS, CONTENTS, ENTRY_PRINTS, FEED)
 
 
 class StateView(ABC):
@@ -54,10 +56,27 @@ class StateView(ABC):
         """Notes for the URLs this run writes for ``origin``."""
         return UrlNotes(*self.notes(URLS, output, origin))
 
-    def change_notes(self, output: str, origin: str) -> ChangeNotes:
-        """Notes of what changed for IndexNow, for the URLs this run writes for ``origin``."""
+    def change_notes(
+        self, output: str, origin: str, *, submit: bool = True, feed: FeedNotes | None = None
+    ) -> ChangeNotes:
+        """Notes of what changed, for the URLs this run writes for ``origin``: kept for
+        IndexNow's submission (``submit``), and handed to the changes ``feed``."""
         previous, save = self.notes(ENTRY_PRINTS, output, origin)
-        return ChangeNotes(previous, save, self.changes_to(origin))
+        targets = [self.changes_to(origin)] if submit else []
+        if feed is not None:
+            targets.append(feed.changed)
+
+        def on_changes(changes: Changes) -> None:
+            for target in targets:
+                target(changes)
+
+        return ChangeNotes(previous, save, targets[0] if len(targets) == 1 else on_changes)
+
+    def feed_notes(self, output: str, origin: str, limit: int, stamp: str) -> FeedNotes:
+        """The changes feed of ``origin``: the previous run's entries, and this run's
+        kept for the next (``limit`` entries at most; ``stamp``: the run's time)."""
+        previous, save = self.notes(FEED, output, origin)
+        return FeedNotes(previous, save, limit, stamp)
 
     def content_notes(self, output: str, origin: str) -> tuple[Iterator[Note], Save]:
         """The previous run's content notes of ``origin`` and where this run's go: what
