@@ -1,0 +1,277 @@
+"""The deploy recipe of docs/deploy.rst, end to end (issue 41, item 2).
+
+This project's own documentation is built with Sphinx, served on 127.0.0.1 and crawled by
+the recipe's own files: the ``run:`` lines of ``docs/deploy/workflow.yml``, in bash as
+GitHub Actions runs them, with its ``env`` (another port, a production host that never
+resolves), the crawl project ``docs/deploy/settings.py`` and ``spider.py``. Each run is a
+fresh checkout, as on a CI runner, that keeps only what the workflow caches (the state
+folder). Checked: the published set names only production URLs (P12, P13) and passes
+``sitemapgen-validate``; a rebuild that changed nothing but every file's date keeps every
+lastmod (P4) and every byte; the gate stops a deploy that lost a page (exit 1) or forgot
+the map (exit 2).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+from xml.etree import ElementTree
+
+import pytest
+import yaml
+
+import scrapy_sitemapgen
+
+from .helpers import NS, assert_valid, read_bytes, read_urls
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+CHECKOUT = Path(scrapy_sitemapgen.__file__).resolve().parents[1]
+WORKFLOW = CHECKOUT / "docs" / "deploy" / "workflow.yml"
+#: The production prefix of the test runs: ``.invalid`` never resolves (RFC 6761), so the
+#: crawl's audit, which reads the production origin's robots.txt, reaches no real host.
+SITE_URL = "https://docs.example.invalid/3.11/"
+ORIGIN_FOLDER = "https_docs.example.invalid_443"
+#: The pages of the build that are not listed, and why: search.html says noindex, and only
+#: a ``<link rel="index">`` names genindex.html, which a LinkExtractor does not follow.
+NOT_LISTED = {"search.html", "genindex.html"}
+
+
+@dataclass(frozen=True)
+class Workflow:
+    env: dict[str, str]
+    #: step name -> its ``run:`` block
+    runs: dict[str, str]
+
+
+def load_workflow() -> Workflow:
+    document = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    (job,) = document["jobs"].values()
+    runs = {step["name"]: step["run"] for step in job["steps"] if "run" in step}
+    return Workflow({k: str(v) for k, v in document["env"].items()}, runs)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Checkout:
+    """One CI run: a fresh folder with the repository's ``docs`` in it (the sources and the
+    crawl project), the state folder carried over from the previous run as the cache
+    restores it, and the workflow's env with the port and production prefix substituted."""
+
+    def __init__(self, root: Path, workflow: Workflow, cache: Path | None, **env: str) -> None:
+        self.root = root
+        self.workflow = workflow
+        root.mkdir()
+        (root / "docs").symlink_to(CHECKOUT / "docs", target_is_directory=True)
+        if cache is not None:
+            shutil.copytree(cache, root / ".sitemapgen")
+        self.port = free_port()
+        merged = {**workflow.env, "PORT": str(self.port), "SITE_URL": SITE_URL, **env}
+        self.env = {
+            **os.environ,
+            **merged,
+            # the workflow's relative PYTHONPATH (the crawl project), then this checkout's package
+            "PYTHONPATH": os.pathsep.join([merged["PYTHONPATH"], str(CHECKOUT)]),
+            "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]),
+        }
+
+    @property
+    def html(self) -> Path:
+        return self.root / "_build" / "html"
+
+    @property
+    def published(self) -> Path:
+        return self.root / "sitemaps" / ORIGIN_FOLDER
+
+    def command(self, step: str, extra: str = "") -> list[str]:
+        # As GitHub Actions runs a run: block (shell: bash).
+        block = self.workflow.runs[step].rstrip() + extra
+        return ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", block]
+
+    def run(self, step: str, extra: str = "") -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            self.command(step, extra),
+            cwd=self.root,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    @contextmanager
+    def served(self) -> Iterator[None]:
+        """The "Serve the build" step, kept alive (its server is a background job of the
+        block) until the end of the block, then stopped with its process group."""
+        process = subprocess.Popen(
+            self.command("Serve the build", "\nwait"),
+            cwd=self.root,
+            env=self.env,
+            start_new_session=True,
+        )
+        try:
+            deadline = time.monotonic() + 15
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                    break
+                except OSError:
+                    assert process.poll() is None, "the server step ended"
+                    assert time.monotonic() < deadline, "the build was not served"
+                    time.sleep(0.05)
+            yield
+        finally:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=10)
+
+    def crawl(self, extra: str = "") -> subprocess.CompletedProcess[str]:
+        with self.served():
+            result = self.run("Crawl", extra)
+        assert result.returncode == 0, result.stderr[-3000:]
+        return result
+
+
+def ok(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+    return result.stdout
+
+
+def file_date(path: Path) -> str:
+    """The date http.server sends for a file (Last-Modified: its mtime, to the second),
+    written as a lastmod is: UTC to the second."""
+    stamp = datetime.fromtimestamp(int(path.stat().st_mtime), timezone.utc)
+    return stamp.isoformat()
+
+
+def folder_bytes(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+@dataclass
+class Runs:
+    workflow: Workflow
+    first: Checkout
+    second: Checkout
+    validated: list[str]
+    gate_second: subprocess.CompletedProcess[str]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
+    """Two CI runs of one unchanged source: the first deploy (no gate: there is no live
+    sitemap yet), then a run that builds everything again from scratch, as a fresh
+    checkout does, with the state the cache kept; its gate audits the first run's
+    deployed sitemap (what production serves now)."""
+    base = tmp_path_factory.mktemp("deploy")
+    workflow = load_workflow()
+    first = Checkout(base / "first", workflow, cache=None)
+    ok(first.run("Build"))
+    first.crawl()
+    validated = [ok(first.run("Validate"))]
+    ok(first.run("Put the sitemaps beside the pages"))
+
+    live = first.html / "sitemap.xml"
+    second = Checkout(
+        base / "second", workflow, cache=first.root / ".sitemapgen", LIVE_SITEMAP=str(live)
+    )
+    ok(second.run("Build"))
+    second.crawl()
+    validated.append(ok(second.run("Validate")))
+    gate = second.run("Gate")
+    return Runs(workflow, first, second, validated, gate)
+
+
+def test_the_published_set_names_only_production_urls(runs: Runs) -> None:
+    """Issue 41 "Done when": a crawl of the local build with the map publishes a set that
+    names only production URLs (the pages, the index's sitemaps, the robots.txt line:
+    P12, P13) and passes the validator; the deploy step puts each file where its URL says."""
+    first = runs.first
+    assert [p.name for p in (first.root / "sitemaps").iterdir()] == [ORIGIN_FOLDER]
+    listed = read_urls(first.root / "sitemaps")[ORIGIN_FOLDER]
+    pages = {p.name for p in first.html.glob("*.html")}
+    assert set(listed) == {SITE_URL + name for name in pages - NOT_LISTED}
+    published_text = b"".join(
+        read_bytes(p) for p in first.published.iterdir() if p.name != "manifest.json"
+    )
+    assert b"127.0.0.1" not in published_text
+    assert (first.published / "robots.txt").read_text() == f"Sitemap: {SITE_URL}sitemap.xml\n"
+    for output in runs.validated:
+        assert output.strip().endswith(f"{len(listed)} URLs, 0 violations"), output
+    # Deployed: the files sit in the site at the URLs the index and robots.txt line give.
+    index = ElementTree.fromstring(assert_valid(first.html / "sitemap.xml"))
+    names = [loc.text or "" for loc in index.iter(f"{NS}loc")]
+    assert names and all(name.startswith(SITE_URL) for name in names)
+    for name in names:
+        assert (first.html / name.removeprefix(SITE_URL)).read_bytes() == (
+            first.published / name.removeprefix(SITE_URL)
+        ).read_bytes()
+    assert not (first.html / "manifest.json").exists()
+    assert not (first.html / "robots.txt").exists()
+
+
+def test_an_unchanged_rebuild_keeps_every_lastmod_and_byte(runs: Runs) -> None:
+    """Issue 41: the second run rebuilt every file (new mtimes, so new Last-Modified
+    headers) from an unchanged source; only the content notes of the cached state keep
+    the lastmods (P4), so the published set is byte for byte the first one."""
+    first, second = runs.first, runs.second
+    listed = read_urls(first.root / "sitemaps")[ORIGIN_FOLDER]
+    for url, fields in listed.items():
+        page = url.removeprefix(SITE_URL)
+        # The first run's lastmod is the date its build's server sent for the page ...
+        assert fields["lastmod"] == file_date(first.html / page), url
+        # ... and the rebuild's server sends another one.
+        assert file_date(second.html / page) != fields["lastmod"], url
+    assert read_urls(second.root / "sitemaps")[ORIGIN_FOLDER] == listed
+    assert folder_bytes(second.published) == folder_bytes(first.published)
+    # The gate audits what production serves (the first deploy): nothing lost.
+    assert runs.gate_second.returncode == 0, runs.gate_second.stderr[-2000:]
+    assert "listed_not_found" not in runs.gate_second.stdout
+
+
+def test_the_gate_stops_a_deploy_that_lost_a_page(runs: Runs, tmp_path: Path) -> None:
+    """A page that the deployed sitemap lists is missing from the next build (its links
+    remain): the crawl judges it 404, and the gate's audit exits 1 with the finding
+    listed_not_found for its production URL."""
+    live = runs.first.html / "sitemap.xml"
+    lost = Checkout(
+        tmp_path / "lost", runs.workflow, runs.second.root / ".sitemapgen", LIVE_SITEMAP=str(live)
+    )
+    shutil.copytree(runs.second.html, lost.html)
+    (lost.html / "stats.html").unlink()
+    lost.crawl()
+    gate = lost.run("Gate")
+    assert gate.returncode == 1, gate.stdout + gate.stderr
+    audit = (lost.root / "_build" / "sitemapgen-report" / ORIGIN_FOLDER / "audit.csv").read_text()
+    rows = [line.split(",") for line in audit.splitlines()[1:]]
+    assert [row[:3] for row in rows if row[1] == "listed_not_found"] == [
+        [SITE_URL + "stats.html", "listed_not_found", "HTTP 404"]
+    ]
+
+
+def test_a_forgotten_map_fails_validation(runs: Runs, tmp_path: Path) -> None:
+    """Without SITEMAPGEN_ORIGIN_MAP every page's canonical names its production URL, so
+    every page is left out as canonicalised elsewhere and no set is written: the
+    validate step finds no sitemap and exits 2 (an input error), before the deploy."""
+    forgot = Checkout(tmp_path / "forgot", runs.workflow, runs.second.root / ".sitemapgen")
+    shutil.copytree(runs.second.html, forgot.html)
+    crawled = forgot.crawl(" -s 'SITEMAPGEN_ORIGIN_MAP={}'")
+    assert "canonical_elsewhere" in crawled.stderr
+    assert not (forgot.root / "sitemaps").exists()
+    validate = forgot.run("Validate")
+    assert validate.returncode == 2, validate.stdout + validate.stderr
+    assert "sitemaps/*/sitemap.xml: cannot be read" in validate.stderr
