@@ -13,6 +13,7 @@ the map (exit 2).
 
 from __future__ import annotations
 
+import csv
 import os
 import shutil
 import signal
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 from xml.etree import ElementTree
 
 import pytest
@@ -32,20 +34,42 @@ import yaml
 
 import scrapy_sitemapgen
 
-from .helpers import NS, assert_valid, read_bytes, read_urls
+from .helpers import NS, Route, SiteServer, assert_valid, read_bytes, read_urls
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
 CHECKOUT = Path(scrapy_sitemapgen.__file__).resolve().parents[1]
 WORKFLOW = CHECKOUT / "docs" / "deploy" / "workflow.yml"
-#: The production prefix of the test runs: ``.invalid`` never resolves (RFC 6761), so the
-#: crawl's audit, which reads the production origin's robots.txt, reaches no real host.
-SITE_URL = "https://docs.example.invalid/3.11/"
-ORIGIN_FOLDER = "https_docs.example.invalid_443"
+#: The production prefix of the test runs, on a reserved name (RFC 6761). Every request
+#: for it goes to a local stand-in through ``http_proxy``: production answers with what the
+#: previous run deployed, and no request leaves the machine.
+SITE_URL = "http://docs.example.test/3.11/"
+ORIGIN_FOLDER = "http_docs.example.test_80"
 #: The pages of the build that are not listed, and why: search.html says noindex, and only
 #: a ``<link rel="index">`` names genindex.html, which a LinkExtractor does not follow.
 NOT_LISTED = {"search.html", "genindex.html"}
+#: Deployed files production serves (the sitemaps; the pages are never asked for).
+SERVED_TYPES = {".xml": "application/xml", ".gz": "application/gzip"}
+
+
+class Production:
+    """The production host, stood in for by a local server reached as an HTTP proxy: it
+    serves the sitemaps of the last deploy, under ``SITE_URL``."""
+
+    def __init__(self) -> None:
+        self.server = SiteServer()
+
+    def deploy(self, site: Path) -> None:
+        self.server.routes.clear()
+        for path in site.glob("sitemap*.xml*"):
+            self.server.routes[SITE_URL + path.name] = Route(
+                body=path.read_bytes(), content_type=SERVED_TYPES[path.suffix]
+            )
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {"http_proxy": self.server.root, "no_proxy": "127.0.0.1"}
 
 
 @dataclass(frozen=True)
@@ -71,9 +95,12 @@ def free_port() -> int:
 class Checkout:
     """One CI run: a fresh folder with the repository's ``docs`` in it (the sources and the
     crawl project), the state folder carried over from the previous run as the cache
-    restores it, and the workflow's env with the port and production prefix substituted."""
+    restores it, and the workflow's env with the port and production prefix substituted;
+    production is reached through the stand-in's proxy."""
 
-    def __init__(self, root: Path, workflow: Workflow, cache: Path | None, **env: str) -> None:
+    def __init__(
+        self, root: Path, workflow: Workflow, production: Production, cache: Path | None = None
+    ) -> None:
         self.root = root
         self.workflow = workflow
         root.mkdir()
@@ -81,10 +108,16 @@ class Checkout:
         if cache is not None:
             shutil.copytree(cache, root / ".sitemapgen")
         self.port = free_port()
-        merged = {**workflow.env, "PORT": str(self.port), "SITE_URL": SITE_URL, **env}
+        merged = {
+            **workflow.env,
+            "PORT": str(self.port),
+            "SITE_URL": SITE_URL,
+            "LIVE_SITEMAP": SITE_URL + "sitemap.xml",
+        }
         self.env = {
-            **os.environ,
+            **{k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")},
             **merged,
+            **production.env,
             # the workflow's relative PYTHONPATH (the crawl project), then this checkout's package
             "PYTHONPATH": os.pathsep.join([merged["PYTHONPATH"], str(CHECKOUT)]),
             "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]),
@@ -165,35 +198,36 @@ def folder_bytes(folder: Path) -> dict[str, bytes]:
 @dataclass
 class Runs:
     workflow: Workflow
+    production: Production
     first: Checkout
     second: Checkout
     validated: list[str]
-    gate_second: subprocess.CompletedProcess[str]
+    gates: list[subprocess.CompletedProcess[str]]
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
-    """Two CI runs of one unchanged source: the first deploy (no gate: there is no live
-    sitemap yet), then a run that builds everything again from scratch, as a fresh
-    checkout does, with the state the cache kept; its gate audits the first run's
-    deployed sitemap (what production serves now)."""
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
+    """Two CI runs of one unchanged source: the first deploy, then a run that builds
+    everything again from scratch, as a fresh checkout does, with the state the cache kept,
+    and gates on what production serves: the first run's deploy."""
     base = tmp_path_factory.mktemp("deploy")
     workflow = load_workflow()
-    first = Checkout(base / "first", workflow, cache=None)
+    production = Production()
+    first = Checkout(base / "first", workflow, production)
     ok(first.run("Build"))
     first.crawl()
     validated = [ok(first.run("Validate"))]
+    gates = [first.run("Gate")]
     ok(first.run("Put the sitemaps beside the pages"))
+    production.deploy(first.html)
 
-    live = first.html / "sitemap.xml"
-    second = Checkout(
-        base / "second", workflow, cache=first.root / ".sitemapgen", LIVE_SITEMAP=str(live)
-    )
+    second = Checkout(base / "second", workflow, production, cache=first.root / ".sitemapgen")
     ok(second.run("Build"))
     second.crawl()
     validated.append(ok(second.run("Validate")))
-    gate = second.run("Gate")
-    return Runs(workflow, first, second, validated, gate)
+    gates.append(second.run("Gate"))
+    yield Runs(workflow, production, first, second, validated, gates)
+    production.server.close()
 
 
 def test_the_published_set_names_only_production_urls(runs: Runs) -> None:
@@ -224,10 +258,19 @@ def test_the_published_set_names_only_production_urls(runs: Runs) -> None:
     assert not (first.html / "robots.txt").exists()
 
 
+def test_the_first_deploy_has_no_live_sitemap_to_gate_on(runs: Runs) -> None:
+    """Before the first deploy production serves no sitemap: the gate cannot compare and
+    exits 2, which is why the workflow skips it on that run (FIRST_DEPLOY)."""
+    gate = runs.gates[0]
+    assert gate.returncode == 2, gate.stdout + gate.stderr
+    assert f"{SITE_URL}sitemap.xml" in gate.stderr
+
+
 def test_an_unchanged_rebuild_keeps_every_lastmod_and_byte(runs: Runs) -> None:
     """Issue 41: the second run rebuilt every file (new mtimes, so new Last-Modified
     headers) from an unchanged source; only the content notes of the cached state keep
-    the lastmods (P4), so the published set is byte for byte the first one."""
+    the lastmods (P4), so the published set is byte for byte the first one, and the gate
+    on the first deploy passes."""
     first, second = runs.first, runs.second
     listed = read_urls(first.root / "sitemaps")[ORIGIN_FOLDER]
     for url, fields in listed.items():
@@ -238,36 +281,53 @@ def test_an_unchanged_rebuild_keeps_every_lastmod_and_byte(runs: Runs) -> None:
         assert file_date(second.html / page) != fields["lastmod"], url
     assert read_urls(second.root / "sitemaps")[ORIGIN_FOLDER] == listed
     assert folder_bytes(second.published) == folder_bytes(first.published)
-    # The gate audits what production serves (the first deploy): nothing lost.
-    assert runs.gate_second.returncode == 0, runs.gate_second.stderr[-2000:]
-    assert "listed_not_found" not in runs.gate_second.stdout
+    gate = runs.gates[1]
+    assert gate.returncode == 0, gate.stdout + gate.stderr
+    assert "listed_not_found" not in gate.stdout
+    # Production was asked for its robots.txt, the /sitemap.xml that stands for a robots.txt
+    # without Sitemap: lines, and the deployed sitemaps; never for a page.
+    asked = {urlsplit(url).path for url in runs.production.server.requested}
+    assert asked == {"/robots.txt", "/sitemap.xml", "/3.11/sitemap.xml", "/3.11/sitemap-1.xml.gz"}
 
 
 def test_the_gate_stops_a_deploy_that_lost_a_page(runs: Runs, tmp_path: Path) -> None:
-    """A page that the deployed sitemap lists is missing from the next build (its links
-    remain): the crawl judges it 404, and the gate's audit exits 1 with the finding
-    listed_not_found for its production URL."""
-    live = runs.first.html / "sitemap.xml"
+    """Two pages that the deployed sitemap lists are missing from the next build. The links
+    to stats.html remain, so the crawl reaches it and judges it 404; every link to
+    item-fields.html is gone too, so the crawl's audit fetches it from the build, because
+    production lists it (source ``sitemap``). The gate exits 1 with the finding
+    listed_not_found for both production URLs, and for nothing else."""
     lost = Checkout(
-        tmp_path / "lost", runs.workflow, runs.second.root / ".sitemapgen", LIVE_SITEMAP=str(live)
+        tmp_path / "lost", runs.workflow, runs.production, runs.second.root / ".sitemapgen"
     )
     shutil.copytree(runs.second.html, lost.html)
     (lost.html / "stats.html").unlink()
+    (lost.html / "item-fields.html").unlink()
+    for page in lost.html.glob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        page.write_text(text.replace('href="item-fields.html', 'href="#'), encoding="utf-8")
     lost.crawl()
     gate = lost.run("Gate")
     assert gate.returncode == 1, gate.stdout + gate.stderr
-    audit = (lost.root / "_build" / "sitemapgen-report" / ORIGIN_FOLDER / "audit.csv").read_text()
-    rows = [line.split(",") for line in audit.splitlines()[1:]]
-    assert [row[:3] for row in rows if row[1] == "listed_not_found"] == [
-        [SITE_URL + "stats.html", "listed_not_found", "HTTP 404"]
+    report = lost.root / "_build" / "sitemapgen-report" / ORIGIN_FOLDER
+    with (report / "audit.csv").open(encoding="utf-8") as file:
+        rows = [r for r in csv.DictReader(file) if r["finding"] == "listed_not_found"]
+    assert [(r["url"], r["detail"]) for r in rows] == [
+        (SITE_URL + "item-fields.html", "HTTP 404"),
+        (SITE_URL + "stats.html", "HTTP 404"),
     ]
+    with (report / "urls.csv").open(encoding="utf-8") as file:
+        sources = {r["url"]: r["source"] for r in csv.DictReader(file)}
+    assert sources[SITE_URL + "stats.html"] == "crawl"
+    assert sources[SITE_URL + "item-fields.html"] == "sitemap"
 
 
 def test_a_forgotten_map_fails_validation(runs: Runs, tmp_path: Path) -> None:
     """Without SITEMAPGEN_ORIGIN_MAP every page's canonical names its production URL, so
     every page is left out as canonicalised elsewhere and no set is written: the
     validate step finds no sitemap and exits 2 (an input error), before the deploy."""
-    forgot = Checkout(tmp_path / "forgot", runs.workflow, runs.second.root / ".sitemapgen")
+    forgot = Checkout(
+        tmp_path / "forgot", runs.workflow, runs.production, runs.second.root / ".sitemapgen"
+    )
     shutil.copytree(runs.second.html, forgot.html)
     crawled = forgot.crawl(" -s 'SITEMAPGEN_ORIGIN_MAP={}'")
     assert "canonical_elsewhere" in crawled.stderr

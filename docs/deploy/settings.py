@@ -22,11 +22,12 @@ SITEMAPGEN_URI = "sitemaps"
 # that a page whose content did not change keeps its lastmod.
 SITEMAPGEN_STATE = ".sitemapgen/state.sqlite3"
 
-# Every page's verdict, kept in a store file for the gate (sitemapgen-audit --store).
-# The audit fetches no page from production (MAX_FETCH 0): the gate compares the live
-# sitemap with what this crawl of the build saw.
+# The gate's audit: every page's verdict, kept in a store file, and the sitemap that
+# production serves now, read when the crawl is done. A URL it lists that the crawl did
+# not reach is fetched from the build (the map read backwards), so a page the build lost
+# is judged 404 even when no page links to it any more.
 SITEMAPGEN_AUDIT = True
-SITEMAPGEN_AUDIT_MAX_FETCH = 0
+SITEMAPGEN_AUDIT_SITEMAPS = [os.environ.get("LIVE_SITEMAP", SITE_URL + "sitemap.xml")]
 SITEMAPGEN_STORE = "_build/sitemapgen-store.sqlite3"
 SITEMAPGEN_REPORT_DIR = "_build/sitemapgen-report"
 
