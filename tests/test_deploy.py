@@ -2,13 +2,13 @@
 
 This project's own documentation is built with Sphinx, served on 127.0.0.1 and crawled by
 the recipe's own files: the ``run:`` lines of ``docs/deploy/workflow.yml``, in bash as
-GitHub Actions runs them, with its ``env`` (another port, a production host that never
-resolves), the crawl project ``docs/deploy/settings.py`` and ``spider.py``. Each run is a
-fresh checkout, as on a CI runner, that keeps only what the workflow caches (the state
-folder). Checked: the published set names only production URLs (P12, P13) and passes
-``sitemapgen-validate``; a rebuild that changed nothing but every file's date keeps every
-lastmod (P4) and every byte; the gate stops a deploy that lost a page (exit 1) or forgot
-the map (exit 2).
+GitHub Actions runs them, with its ``env`` (another port, and a production host on a
+reserved name that a local stand-in answers for), the crawl project
+``docs/deploy/settings.py`` and ``spider.py``. Each run is a fresh checkout, as on a CI
+runner, that keeps only what the workflow caches (the state folder). Checked: the
+published set names only production URLs (P12, P13) and passes ``sitemapgen-validate``; a
+rebuild that changed nothing but every file's date keeps every lastmod (P4) and every
+byte; the gate stops a deploy that lost a page (exit 1) or forgot the map (exit 2).
 """
 
 from __future__ import annotations
@@ -213,21 +213,23 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
     base = tmp_path_factory.mktemp("deploy")
     workflow = load_workflow()
     production = Production()
-    first = Checkout(base / "first", workflow, production)
-    ok(first.run("Build"))
-    first.crawl()
-    validated = [ok(first.run("Validate"))]
-    gates = [first.run("Gate")]
-    ok(first.run("Put the sitemaps beside the pages"))
-    production.deploy(first.html)
+    try:
+        first = Checkout(base / "first", workflow, production)
+        ok(first.run("Build"))
+        first.crawl()
+        validated = [ok(first.run("Validate"))]
+        gates = [first.run("Gate")]
+        ok(first.run("Put the sitemaps beside the pages"))
+        production.deploy(first.html)
 
-    second = Checkout(base / "second", workflow, production, cache=first.root / ".sitemapgen")
-    ok(second.run("Build"))
-    second.crawl()
-    validated.append(ok(second.run("Validate")))
-    gates.append(second.run("Gate"))
-    yield Runs(workflow, production, first, second, validated, gates)
-    production.server.close()
+        second = Checkout(base / "second", workflow, production, first.root / ".sitemapgen")
+        ok(second.run("Build"))
+        second.crawl()
+        validated.append(ok(second.run("Validate")))
+        gates.append(second.run("Gate"))
+        yield Runs(workflow, production, first, second, validated, gates)
+    finally:
+        production.server.close()
 
 
 def test_the_published_set_names_only_production_urls(runs: Runs) -> None:
