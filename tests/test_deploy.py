@@ -46,8 +46,9 @@ WORKFLOW = CHECKOUT / "docs" / "deploy" / "workflow.yml"
 #: previous run deployed, and no request leaves the machine.
 SITE_URL = "http://docs.example.test/3.11/"
 ORIGIN_FOLDER = "http_docs.example.test_80"
-#: The pages of the build that are not listed, and why: search.html says noindex, and only
-#: a ``<link rel="index">`` names genindex.html, which a LinkExtractor does not follow.
+#: The pages of the build that are not listed, since no ``<a>`` names them and a
+#: LinkExtractor follows no other link: a ``<link rel="index">`` names genindex.html, and a
+#: ``<link rel="search">`` and the search form name search.html (which says noindex too).
 NOT_LISTED = {"search.html", "genindex.html"}
 #: Deployed files production serves (the sitemaps; the pages are never asked for).
 SERVED_TYPES = {".xml": "application/xml", ".gz": "application/gzip"}
@@ -261,6 +262,17 @@ def test_the_published_set_names_only_production_urls(runs: Runs) -> None:
         ).read_bytes()
     assert not (first.html / "manifest.json").exists()
     assert not (first.html / "robots.txt").exists()
+
+
+def test_the_built_docs_have_no_broken_link(runs: Runs) -> None:
+    """Every URL the crawl of this project's docs reached answered 200: a link to a file of
+    the checkout (``../benchmarks/RESULTS.md``) answered 404 in the built site once."""
+    report = runs.first.root / "_build" / "sitemapgen-report" / ORIGIN_FOLDER
+    with (report / "urls.csv").open(encoding="utf-8") as file:
+        statuses = {r["url"]: r["status"] for r in csv.DictReader(file) if r["source"] == "crawl"}
+    pages = {p.name for p in runs.first.html.glob("*.html")}
+    assert {SITE_URL + name for name in pages - NOT_LISTED} <= set(statuses)
+    assert {url: s for url, s in statuses.items() if s != "200"} == {}
 
 
 def test_the_first_deploy_has_no_live_sitemap_to_gate_on(runs: Runs) -> None:
