@@ -426,3 +426,28 @@ async def test_published_under_the_production_prefix(
     assert validate([str(folder / "robots.txt")], base_url=PROD) == []
     # The same six pages as at the origin's root, each file schema-valid.
     assert len(published(tmp_path / "out", PROD_FOLDER)) == 6
+
+
+@deferred_f_from_coro_f
+async def test_pages_left_out_before_their_loc_is_made_count_under_production(
+    servers: tuple[SiteServer, SiteServer],
+    crawl: CrawlFn,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A response left out before it gets a ``loc`` (not HTML, not 200) is counted in the
+    close log under the production origin, with the pages listed: one line for the site,
+    none naming the staging server."""
+    caplog.set_level(logging.INFO, logger="scrapy_sitemapgen")
+    staging, _ = servers
+    staging.routes["/"] = Route(
+        body=page(PROD, '<a href="/notes.txt">notes</a><a href="/gone.html">gone</a>')
+    )
+    staging.routes["/notes.txt"] = Route(body="plain text", content_type="text/plain")
+    staging.routes["/gone.html"] = Route(404, "not here")
+    settings = {**map_of(staging), "HTTPERROR_ALLOWED_CODES": [404]}
+    await crawl(settings, BuildSpider, start_url=staging.url("/"))
+    lines = [r.getMessage() for r in caplog.records if "pages crawled" in r.getMessage()]
+    assert lines == [
+        "Sitemap: https://docs.example.org/: 3 pages crawled, 1 listed, 2 left out: "
+        "content_type 1, status/404 1; what decides content_type: SITEMAPGEN_CONTENT_TYPES"
+    ]

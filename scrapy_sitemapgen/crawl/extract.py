@@ -442,6 +442,19 @@ class _Page:
         self.reporter.skip(reason, self.loc, detail=value)
 
 
+def _reported(url: str, config: Config) -> str:
+    """A URL left out before its ``loc`` is made, as the close report counts it: under the
+    origin its listed pages have, in production terms with SITEMAPGEN_ORIGIN_MAP (the URL
+    as crawled when it cannot be a loc at all)."""
+    policy = config.url_policy
+    if not policy.origin_map:
+        return url
+    try:
+        return policy.loc(url)
+    except UrlRejected:
+        return url
+
+
 def page_facts(
     response: Response,
     config: Config,
@@ -463,13 +476,13 @@ def page_facts(
     """
     request = response.request
     if request is not None and request.meta.get("dont_sitemap"):
-        reporter.exclude("dont_sitemap", response.url)
+        reporter.exclude("dont_sitemap", _reported(response.url, config))
         return None
     if response.status != 200:
-        reporter.exclude(f"status/{response.status}", response.url)
+        reporter.exclude(f"status/{response.status}", _reported(response.url, config))
         return None
     if media_type(response) not in config.content_types:
-        reporter.exclude("content_type", response.url)
+        reporter.exclude("content_type", _reported(response.url, config))
         return None
     try:
         loc = config.url_policy.loc(response.url)
