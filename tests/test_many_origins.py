@@ -317,6 +317,7 @@ def test_staged_sets_cross_to_the_workers_and_back_whole() -> None:
         chrome=7,
         chrome_images=1,
         first_chrome=[("https://example.com/logo.svg", 7)],
+        feed_entries=4,
     )
     for field in dataclasses.fields(OriginSet):  # the test sets every one of them
         assert getattr(origin_set, field.name) != field.default, field.name
