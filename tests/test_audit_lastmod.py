@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING
 
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from .helpers import PlainSpider, Route, SiteServer, html, lastmods
-from .test_audit import read_csv, run_audit
+from .helpers import PlainSpider, Route, SiteServer, html, lastmods, read_csv, run_audit
 
 if TYPE_CHECKING:
     from pathlib import Path
