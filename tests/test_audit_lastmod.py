@@ -82,6 +82,9 @@ async def test_a_rebuild_reports_only_the_page_whose_published_lastmod_moved(
                 "SITEMAPGEN_AUDIT": True,
                 "SITEMAPGEN_STORE": str(store),
                 "SITEMAPGEN_REPORT_DIR": str(report),
+                # Each verdict's lastmod committed as it is written: while the publish
+                # still reads the store's pages, the next ones must come all the same.
+                "SITEMAPGEN_COMMIT_WRITES": 1,
             },
             spidercls=PlainSpider,
             start_url=u("/"),
