@@ -17,6 +17,7 @@ conftest.py holds the fixtures; everything they need is here.
 
 from __future__ import annotations
 
+import csv
 import gzip
 import io
 import json
@@ -801,6 +802,39 @@ def log_messages(stderr: str, level: str) -> list[str]:
     """The messages of the log lines at ``level`` (``"ERROR"``), without time and logger."""
     marker = f" {level}: "
     return [line.split(marker, 1)[1] for line in stderr.splitlines() if marker in line]
+
+
+# --- the audit's report and command ----------------------------------------------------------
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    """The rows of a report's CSV file (``audit.csv``, ``urls.csv``), as dicts."""
+    with path.open(newline="", encoding="utf-8") as file:
+        return list(csv.DictReader(file))
+
+
+def run_audit(*argv: str) -> tuple[int, str]:
+    """``scrapy sitemapgen-audit ARGV`` in this process, as Scrapy's command line runs it:
+    (exit status, what it printed)."""
+    import argparse
+    import contextlib
+
+    from scrapy.settings import Settings
+
+    from scrapy_sitemapgen.commands.audit import AuditCommand
+
+    command = AuditCommand()
+    settings = Settings()
+    settings.setdict(command.default_settings, priority="command")
+    command.settings = settings
+    parser = argparse.ArgumentParser()
+    command.add_options(parser)
+    opts, args = parser.parse_known_args(list(argv))
+    command.process_options(args, opts)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        command.run(args, opts)
+    return command.exitcode, out.getvalue()
 
 
 # --- a local IndexNow endpoint ----------------------------------------------------------------

@@ -6,7 +6,6 @@ and the HTML report's table read back in a headless Chromium."""
 from __future__ import annotations
 
 import asyncio
-import csv
 import gzip
 import json
 import logging
@@ -16,7 +15,16 @@ from typing import TYPE_CHECKING
 import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from .helpers import CHROMIUM_ARGS, HTML, PlainSpider, Route, SiteServer, html
+from .helpers import (
+    CHROMIUM_ARGS,
+    HTML,
+    PlainSpider,
+    Route,
+    SiteServer,
+    html,
+    read_csv,
+    run_audit,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -153,11 +161,6 @@ def planted() -> Iterator[tuple[SiteServer, SiteServer]]:
     yield site, other
     site.close()
     other.close()
-
-
-def read_csv(path: Path) -> list[dict[str, str]]:
-    with path.open(newline="", encoding="utf-8") as file:
-        return list(csv.DictReader(file))
 
 
 def table_rows(page_path: Path, chromium: str, sort_by: str | None = None) -> list[list[str]]:
@@ -320,31 +323,6 @@ async def test_audit_of_a_planted_site(
     assert shown == [[r["url"], r["finding"], r["detail"]] for r in rows]
     by_url = await asyncio.to_thread(table_rows, page, chromium_executable, "url")
     assert [row[0] for row in by_url] == sorted(r["url"] for r in rows)
-
-
-def run_audit(*argv: str) -> tuple[int, str]:
-    """``scrapy sitemapgen-audit ARGV`` in this process, as Scrapy's command line runs it:
-    (exit status, what it printed)."""
-    import argparse
-    import contextlib
-    import io
-
-    from scrapy.settings import Settings
-
-    from scrapy_sitemapgen.commands.audit import AuditCommand
-
-    command = AuditCommand()
-    settings = Settings()
-    settings.setdict(command.default_settings, priority="command")
-    command.settings = settings
-    parser = argparse.ArgumentParser()
-    command.add_options(parser)
-    opts, args = parser.parse_known_args(list(argv))
-    command.process_options(args, opts)
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        command.run(args, opts)
-    return command.exitcode, out.getvalue()
 
 
 @deferred_f_from_coro_f

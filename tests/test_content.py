@@ -209,7 +209,9 @@ def test_named_choice_at_scale() -> None:
 
 
 def test_notes_merge_with_the_previous_run() -> None:
-    """One pass over both, in loc order: URLs gone, URLs new and URLs kept."""
+    """One pass over both, in loc order: URLs gone, URLs new and URLs kept. ``on_settled``
+    hears of each lastmod the notes changed, a kept and an observed one (issue 41: the
+    audit's verdicts then hold the lastmod published), not of one they left as it came."""
     u = "https://example.com/"
     previous = iter(
         [
@@ -219,8 +221,14 @@ def test_notes_merge_with_the_previous_run() -> None:
         ]
     )
     saved: list[list[tuple[str, Seen]]] = []
+    told: list[tuple[str, str | None]] = []
     notes = ContentNotes(
-        previous, _blocks_into(saved), observed=True, follows_content=True, block=2
+        previous,
+        _blocks_into(saved),
+        observed=True,
+        follows_content=True,
+        block=2,
+        on_settled=lambda loc, lastmod: told.append((loc, lastmod)),
     )
     entries = [
         UrlFacts(u + "a", LATER, content=Content(A, RUN2)),  # unchanged: STATED kept
@@ -230,6 +238,7 @@ def test_notes_merge_with_the_previous_run() -> None:
     got = [(f.loc, f.lastmod) for f in notes.follow(entries)]
     notes.finish()
     assert got == [(u + "a", STATED), (u + "c", None), (u + "d", RUN2)]
+    assert told == [(u + "a", STATED), (u + "d", RUN2)]
     assert saved == [
         [(u + "a", Seen(A, None, STATED)), (u + "c", Seen(A, None, None))],
         [(u + "d", Seen(A, RUN2, RUN2))],

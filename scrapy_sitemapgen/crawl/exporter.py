@@ -236,6 +236,9 @@ class SitemapExporter:
                     return
             try:
                 feeds = self.feeds if self._feeds_active else None
+                # The audit compares the live lastmods with those published: the verdicts
+                # learn the ones the content notes kept (a build's source keeps no verdicts).
+                log = recorder.verdicts if recorder.audits and self._source is None else None
                 await publish(
                     source,
                     self.config,
@@ -245,6 +248,7 @@ class SitemapExporter:
                     empty_reason=self.empty_reason,
                     outcome=outcome,
                     keep_clusters=self.audit is not None,
+                    settled=None if log is None else log.published_lastmod,
                 )
                 if outcome.failed:  # each failed file has had its line
                     self._publish_failed()

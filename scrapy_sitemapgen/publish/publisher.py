@@ -102,6 +102,7 @@ async def publish(
     empty_reason: str | None = None,
     outcome: PublishOutcome | None = None,
     keep_clusters: bool = False,
+    settled: Callable[[str, str | None], None] | None = None,
 ) -> PublishOutcome:
     """Stage every origin's set from ``store``, deliver it, remember what was published,
     and log and count the result. Staging runs in a thread: a million URLs take seconds.
@@ -122,7 +123,11 @@ async def publish(
     Before the first origin is staged, the hreflang clusters of every origin are checked
     on disk when SITEMAPGEN_ALTERNATES_CHECK asks for it (:mod:`.cluster_index`): counted
     here, logged at the end, and with ``keep_clusters`` left open in
-    ``outcome.clusters`` for the audit's report."""
+    ``outcome.clusters`` for the audit's report.
+
+    ``settled`` is told (loc, lastmod) of each URL whose lastmod the state's content
+    notes changed from the one the store holds (:func:`staging.stage_origin`): the
+    audit's verdicts then hold the lastmod published (``VerdictLog.published_lastmod``)."""
     outcome = PublishOutcome() if outcome is None else outcome
     stagings = _Stagings(config)
     state = await run_in_thread(PublishState, config.state_path)
@@ -164,6 +169,7 @@ async def publish(
             stagings.staging_of,
             group=None if feeds is not None and crawler is not None else GROUP_ORIGINS,
             clusters=None if clusters is None else clusters.path,
+            settled=settled,
         )
         while (sets := await run_in_thread(next, groups, None)) is not None:
             moved: set[str] = set()

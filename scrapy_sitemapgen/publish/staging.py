@@ -54,6 +54,10 @@ if TYPE_CHECKING:
     from ..stats import Reporter
     from ..store.base import FactSource
 
+    #: Told (loc, lastmod) of each URL whose lastmod the content notes settled to another
+    #: value than the store's, on the pass that notes every URL (:func:`stage_origin`).
+    Settled = Callable[[str, str | None], None]
+
 __all__ = [
     "OriginSet",
     "fresh_news",
@@ -211,7 +215,8 @@ def _section_pass(listing: _Listing, config: Config, section: str) -> Iterator[U
 class _Listing:
     """The entries of one origin to publish: duplicates by content left out (counted once,
     on the first pass), lastmods settled against the previous runs' content notes (kept
-    for the next run on the first pass, the one that sees every URL)."""
+    for the next run on the first pass, the one that sees every URL, which also tells
+    ``settled`` of each lastmod they changed)."""
 
     def __init__(
         self,
@@ -221,6 +226,7 @@ class _Listing:
         state: StateView,
         reporter: SkipReporter,
         clusters: ClusterLookup | None = None,
+        settled: Settled | None = None,
     ) -> None:
         self.store = store
         #: The alternates the hreflang clusters' check writes (None: as declared).
@@ -254,12 +260,13 @@ class _Listing:
         if chrome is not None:
             chrome.decide(self._listed, len(self.chosen))
         self.chrome = chrome if chrome is not None and chrome.images else None
-        self.notes = self._notes(*state.content_notes(config.state_key, origin.name))
+        self.notes = self._notes(*state.content_notes(config.state_key, origin.name), settled)
 
     def _notes(
         self,
         previous: Iterator[tuple[str, Seen]],
         save: Save | None,
+        settled: Settled | None = None,
     ) -> ContentNotes:
         return ContentNotes(
             previous,
@@ -267,6 +274,7 @@ class _Listing:
             observed=observes(self.config.lastmod_sources),
             follows_content=self.config.lastmod_follows_content,
             block=URL_BLOCK,
+            on_settled=settled,
         )
 
     def entries(self, *, first: bool, settled: bool = True) -> Iterator[UrlFacts]:
@@ -340,10 +348,12 @@ def stage_origin(
     reporter: SkipReporter,
     staging: str | Path,
     clusters: str | None = None,
+    settled: Settled | None = None,
 ) -> OriginSet | None:
     """Write every file of ``origin`` into ``staging``; None when nothing was writable.
     ``clusters``: the hreflang clusters' index file (:mod:`.cluster_index`), when the
-    alternates written are those it checked.
+    alternates written are those it checked. ``settled``: told of each lastmod the
+    content notes changed from the store's, for the audit's verdicts.
 
     A file whose bytes equal what the previous run published keeps that run's
     ``<lastmod>`` in the index (P10) and is marked unchanged, so the delivery can leave it
@@ -385,7 +395,7 @@ def stage_origin(
         else None
     )
     lookup = ClusterLookup(clusters) if clusters is not None else None
-    listing = _Listing(store, origin, config, state, reporter, lookup)
+    listing = _Listing(store, origin, config, state, reporter, lookup, settled)
     if "xml" in config.formats:
         # The URLs of no section in the pass that notes every URL, in loc order.
         noted = _noted(with_rules(listing.entries(first=True), config), notes, changes, feed)
@@ -563,19 +573,24 @@ def stage_origins(
     *,
     group: int | None = GROUP_ORIGINS,
     clusters: str | None = None,
+    settled: Settled | None = None,
 ) -> Generator[list[OriginSet], None, None]:
     """:func:`stage_origin` for every origin of ``store``, yielded in groups for the
     caller to deliver before the next is staged (``group=None``: all in one group).
 
     Without workers, the groups are the origins in origin order, ``group`` at a time. A
     source that worker processes can read (the offline build's run store) has its origins
-    staged in them, a group per task (:meth:`..build.pool.StagingTasks.staged`)."""
+    staged in them, a group per task (:meth:`..build.pool.StagingTasks.staged`); such a
+    source keeps no verdicts, and ``settled``, which writes them in this process, is
+    not sent to the workers."""
     # The clusters' index goes to each worker as its path, with the task.
     stage = stage_origin if clusters is None else partial(stage_origin, clusters=clusters)
     pooled = staging_tasks(store)
     if pooled is not None:
         yield from pooled.staged(stage, config, now, state, reporter, staging_of, group=group)
         return
+    if settled is not None:
+        stage = partial(stage, settled=settled)
     sets: list[OriginSet] = []
     for origin in store.origins():
         origin_set = stage(store, origin, config, now, state, reporter, staging_of(origin))

@@ -90,7 +90,10 @@ class Verdict:
     :data:`REDIRECTED`, :data:`BLOCKED_BY_ROBOTS` or :data:`FETCH_FAILED`. ``status`` is
     the HTTP status when there was an answer; ``detail`` the redirect target, the
     canonical or refresh target, or why a fetch failed; ``lastmod`` and ``images`` what a
-    listed page publishes; ``source`` :data:`SOURCE_CRAWL` or :data:`SOURCE_SITEMAP`.
+    listed page publishes (``lastmod`` as the crawl read it, until the publish settles
+    another one against the state's content notes, a kept or an observed lastmod, and
+    writes that one: ``VerdictLog.published_lastmod``); ``source`` :data:`SOURCE_CRAWL`
+    or :data:`SOURCE_SITEMAP`.
     """
 
     url: str
@@ -135,9 +138,10 @@ def _moment(value: str) -> datetime | date | None:
 
 
 def lastmod_mismatch(listed: str, crawled: str) -> bool:
-    """Whether a listed ``<lastmod>`` disagrees with the crawl's: compared as days when
-    either is a date only, else to the second (P4 allows both precisions). A listed value
-    that is no W3C Datetime at all disagrees."""
+    """Whether a listed ``<lastmod>`` disagrees with the crawl's (the verdict's: what the
+    crawl's sitemap publishes for the page): compared as days when either is a date only,
+    else to the second (P4 allows both precisions). A listed value that is no W3C
+    Datetime at all disagrees."""
     a, b = _moment(listed), _moment(crawled)
     if b is None:
         return False

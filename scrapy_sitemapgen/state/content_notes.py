@@ -23,7 +23,7 @@ from .notes import BLOCK, NoteKind, Notes, Save, pack, previous_notes, unpack
 
 if TYPE_CHECKING:
     import sqlite3
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
 
     from ..sitemaps.facts import UrlFacts
 
@@ -102,7 +102,8 @@ class ContentNotes(Notes[Seen, Note]):
     (read in the same order), and the notes for the next run handed to ``save`` in
     blocks of ``block`` (``save=None``: another pass over the same entries, which keeps
     nothing). A URL the run did not publish keeps no note: when it comes back, it is
-    new."""
+    new. ``on_settled`` is told (loc, lastmod) of each entry whose lastmod the notes
+    settled to another value than the one it came with (a kept or an observed one)."""
 
     def __init__(
         self,
@@ -112,10 +113,12 @@ class ContentNotes(Notes[Seen, Note]):
         observed: bool,
         follows_content: bool,
         block: int = BLOCK,
+        on_settled: Callable[[str, str | None], None] | None = None,
     ) -> None:
         super().__init__(CONTENTS, previous, save, block)
         self._observed = observed
         self._follows = follows_content
+        self._on_settled = on_settled
 
     def follow(self, entries: Iterable[UrlFacts]) -> Iterator[UrlFacts]:
         """``entries`` with their lastmod settled."""
@@ -139,6 +142,8 @@ class ContentNotes(Notes[Seen, Note]):
                 self._keep((loc, note))
             if lastmod != facts.lastmod:
                 facts = dataclasses.replace(facts, lastmod=lastmod)
+                if self._on_settled is not None:
+                    self._on_settled(loc, lastmod)
             yield facts
 
     def finish(self) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..sitemaps.urls import origin_of
-from ..sitemaps.verdicts import MAX_DETAIL, Listed, Verdict
+from ..sitemaps.verdicts import LISTED, MAX_DETAIL, Listed, Verdict
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -61,6 +61,10 @@ ON CONFLICT DO UPDATE SET
     lastmod = excluded.lastmod, images = excluded.images,
     source = CASE WHEN source = 'crawl' THEN source ELSE excluded.source END
 """
+_PUBLISHED = (
+    "UPDATE verdicts SET lastmod = ? WHERE scheme = ? AND host = ? AND port = ? AND url = ?"
+    f" AND verdict = '{LISTED}'"
+)
 _LIST = (
     "INSERT INTO listed (scheme, host, port, url, key, lastmod, sitemap)"
     " VALUES (?, ?, ?, ?, ?, ?, ?)"
@@ -105,6 +109,27 @@ class VerdictLog:
                 verdict.images,
             ),
         )
+
+    def published_lastmod(self, url: str, lastmod: str | None) -> None:
+        """The lastmod the publish gives a listed URL, where the state's content notes
+        settled another one than the crawl read (a page whose content did not change
+        keeps the lastmod published before; ``observed``): its verdict's ``lastmod``
+        from then on, which the audit's ``lastmod_mismatch`` compares with the live
+        ``<lastmod>``.
+
+        Why here: only the publish knows that lastmod (the content notes are settled
+        while the sitemaps are written), and the audit's findings are made after it,
+        from this log: the crawl's own report at close, and ``sitemapgen-audit
+        --store`` later, from the same file, so both compare with what the package
+        publishes and neither needs the state file. The facts are not touched (the
+        data still flow response -> facts -> store -> writer), and the verdict's
+        ``lastmod`` was always meant as what a listed page publishes, so no column is
+        added; without content notes nothing is changed. Only what the notes changed
+        comes here, written as the publish's first pass goes (not held for a whole
+        origin)."""
+        origin = _origin(url)
+        if origin is not None:
+            self._store.write(_PUBLISHED, (lastmod, origin.scheme, origin.host, origin.port, url))
 
     def get(self, url: str) -> Verdict | None:
         origin = _origin(url)
