@@ -299,7 +299,7 @@ class _Page:
         HTML)."""
         if not self.html:
             return None
-        text, hrefs = main_text(self.selector, self.nodes.anchors)
+        text, hrefs = main_text(self.selector)
         if text is None:
             return None
         canonical = self._self_canonical
@@ -319,13 +319,12 @@ class _Page:
         )
 
     def _targets(self, hrefs: list[str]) -> list[str]:
-        """The targets of ``hrefs`` (the main content's links): each distinct value
-        resolved against the base and normalised as a ``<loc>`` (:meth:`_target`); the
+        """The targets of ``hrefs`` (the main content's distinct links): each resolved against the base and normalised as a ``<loc>`` (:meth:`_target`); the
         rooted paths most links are take :func:`_normal_url`'s shortcut."""
         base, prefix, directory = self.base, self.prefix, self.directory
         policy = self.config.url_policy.loc_from_normalized
         targets = []
-        for value in set(hrefs):
+        for value in hrefs:
             # The fragment dropped first, as normalising drops it ("page.html#part").
             loc = _normal_url(value.partition("#")[0] or value, prefix, base, directory)
             if loc is not None:
