@@ -299,6 +299,32 @@ def test_relative_join_over_every_short_path() -> None:
     assert joined > 1000
 
 
+@settings(PROPERTY, max_examples=300)
+@given(
+    base=st.sampled_from(BASES),
+    hrefs=st.lists(
+        st.one_of(
+            value,
+            st.sampled_from(SHAPED).map(lambda v: v + "#part"),
+            st.sampled_from(["#", "#top", "#a b", ""]),
+            st.lists(st.sampled_from(RELATIVE_SEGMENTS), min_size=1, max_size=3).map("/".join),
+        ),
+        max_size=8,
+        unique=True,
+    ),
+    conf=st.sampled_from(CONFIGS),
+)
+def test_link_targets_are_the_long_roads(base: str, hrefs: list[str], conf: Config) -> None:
+    """The content fingerprint's link targets: each href joined to the page's base and put
+    through the URL policy (the URL as it is where the policy refuses it), whatever
+    shortcut the page reader takes."""
+    page, _ = make_page(base, None, "utf-8", [], [], [], [], conf)
+    expected = [
+        page._target(url) for value in hrefs if (url := absolute(page.base, value)) is not None
+    ]
+    assert page._targets(hrefs) == expected
+
+
 @settings(PROPERTY, max_examples=1500)
 @given(
     url=st.one_of(
@@ -330,7 +356,8 @@ def test_the_shortcut_takes_the_usual_shapes() -> None:
     assert directory == "http://127.0.0.1:8000/en-US/"
     assert _normal_url("sect.y.html", prefix, base, directory) == directory + "sect.y.html"
     assert _normal_url("img/a.png?v=2", prefix, base, directory) == directory + "img/a.png?v=2"
-    for raw in ("./a", "../a", "a//b", "a/./b", "a:b", "?q", "#top", "a%20b", "a;b", ""):
+    assert _normal_url("../b/c.html", prefix, base, directory) == "http://127.0.0.1:8000/b/c.html"
+    for raw in ("./a", "../../a", "a//b", "a/./b", "a:b", "?q", "#top", "a%20b", "a;b", ""):
         assert _normal_url(raw, prefix, base, directory) is None, raw
     for odd in ("http://e.com/a//b/c", "http://e.com/a/./b", "http://e.com/a;p/b", "/a/b"):
         assert normal_directory(odd) == "", odd

@@ -324,9 +324,20 @@ class _Page:
         base, prefix, directory = self.base, self.prefix, self.directory
         policy = self.config.url_policy.loc_from_normalized
         targets = []
+        here: str | None = None  # the target of "#part": the page's base, a normal URL
         for value in hrefs:
             # The fragment dropped first, as normalising drops it ("page.html#part").
-            loc = _normal_url(value.partition("#")[0] or value, prefix, base, directory)
+            path = value.partition("#")[0]
+            if not path and value and directory:
+                if here is None:
+                    try:
+                        here = self.policy_loc(base)
+                    except UrlRejected:
+                        here = ""
+                if here:
+                    targets.append(here)
+                    continue
+            loc = _normal_url(path or value, prefix, base, directory)
             if loc is not None:
                 targets.append(policy(loc))
                 continue

@@ -213,12 +213,23 @@ def normal_directory(base: str) -> str:
 def relative_join(directory: str, path: str) -> str | None:
     """``directory + path`` when that is both a ``<loc>`` as it is and what joining the
     relative path ``path`` (``page.html``, ``img/a.png?v=2``) to a URL of that directory
-    gives (RFC 3986 5.2.2: the path merged, no dot segment to remove), else None.
+    gives (RFC 3986 5.2.2: the path merged, no dot segment to remove), else None. Leading
+    ``../`` segments each take the directory one folder up, as the join's dot-segment
+    removal does (RFC 3986 5.2.4), while there is a folder to go up from.
     ``directory`` must be ``""`` (then None) or :func:`normal_directory`'s. Documentation
     sites and generated HTML link this way: no join nor :func:`normalize_loc` is needed."""
+    if not directory:
+        return None
+    if path.startswith("../"):  # Sphinx's links from a subfolder ("../library/os.html")
+        root = directory.index("/", directory.index("//") + 2)
+        while path.startswith("../"):
+            path = path[3:]
+            cut = directory.rfind("/", root, len(directory) - 1)
+            if cut < 0:  # above the root, which a join stays at: the long road
+                return None
+            directory = directory[: cut + 1]
     if (
-        directory
-        and _relative_match(path) is not None
+        _relative_match(path) is not None
         and "/." not in path  # a dot segment, which a join removes
         and ".." not in path  # as is_normal
         and "//" not in path  # an empty segment, which Python's join drops
