@@ -574,8 +574,11 @@ def profile_build_tables(record: Record) -> list[str]:
 
 def profile_crawl_tables(record: Record) -> list[str]:
     p, s = record["parameters"], record["summary"]
+    pages = f"{p['pages']:,} pages" + (
+        f" of `{p['docs']}` {p['docs_version']}" if p.get("docs") else ""
+    )
     out = [
-        f"### The extension's process time a page, outside a crawl ({p['pages']:,} pages, "
+        f"### The extension's process time a page, outside a crawl ({pages}, "
         f"least of {p['repeat']} rounds)",
         "",
     ]
