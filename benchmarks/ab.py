@@ -5,6 +5,7 @@ whole crawls, alternating, each in its own process, with the ratio of every pair
     python -m benchmarks ab build --base HEAD~1 --records 1000000 --origins 100000 --pairs 4
     python -m benchmarks ab crawl --base HEAD~1 --pages 2000 --pairs 10
     python -m benchmarks ab crawl --base HEAD --set SITEMAPGEN_IMAGES=False --pairs 16
+    python -m benchmarks ab profile-docs --base HEAD~1 --docs debian-handbook --pairs 4
     python -m benchmarks.ab build --base HEAD~1 ...     # the same, as a module of its own
 
 ``--set NAME=VALUE`` (repeatable) gives the new side's runs a Scrapy setting: with
@@ -21,13 +22,18 @@ side the working tree; each child process is checked to import the package it sh
 records wall and CPU (the process and the workers it waited for), and whether the two wrote
 the same urlsets; ``crawl`` runs the benchmark crawl (``crawl``'s, add-on on) and records
 responses/s and the crawl's process time per response (``-a cpu_stats=crawl``). Both run
-through :func:`benchmarks.measure.measured`, as the other benchmarks' runs do. The first
-pair warms the caches and is not counted.
+through :func:`benchmarks.measure.measured`, as the other benchmarks' runs do.
+``profile-docs`` runs ``profile-crawl --docs PACKAGE`` (a real site's pages, the
+extension's process time a page outside a crawl) with each side's package first on the
+path, and records its figures a page: the steadiest way to see a change to the per-page
+work, which a whole crawl's noise can hide. The first pair warms the caches and is not
+counted.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import statistics
@@ -141,6 +147,32 @@ def crawl_runner(site: website.Site, envs: dict[str, dict[str, str]], extra: lis
     return run
 
 
+def profile_docs_runner(package: str, repeat: int, paths: dict[str, Path], extra: list[str]) -> Run:
+    """``profile-crawl --docs`` in a child process whose path puts the side's package
+    before the harness's checkout (``paths``: each side's folder of the package)."""
+    if extra:
+        raise SystemExit("ab profile-docs takes no --set")
+
+    def run(version: str, work: Path) -> dict[str, Any]:
+        result_file = work / "profile.json"
+        code = (
+            f"import sys; sys.path[:0] = [{str(paths[version])!r}, {str(REPO)!r}]; "
+            "from benchmarks.__main__ import main; "
+            f"sys.exit(main(['profile-crawl', '--docs', {package!r}, '--repeat', "
+            f"'{repeat}', '--results', {str(result_file)!r}, '--no-tables']))"
+        )
+        measured([sys.executable, "-c", code], work, dict(os.environ))
+        summary = json.loads(result_file.read_text())["summary"]
+        return {
+            "ours µs a page": summary["ours_us_per_page"],
+            "baseline µs a page": summary["baseline_us_per_page"],
+            "ours / baseline": summary["ours_vs_baseline"],
+            "output": None,
+        }
+
+    return run
+
+
 def compare(run: Run, pairs: int, scratch: Path, results: list[dict[str, Any]]) -> None:
     """``pairs`` counted pairs, after one that is not, appended to ``results``."""
     for number in range(pairs + 1):
@@ -183,13 +215,20 @@ def summary(results: list[dict[str, Any]], higher_is_better: set[str]) -> dict[s
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("what", choices=("build", "crawl"))
+    parser.add_argument("what", choices=("build", "crawl", "profile-docs"))
     parser.add_argument("--base", required=True, help="the git revision to compare with")
     parser.add_argument("--pairs", type=int, default=8)
     parser.add_argument("--records", type=int, default=300_000, help="build: feed size")
     feed.add_shape_arguments(parser)  # build: the feed's --shape and --origins
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pages", type=int, default=2000, help="crawl: site size")
+    parser.add_argument(
+        "--docs",
+        default="debian-handbook",
+        metavar="PACKAGE",
+        help="profile-docs: the Debian documentation package whose pages are read",
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="profile-docs: rounds a run")
     parser.add_argument(
         "--set",
         action="append",
@@ -242,6 +281,12 @@ def run(args: argparse.Namespace, record: Record, work: Path) -> int:
             )
             runner = build_runner(info, envs, args.set)
             higher: set[str] = set()
+        elif args.what == "profile-docs":
+            record["parameters"].update(docs=args.docs, repeat=args.repeat)
+            runner = profile_docs_runner(
+                args.docs, args.repeat, {"new": REPO, "base": base}, args.set
+            )
+            higher = set()
         else:
             site = website.Site(args.pages)
             record["parameters"]["pages"] = args.pages

@@ -2,6 +2,7 @@
 
     python -m benchmarks profile-build --records 100000 --top 15
     python -m benchmarks profile-crawl --pages 2000 --repeat 5
+    python -m benchmarks profile-crawl --docs debian-handbook --repeat 5
     python -m benchmarks spy-crawl --pages 4000
 
 ``profile-build``: ``scrapy sitemapgen-build --input`` run in this process under cProfile,
@@ -22,6 +23,10 @@ HTTP client, the engine, the scheduler, the middlewares), so ours over the basel
 above the crawl's own slowdown; ours over the crawl's CPU per response (``crawl``) is the
 share that matters. These figures move little from run to run, so they tell whether a
 change made the extension cheaper; ``--profile`` adds a cProfile listing of ours.
+``--docs PACKAGE`` reads a real site's pages instead: the HTML of a Debian documentation
+package (``debian-handbook``, ``python3.11-doc``), unpacked as ``crawl-docs`` unpacks it,
+at the URLs it would be served from, with ``SITEMAPGEN_RESPECT_CANONICAL=False`` as
+``crawl-docs`` sets it.
 
 ``spy-crawl``: where the extension's time goes inside a real crawl, by sampling it. The
 benchmark crawl (``crawl``'s, add-on on) under py-spy (installed under
@@ -273,15 +278,16 @@ HEADERS = {
 }
 
 
-def baseline(bodies: list[bytes]) -> list[HtmlResponse]:
-    """The crawl's own work per page, as the benchmark spider does it."""
+def baseline(bodies: list[bytes], urls: list[str] | None = None) -> list[HtmlResponse]:
+    """The crawl's own work per page, as the benchmark spider does it. ``urls``: the
+    pages' URLs (default: the generated site's)."""
     from scrapy import Request
     from scrapy.http import HtmlResponse
 
     responses = []
     host = urlsplit(ROOT).hostname
     for number, body in enumerate(bodies):
-        url = f"{ROOT}/p/{number}"
+        url = f"{ROOT}/p/{number}" if urls is None else urls[number]
         response = HtmlResponse(url, body=body, headers=HEADERS, request=Request(url))
         for href in response.css("a::attr(href)").getall():
             link = response.urljoin(href)
@@ -344,8 +350,29 @@ def with_chrome(body: bytes) -> bytes:
     return body.replace(b"<body>", top, 1).replace(b"</body>", end, 1)
 
 
+def docs_pages(package: str) -> tuple[list[bytes], list[str], str]:
+    """The HTML pages of a Debian documentation package (:func:`.docsite.unpack`'s), with
+    the URLs they would have served from :data:`ROOT`, and the package's version."""
+    from . import docsite
+
+    root, version = docsite.unpack(package)
+    folders = sorted((root / "usr" / "share" / "doc").glob("*/html"))
+    if not folders:
+        raise CheckFailed(f"{package} has no HTML under /usr/share/doc/*/html")
+    paths = sorted(folders[0].rglob("*.html"))
+    urls = [f"{ROOT}/{path.relative_to(folders[0]).as_posix()}" for path in paths]
+    return [path.read_bytes() for path in paths], urls, version
+
+
 def add_profile_crawl_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pages", type=int, default=2000)
+    parser.add_argument(
+        "--docs",
+        metavar="PACKAGE",
+        default="",
+        help="the pages of a Debian HTML documentation package (debian-handbook, "
+        "python3.11-doc, ...) instead of the generated site's; --pages is then ignored",
+    )
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--profile", action="store_true", help="also a cProfile listing of ours")
 
@@ -369,9 +396,20 @@ def run_profile_crawl(args: argparse.Namespace, record: Record, work: Path) -> i
         spider = None
         settings = Settings()
 
-    record["parameters"] = {"pages": args.pages, "repeat": args.repeat}
+    urls: list[str] | None = None
+    if args.docs:
+        bodies, urls, version = docs_pages(args.docs)
+        args.pages = len(bodies)
+        record["parameters"] = {"docs": args.docs, "docs_version": version}
+    else:
+        bodies = [website.page(number, args.pages) for number in range(args.pages)]
+        record["parameters"] = {}
+    record["parameters"].update(pages=args.pages, repeat=args.repeat)
     settings = Settings()
     settings.set("SITEMAPGEN_URI", "sitemaps")
+    # A documentation package's pages name their published copy as canonical (as the
+    # crawl-docs benchmark, which lists them all).
+    settings.set("SITEMAPGEN_RESPECT_CANONICAL", not args.docs)
     config = Config.from_settings(settings)
     off = settings.copy()
     off.set("SITEMAPGEN_LASTMOD_SOURCES", ["page", "header"])
@@ -379,26 +417,27 @@ def run_profile_crawl(args: argparse.Namespace, record: Record, work: Path) -> i
     off.set("SITEMAPGEN_DEDUPE_CONTENT", False)
     config_off = Config.from_settings(off)
     reporter = Reporter(MemoryStatsCollector(_Crawler()), logging.getLogger("profile_crawl"))  # type: ignore[arg-type]
-    bodies = [website.page(number, args.pages) for number in range(args.pages)]
     rounds: list[dict[str, float]] = []
     record["measurements"] = {"rounds": rounds, "recorded": 0}
     recorded = 0
     for number in range(args.repeat):
-        responses, base = measure.timed(baseline, bodies)
+        responses, base = measure.timed(baseline, bodies, urls)
         folder = work / f"round-{number}"
         folder.mkdir()
         recorded, extension = measure.timed(ours, responses, config, reporter, folder)
-        responses, _ = measure.timed(baseline, bodies)  # fresh pages: nothing cached
+        responses, _ = measure.timed(baseline, bodies, urls)  # fresh pages: nothing cached
         _, without = measure.timed(ours, responses, config_off, reporter, folder)
         rounds.append(
             {"baseline": base.cpu, "ours": extension.cpu, "ours_no_fingerprint": without.cpu}
         )
     record["measurements"]["recorded"] = recorded
-    fingerprints = fingerprint_costs(baseline(bodies), args.repeat)
+    fingerprints = fingerprint_costs(baseline(bodies, urls), args.repeat)
     record["measurements"]["fingerprint_us"] = fingerprints
-    chrome = sorted(fingerprint_costs(baseline([with_chrome(b) for b in bodies]), args.repeat))
+    chrome = sorted(
+        fingerprint_costs(baseline([with_chrome(b) for b in bodies], urls), args.repeat)
+    )
     if args.profile:
-        responses = baseline(bodies)
+        responses = baseline(bodies, urls)
         profile = cProfile.Profile()
         folder = work / "profiled"
         folder.mkdir()

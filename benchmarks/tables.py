@@ -513,10 +513,17 @@ def kill_tables(record: Record) -> list[str]:
 
 def ab_tables(record: Record) -> list[str]:
     p, s = record["parameters"], record["summary"]
-    sizes = f"{p['records']:,} records" if p["what"] == "build" else f"{p['pages']:,} pages"
     settings = f", the new side with {', '.join(f'`{x}`' for x in p['set'])}" if p["set"] else ""
+    if p["what"] == "profile-docs":
+        what = (
+            f"the extension's work a page on the pages of `{p['docs']}` (`profile-crawl "
+            f"--docs`, least of {p['repeat']} rounds a run)"
+        )
+    else:
+        sizes = f"{p['records']:,} records" if p["what"] == "build" else f"{p['pages']:,} pages"
+        what = f"whole {p['what']}s ({sizes})"
     out = [
-        f"### A/B, whole {p['what']}s ({sizes}): the working tree against `{p['base']}`"
+        f"### A/B, {what}: the working tree against `{p['base']}`"
         f"{settings}, {count(s['pairs'], 'alternating pair')}",
         "",
     ]
@@ -536,13 +543,12 @@ def ab_tables(record: Record) -> list[str]:
         "lrrlrr",
         rows,
     )
-    out += [
-        "",
-        f"The two published the same urlsets in {s['same_output']} of {s['pairs']} pairs.",
-        "",
-        footer(record),
-        "",
-    ]
+    same = (
+        []
+        if p["what"] == "profile-docs"
+        else [f"The two published the same urlsets in {s['same_output']} of {s['pairs']} pairs."]
+    )
+    out += ["", *same, "", footer(record), ""]
     return out
 
 
@@ -568,8 +574,11 @@ def profile_build_tables(record: Record) -> list[str]:
 
 def profile_crawl_tables(record: Record) -> list[str]:
     p, s = record["parameters"], record["summary"]
+    pages = f"{p['pages']:,} pages" + (
+        f" of `{p['docs']}` {p['docs_version']}" if p.get("docs") else ""
+    )
     out = [
-        f"### The extension's process time a page, outside a crawl ({p['pages']:,} pages, "
+        f"### The extension's process time a page, outside a crawl ({pages}, "
         f"least of {p['repeat']} rounds)",
         "",
     ]

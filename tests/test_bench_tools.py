@@ -499,3 +499,56 @@ def test_least_writes_the_bare_loops_entries_each_origin_in_loc_order(
     sizes = [gzip.decompress(f.read_bytes()).count(b"<url>") for f in sorted(www.glob("*.xml.gz"))]
     assert sizes[0] == 50_000 and sum(sizes) == len(least["https_www.example.com"]) > 50_000
     assert list(scratch.iterdir()) == []  # its scratch files gone with it
+
+
+def test_profile_crawl_docs_reads_a_packages_pages_at_their_urls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``profile-crawl --docs``: every HTML page under the package's
+    ``/usr/share/doc/*/html``, at the URL it would be served from."""
+    from benchmarks import docsite, profiles
+
+    html = tmp_path / "root" / "usr" / "share" / "doc" / "book" / "html"
+    (html / "en").mkdir(parents=True)
+    (html / "index.html").write_bytes(b"<p>root</p>")
+    (html / "en" / "a.html").write_bytes(b"<p>a</p>")
+    (html / "en" / "style.css").write_bytes(b"p {}")
+    monkeypatch.setattr(docsite, "unpack", lambda package: (tmp_path / "root", "1.0"))
+    bodies, urls, version = profiles.docs_pages("book")
+    assert version == "1.0"
+    assert urls == [f"{profiles.ROOT}/en/a.html", f"{profiles.ROOT}/index.html"]
+    assert bodies == [b"<p>a</p>", b"<p>root</p>"]
+
+
+def test_ab_profile_docs_table_names_the_package_and_the_per_page_figures() -> None:
+    from benchmarks.ab import summary
+
+    pairs = [
+        {
+            "new": {"ours µs a page": 380.0, "baseline µs a page": 800.0, "output": None},
+            "base": {"ours µs a page": 620.0, "baseline µs a page": 810.0, "output": None},
+            "order": "new,base",
+        },
+        {
+            "new": {"ours µs a page": 390.0, "baseline µs a page": 820.0, "output": None},
+            "base": {"ours µs a page": 640.0, "baseline µs a page": 800.0, "output": None},
+            "order": "base,new",
+        },
+    ]
+    record = _build_record()
+    record.update(
+        benchmark="ab",
+        parameters={
+            "what": "profile-docs",
+            "base": "abc1234",
+            "docs": "book",
+            "repeat": 3,
+            "pairs": 2,
+            "set": [],
+        },
+        summary=summary(pairs, set()),
+    )
+    text = "\n".join(tables.ab_tables(record))
+    assert "on the pages of `book`" in text and "2 alternating pairs" in text
+    assert "| ours µs a page | **0.611** | 2 of 2 | 0.613, 0.609 |" in text
+    assert "published the same urlsets" not in text

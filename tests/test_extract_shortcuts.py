@@ -13,6 +13,7 @@ page encodings.
 from __future__ import annotations
 
 import html
+import itertools
 from typing import Any
 
 from hypothesis import event, given, settings
@@ -28,7 +29,13 @@ from scrapy_sitemapgen.pages.images import image_urls
 from scrapy_sitemapgen.settings import Config
 from scrapy_sitemapgen.sitemaps.facts import Alternate, FactRejected, parse_hreflang
 from scrapy_sitemapgen.sitemaps.limits import MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
-from scrapy_sitemapgen.sitemaps.urls import UrlRejected, is_normal, normalize_loc
+from scrapy_sitemapgen.sitemaps.urls import (
+    UrlRejected,
+    is_normal,
+    normal_directory,
+    normalize_loc,
+    relative_join,
+)
 
 from .helpers import NASTY, PROPERTY, MemorySinks, assert_valid, url_text
 from .helpers import Skips as WriterSkips
@@ -49,6 +56,12 @@ BASES = [
     "http://exa_mple.com/",
     "https://user:pw@example.com/x",
     "ftp://example.com/x",
+    # Bases whose directory Python's join changes: an empty segment, a dot segment, a
+    # ";" parameter (no relative shortcut from these).
+    "http://example.com/a//b/c.html",
+    "http://example.com/a/./b/c.html",
+    "http://example.com/a;p/b/c",
+    "http://example.com/a/b;p",
 ]
 ENCODINGS = ["utf-8", "cp1252", "shift_jis"]
 # Values in the shapes the shortcut takes, near misses, and hostile text.
@@ -61,7 +74,14 @@ SHAPED = [
     "a/b", "../x", "?q", "#top", "", " ", "javascript:alert(1)", "data:image/png;base64,xx",
     "ja\tvascript:x", "https://[::1/x", "http://127.0.0.1:8000/p/1?jsessionid=5",
     "/p;jsessionid=5", "/p?jsessionid=5&a=1",
+    # Relative paths (documentation sites link this way), and their near misses.
+    "sect.install.html", "images/a.png", "img/a.png?v=2", "x.html#part", "a//b", "a/./b",
+    "a/../b", "a/.", "./a", ".hidden", "a:b/c", "a/b:c", "a;b", "a?", "a b", "é.html",
+    "a%20b", "a\\b", "a/b/",
 ]  # fmt: skip
+# Segments of relative paths, in shape and out of it.
+RELATIVE_SEGMENTS = ["a", "b.html", "c-d_e~f", "g(1)", "h?i=1", "", ".", "..", ".x", "x:y", "é"]
+RELATIVE_SEGMENTS += ["%41", "p;q", "e#f", "a b", "?", "k:"]
 value = st.one_of(
     st.sampled_from(SHAPED),
     st.sampled_from(NASTY),
@@ -228,10 +248,81 @@ def test_images_and_alternates_match_the_long_road(
 @given(base=st.one_of(st.sampled_from(BASES), value), raw=value)
 def test_normal_url_is_the_join_normalised(base: str, raw: str) -> None:
     """When the shortcut answers, its URL is ``normalize_loc(absolute(base, raw))``."""
-    shortcut = _normal_url(raw, _normal_prefix(base) or "", base)
+    shortcut = _normal_url(raw, _normal_prefix(base) or "", base, normal_directory(base))
     if shortcut is None:
         return
     assert shortcut == normalize_loc(absolute(base, raw) or "")
+
+
+@settings(PROPERTY, max_examples=1500)
+@given(
+    base=st.one_of(
+        st.sampled_from(BASES),
+        st.tuples(st.sampled_from(BASES[:3]), st.sampled_from(SHAPED)).map("/".join),
+        value,
+    ),
+    raw=st.one_of(
+        value,
+        st.sampled_from(SHAPED).map(lambda v: v.lstrip("/")),
+        st.lists(
+            st.sampled_from(RELATIVE_SEGMENTS),
+            min_size=1,
+            max_size=4,
+        ).map("/".join),
+    ),
+)
+def test_relative_join_is_pythons_join_normalised(base: str, raw: str) -> None:
+    """``relative_join`` answers only where it is ``urljoin`` then ``normalize_loc``
+    (Python's join drops empty segments, which RFC 3986 keeps: the shortcut refuses
+    them)."""
+    joined = relative_join(normal_directory(base), raw)
+    if joined is not None:
+        event("joined")
+        assert joined == normalize_loc(absolute(base, raw) or "")
+
+
+def test_relative_join_over_every_short_path() -> None:
+    """Every path of up to three of these segments, against bases in shape and not: where
+    the shortcut answers, it is the join normalised, and it answers for the paths in
+    shape."""
+    bases = [*BASES, "http://example.com/", "https://example.com/a/b/", "http://e.com/a/b?c=d/e"]
+    joined = 0
+    for base in bases:
+        directory = normal_directory(base)
+        for length in (1, 2, 3):
+            for segments in itertools.product(RELATIVE_SEGMENTS, repeat=length):
+                raw = "/".join(segments)
+                shortcut = relative_join(directory, raw)
+                if shortcut is not None:
+                    joined += 1
+                    assert shortcut == normalize_loc(absolute(base, raw) or ""), (base, raw)
+    assert joined > 1000
+
+
+@settings(PROPERTY, max_examples=300)
+@given(
+    base=st.sampled_from(BASES),
+    hrefs=st.lists(
+        st.one_of(
+            value,
+            st.sampled_from(SHAPED).map(lambda v: v + "#part"),
+            st.sampled_from(["#", "#top", "#a b", ""]),
+            st.lists(st.sampled_from(RELATIVE_SEGMENTS), min_size=1, max_size=3).map("/".join),
+        ),
+        max_size=8,
+        unique=True,
+    ),
+    conf=st.sampled_from(CONFIGS),
+)
+def test_link_targets_are_the_long_roads(base: str, hrefs: list[str], conf: Config) -> None:
+    """The content fingerprint's link targets: each href joined to the page's base and put
+    through the URL policy (the URL as it is where the policy refuses it), whatever
+    shortcut the page reader takes."""
+    page, _ = make_page(base, None, "utf-8", [], [], [], [], conf)
+    expected = [
+        page._target(url) for value in hrefs if (url := absolute(page.base, value)) is not None
+    ]
+    assert page._targets(hrefs) == expected
 
 
 @settings(PROPERTY, max_examples=1500)
@@ -260,6 +351,16 @@ def test_the_shortcut_takes_the_usual_shapes() -> None:
     # The long road: dot segments, escapes, default ports, relative paths, upper case.
     for raw in ("/a/../b", "/a/./b", "/%41", "a/b", "/a b", "HTTPS://cdn.example.com/x", "//cdn/x"):
         assert _normal_url(raw, prefix, base) is None, raw
+    # Relative paths, with the page's directory.
+    directory = normal_directory("http://127.0.0.1:8000/en-US/sect.x.html?a=1")
+    assert directory == "http://127.0.0.1:8000/en-US/"
+    assert _normal_url("sect.y.html", prefix, base, directory) == directory + "sect.y.html"
+    assert _normal_url("img/a.png?v=2", prefix, base, directory) == directory + "img/a.png?v=2"
+    assert _normal_url("../b/c.html", prefix, base, directory) == "http://127.0.0.1:8000/b/c.html"
+    for raw in ("./a", "../../a", "a//b", "a/./b", "a:b", "?q", "#top", "a%20b", "a;b", ""):
+        assert _normal_url(raw, prefix, base, directory) is None, raw
+    for odd in ("http://e.com/a//b/c", "http://e.com/a/./b", "http://e.com/a;p/b", "/a/b"):
+        assert normal_directory(odd) == "", odd
     assert _normal_prefix("http://example.com:80/x") is None
     assert _normal_prefix("http://Example.com/x") is None
     assert _normal_prefix("https://[::1]:8080/x") is None

@@ -9,9 +9,13 @@ CSRF tokens do not."""
 
 from __future__ import annotations
 
+import unicodedata
+from hashlib import blake2b
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from parsel import Selector
 from scrapy import Request
 from scrapy.http import HtmlResponse
@@ -20,16 +24,20 @@ from scrapy.settings import Settings
 from scrapy_sitemapgen.crawl.extract import page_facts
 from scrapy_sitemapgen.pages.fingerprint import (
     FINGERPRINT_LENGTH,
+    LAST_SPACE,
     MAX_PROPERTIES,
     MAX_PROPERTY_TEXT,
     NOT_CONTENT,
     change_fingerprint,
     content_fingerprint,
+    main_text,
     microdata_values,
     structured_data,
     text_fingerprint,
 )
 from scrapy_sitemapgen.settings import Config
+
+from .helpers import PROPERTY
 
 if TYPE_CHECKING:
     from scrapy_sitemapgen.sitemaps.facts import Content
@@ -302,6 +310,59 @@ def _reference_text(html: str) -> str:
 def test_fast_walk_is_the_definition(html: str) -> None:
     """The libxml2 serialisation a subtree at a time gives the text the plain walk gives."""
     assert content_fingerprint(Selector(text=html)) == text_fingerprint(_reference_text(html))
+
+
+def _reference_links(html: str) -> set[str]:
+    """The main content's links read plainly: the href of each <a> with no left-out
+    element above it."""
+    root = Selector(text=html).root
+    return {
+        a.get("href")
+        for a in root.iter("a")
+        if a.get("href") is not None
+        and not any(isinstance(e.tag, str) and e.tag in NOT_CONTENT for e in a.iterancestors())
+    }
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<body><nav><a href=/>Home</a><a href=/x>X</a></nav><p><a href=/x>X again</a></p>"
+        "<a href=/y>y</a><a>no href</a><a href=''>empty</a><footer><a href=/z>z</a></footer>"
+        "<a href=/y>y twice</a></body>",
+        "<body><a href=/a>a</a></body><a href=/after>markup after the html element</a>",
+        "<body><nav><a href=/n>n</a><a href=/n>n</a></nav><p><a href=/n>n</a></p></body>",
+        "<body><nav><a href=/only>only here</a></nav>text</body>",
+        "<body><script>document.write('<a href=/s>')</script><p>t</p></body>",
+        "<body><p>no links</p></body>",
+    ],
+)
+def test_main_text_links_are_the_main_contents(html: str) -> None:
+    """Counted per href, not per element: each href of the main content once, none of
+    the chrome's alone, one in both kept."""
+    _, hrefs = main_text(Selector(text=html))
+    assert len(hrefs) == len(set(hrefs))
+    assert set(hrefs) == _reference_links(html)
+
+
+@settings(PROPERTY, max_examples=500)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=40))
+def test_text_fingerprint_is_the_text_without_whitespace_in_nfc(text: str) -> None:
+    """The definition: the characters without any whitespace (str.split()'s), in NFC."""
+    compact = unicodedata.normalize("NFC", "".join(text.split())).encode()
+    expected = (
+        blake2b(compact, digest_size=FINGERPRINT_LENGTH // 2).hexdigest() if compact else None
+    )
+    assert text_fingerprint(text) == expected
+
+
+@pytest.mark.parametrize("space", [chr(c) for c in range(0x110000) if chr(c).isspace()])
+def test_every_whitespace_character_is_removed(space: str) -> None:
+    """Each of them, alone and between letters; none lies past the last one the
+    fingerprint's table holds."""
+    assert ord(space) <= LAST_SPACE
+    assert text_fingerprint(f"a{space}b{space}") == text_fingerprint("ab")
+    assert text_fingerprint(space) is None
 
 
 # What counts as a change: read from whole pages by the crawl's page reader, as a crawl

@@ -54,8 +54,10 @@ from ..sitemaps.urls import (
     UrlRejected,
     is_normal,
     is_normal_origin,
+    normal_directory,
     normal_join,
     normalize_loc,
+    relative_join,
 )
 from ..stats import CANONICAL_NOT_HTTP, robots_txt_reason
 
@@ -105,16 +107,20 @@ def _is_http(url: str) -> bool:
     return url.partition(":")[0].lower() in _HTTP_SCHEMES
 
 
-def _normal_url(value: str, prefix: str, base: str) -> str | None:
-    """``value`` joined to ``base`` and normalised, when it is already a <loc> or a path
-    from the root that both steps leave as it is (``prefix``: ``_normal_prefix(base)`` or
+def _normal_url(value: str, prefix: str, base: str, directory: str = "") -> str | None:
+    """``value`` joined to ``base`` and normalised, when it is already a <loc>, a path
+    from the root or a relative path that both steps leave as it is (``prefix``:
+    ``_normal_prefix(base)`` or ``""``; ``directory``: ``normal_directory(base)`` or
     ``""``): the same string ``normalize_loc(absolute(base, value))`` gives, without
     either (nor the page's encoding, which Scrapy works out anew each time); None for
     every other value. Which values those are is the URL module's rule."""
-    if value[:1] == "/":
+    first = value[:1]
+    if first == "/":
         return normal_join(prefix, value)
     if is_normal(value) and absolute(base, value) == value:
         return value
+    if first:
+        return relative_join(directory, value)
     return None
 
 
@@ -152,6 +158,7 @@ class _Page:
         self._self_canonical: bool | None = None
         self._base: str | None = None
         self._prefix: str | None = None
+        self._directory: str | None = None
         self._encoding: str | None = None
         self._locs: dict[str, str] = {}
         #: Where an excluded page points instead (its canonical, its refresh target).
@@ -215,6 +222,13 @@ class _Page:
         if self._prefix is None:
             self._prefix = _normal_prefix(self.base) or ""
         return self._prefix
+
+    @property
+    def directory(self) -> str:
+        """``normal_directory(base)``: what relative paths in shape are joined to."""
+        if self._directory is None:
+            self._directory = normal_directory(self.base)
+        return self._directory
 
     @property
     def ld(self) -> list[Any]:
@@ -285,7 +299,7 @@ class _Page:
         HTML)."""
         if not self.html:
             return None
-        text, hrefs = main_text(self.selector, self.nodes.anchors)
+        text, hrefs = main_text(self.selector)
         if text is None:
             return None
         canonical = self._self_canonical
@@ -305,14 +319,25 @@ class _Page:
         )
 
     def _targets(self, hrefs: list[str]) -> list[str]:
-        """The targets of ``hrefs`` (the main content's links): each distinct value
-        resolved against the base and normalised as a ``<loc>`` (:meth:`_target`); the
+        """The targets of ``hrefs`` (the main content's distinct links): each resolved against the base and normalised as a ``<loc>`` (:meth:`_target`); the
         rooted paths most links are take :func:`_normal_url`'s shortcut."""
-        base, prefix = self.base, self.prefix
+        base, prefix, directory = self.base, self.prefix, self.directory
         policy = self.config.url_policy.loc_from_normalized
         targets = []
-        for value in set(hrefs):
-            loc = _normal_url(value, prefix, base)
+        here: str | None = None  # the target of "#part": the page's base, a normal URL
+        for value in hrefs:
+            # The fragment dropped first, as normalising drops it ("page.html#part").
+            path = value.partition("#")[0]
+            if not path and value and directory:
+                if here is None:
+                    try:
+                        here = self.policy_loc(base)
+                    except UrlRejected:
+                        here = ""
+                if here:
+                    targets.append(here)
+                    continue
+            loc = _normal_url(path or value, prefix, base, directory)
             if loc is not None:
                 targets.append(policy(loc))
                 continue
@@ -364,10 +389,10 @@ class _Page:
         policy = self.config.image_policy
         filtered = bool(policy.allow or policy.deny)  # without patterns, nothing is refused
         mapped = policy.mapped if policy.origin_map else None  # SITEMAPGEN_ORIGIN_MAP
-        base, prefix = self.base, self.prefix
+        base, prefix, directory = self.base, self.prefix, self.directory
         tried: set[str] = set()
         for value in image_sources(self.nodes):
-            url = _normal_url(value, prefix, base)
+            url = _normal_url(value, prefix, base, directory)
             if url is None:
                 raw = media_url(base, value)
                 if raw is None or raw in tried:

@@ -51,7 +51,6 @@ class PageNodes:
     """
 
     __slots__ = (
-        "_anchors",
         "_og",
         "_rels",
         "_root",
@@ -82,7 +81,6 @@ class PageNodes:
         #: The first ``<title>`` in document order: the document's title, as HTML says
         self.title_element: Any = None
         self._og: dict[str, list[str]] | None = None
-        self._anchors: list[Any] | None = None
         self._root = selector.root
         for element in _document_elements(selector.root):
             tag = element.tag
@@ -150,14 +148,6 @@ class PageNodes:
             return None
         text = HTML_SPACE_RE.sub(" ", "".join(element.itertext())).strip(" ")
         return text or None
-
-    @property
-    def anchors(self) -> list[Any]:
-        """``//a``: gathered on first use, in a walk of their own by libxml2, since only
-        the content fingerprint asks (the walk above would pay for them on every page)."""
-        if self._anchors is None:
-            self._anchors = list(_document_elements(self._root, ("a",)))
-        return self._anchors
 
     def links_with_rel(self, rel: str) -> Iterator[Any]:
         """Each ``<link>`` element with ``rel`` among its (case-insensitive) rel tokens."""

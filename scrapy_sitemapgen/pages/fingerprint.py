@@ -12,7 +12,9 @@ Python only walks down to the few elements left out (scripts, navigation, footer
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
+from collections import Counter
 from hashlib import blake2b
 from itertools import islice
 from typing import TYPE_CHECKING, Any
@@ -50,6 +52,17 @@ NOT_CONTENT = ("script", "style", "noscript", "template", "nav", "footer")
 # What str.split() takes for whitespace among ASCII characters: the fast path removes
 # exactly these, so both paths give the same text.
 _ASCII_SPACE = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
+#: The last character str.split() takes for whitespace (U+3000 IDEOGRAPHIC SPACE).
+LAST_SPACE = 0x3000
+# Every other character str.split() takes for whitespace (NBSP, U+2000 to U+200A, ...), in
+# UTF-8: removed from the bytes libxml2 serialises, so that a text that is not ASCII is not
+# split into words and joined again. In UTF-8 a character's bytes never start inside
+# another's, so no match falls across two characters.
+_OTHER_SPACE_RE = re.compile(
+    b"|".join(
+        re.escape(chr(code).encode()) for code in range(0x80, LAST_SPACE + 1) if chr(code).isspace()
+    )
+)
 
 
 def text_fingerprint(text: str) -> str | None:
@@ -60,14 +73,14 @@ def text_fingerprint(text: str) -> str | None:
 
 
 def _fingerprint(data: bytes) -> str | None:
-    """:func:`text_fingerprint` of the UTF-8 ``data`` (what libxml2 serialises)."""
-    if data.isascii():
-        data = data.translate(None, _ASCII_SPACE)
-    else:
-        compact = "".join(data.decode("utf-8", "surrogatepass").split())
-        if not unicodedata.is_normalized("NFC", compact):
-            compact = unicodedata.normalize("NFC", compact)
-        data = compact.encode("utf-8", "surrogatepass")
+    """:func:`text_fingerprint` of the UTF-8 ``data`` (what libxml2 serialises): the bytes
+    of ``"".join(text.split())`` in NFC, without making the words."""
+    data = data.translate(None, _ASCII_SPACE)
+    if not data.isascii():
+        data = _OTHER_SPACE_RE.sub(b"", data)
+        text = data.decode("utf-8", "surrogatepass")
+        if not unicodedata.is_normalized("NFC", text):
+            data = unicodedata.normalize("NFC", text).encode("utf-8", "surrogatepass")
     if not data:
         return None
     return blake2b(data, digest_size=FINGERPRINT_LENGTH // 2).hexdigest()
@@ -245,24 +258,32 @@ def content_fingerprint(selector: Selector | Any) -> str | None:
     return None if root is None else _fingerprint(_visible(root)[0])
 
 
-def main_text(selector: Selector | Any, anchors: Sequence[Any]) -> tuple[str | None, list[str]]:
-    """:func:`content_fingerprint`, and the ``href`` of each of the page's ``anchors``
-    (``<a>`` elements, :attr:`.elements.PageNodes.anchors`) that lies in the main content:
-    outside the elements the text leaves out (a site's navigation and footer links are on
-    every page, and change with the site, not the page). As written, in document order."""
+#: Every ``href`` of an ``<a>`` below an element, and in the whole document: strings
+#: straight from libxml2, with no element object made for each link.
+_HREFS_BELOW = etree.XPath(".//a/@href", smart_strings=False)
+_HREFS = etree.XPath("//a/@href", smart_strings=False)
+
+
+def main_text(selector: Selector | Any) -> tuple[str | None, list[str]]:
+    """:func:`content_fingerprint`, and the ``href`` of each ``<a>`` of the page's main
+    content: outside the elements the text leaves out (a site's navigation and footer
+    links are on every page, and change with the site, not the page). Each distinct one
+    once, in the order of its first appearance in the document: a set, as
+    :func:`change_fingerprint` reads the links. An href both in the chrome and in the main
+    content is in the main content."""
     root = _root(selector)
     if root is None:
         return None, []
     text, outermost = _visible(root)
     fingerprint = _fingerprint(text)
-    if fingerprint is None or not anchors:
-        return fingerprint, []
-    if not outermost:
-        return fingerprint, [href for a in anchors if (href := a.get("href")) is not None]
-    chrome = {a for element in outermost for a in element.iter("a")}
-    return fingerprint, [
-        href for a in anchors if a not in chrome and (href := a.get("href")) is not None
-    ]
+    if fingerprint is None:
+        return None, []
+    hrefs: list[str] = _HREFS(root)
+    if not outermost or not hrefs:
+        return fingerprint, list(dict.fromkeys(hrefs))
+    chrome = Counter(href for element in outermost for href in _HREFS_BELOW(element))
+    counts = Counter(hrefs)
+    return fingerprint, [href for href in counts if counts[href] > chrome[href]]
 
 
 # The canonical form of a JSON-LD block: keys sorted, no whitespace, characters as they are.

@@ -30,6 +30,7 @@ __all__ = [
     "fill_origin",
     "is_normal",
     "is_normal_origin",
+    "normal_directory",
     "normal_join",
     "normalize_loc",
     "origin_folder",
@@ -63,10 +64,20 @@ _CLEAN_RE = re.compile(
 # (its escapes would need checking) and without ";" in the path (a join drops an empty
 # ";" parameter), not "//" (a reference to another host); dot segments are checked apart.
 _NORMAL_ROOTED_RE = re.compile(rf"/(?!/)[{_PATH_CHARS}]*(?:\?[{_QUERY_CHARS}]+)?")
+# A relative path (RFC 3986 4.2: its first segment non-empty, holding no ":") that, after
+# a normal directory, is already a normal <loc> and already its own join
+# (relative_join): _NORMAL_ROOTED_RE's characters, a first segment not starting with "."
+# (a dot segment, or a name that is rare enough to take the long road); "//" and other
+# dot segments are checked apart.
+_SEGMENT_CHARS = r"A-Za-z0-9\-._~!$&'()*+,=@"  # _PATH_CHARS less ":" and "/"
+_NORMAL_RELATIVE_RE = re.compile(
+    rf"(?!\.)[{_SEGMENT_CHARS}]+(?:/[{_PATH_CHARS}]*)?(?:\?[{_QUERY_CHARS}]+)?"
+)
 _BAD_ESCAPE_RE = re.compile(r"%(?![0-9A-F]{2})")
 # Bound once: is_normal and normal_join run for every loc, link and image.
 _clean_match = _CLEAN_RE.fullmatch
 _rooted_match = _NORMAL_ROOTED_RE.fullmatch
+_relative_match = _NORMAL_RELATIVE_RE.fullmatch
 _bad_escape = _BAD_ESCAPE_RE.search
 # Longest folder name we produce: well under the 255-byte name limit of common file systems.
 _MAX_NAME = 120
@@ -180,6 +191,51 @@ def normal_join(prefix: str, path: str) -> str | None:
         and len(prefix) + len(path) <= MAX_LOC_LENGTH
     ):
         return prefix + path
+    return None
+
+
+def normal_directory(base: str) -> str:
+    """What :func:`relative_join` puts before a relative path joined to ``base``: ``base``
+    up to the last ``/`` of its path (RFC 3986 5.2.3, "merge"), when ``base`` is a normal
+    ``<loc>`` whose path that merge and Python's join take as it is (no dot segment, no
+    empty segment, which ``urljoin`` drops, no ``;`` parameter); else ``""``. A caller
+    works it out once for the many relative links of a page."""
+    if not is_normal(base):
+        return ""
+    path_end = base.find("?")
+    directory = base[: base.rindex("/", 0, len(base) if path_end < 0 else path_end) + 1]
+    scheme_end = directory.index("//") + 2
+    if "/." in directory or ";" in directory or "//" in directory[scheme_end:]:
+        return ""
+    return directory
+
+
+def relative_join(directory: str, path: str) -> str | None:
+    """``directory + path`` when that is both a ``<loc>`` as it is and what joining the
+    relative path ``path`` (``page.html``, ``img/a.png?v=2``) to a URL of that directory
+    gives (RFC 3986 5.2.2: the path merged, no dot segment to remove), else None. Leading
+    ``../`` segments each take the directory one folder up, as the join's dot-segment
+    removal does (RFC 3986 5.2.4), while there is a folder to go up from.
+    ``directory`` must be ``""`` (then None) or :func:`normal_directory`'s. Documentation
+    sites and generated HTML link this way: no join nor :func:`normalize_loc` is needed."""
+    if not directory:
+        return None
+    if path.startswith("../"):  # Sphinx's links from a subfolder ("../library/os.html")
+        root = directory.index("/", directory.index("//") + 2)
+        while path.startswith("../"):
+            path = path[3:]
+            cut = directory.rfind("/", root, len(directory) - 1)
+            if cut < 0:  # above the root, which a join stays at: the long road
+                return None
+            directory = directory[: cut + 1]
+    if (
+        _relative_match(path) is not None
+        and "/." not in path  # a dot segment, which a join removes
+        and ".." not in path  # as is_normal
+        and "//" not in path  # an empty segment, which Python's join drops
+        and len(directory) + len(path) <= MAX_LOC_LENGTH
+    ):
+        return directory + path
     return None
 
 
