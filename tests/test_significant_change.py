@@ -103,7 +103,10 @@ def _now() -> str:
 
 
 async def _a_second_later(than: str) -> None:
-    """Wait until the clock (to the second, as lastmods are written) is past ``than``."""
+    """Wait until the clock (to the second, as lastmods are written) is past ``than``.
+    Waited for before a crawl whose pages must share one observed lastmod: each page's is
+    the time it was fetched, so the crawl starts just after a second begins, not across
+    the end of one."""
     while _now() <= than:
         await asyncio.sleep(0.1)
 
@@ -138,6 +141,7 @@ async def _two_runs(server: SiteServer, crawl: CrawlFn, out: Path) -> str:
     await crawl(start_url=u("/"))
     assert _listed(server, out) == {u(p): None for p in ["/", *PAGES]}  # first sight
     server.routes = routes(2)
+    await _a_second_later(_now())  # the crawl's pages in one second, as it reads them
     before = _now()
     await crawl(start_url=u("/"))
     after = _now()
@@ -160,6 +164,7 @@ async def test_what_moves_a_lastmod(
     out = tmp_path / "out"
     second = await _two_runs(server, crawl, out)
     server.routes = routes(3)
+    await _a_second_later(_now())  # the crawl's pages in one second, as it reads them
     before = _now()
     with caplog.at_level(logging.WARNING):
         await crawl(start_url=u("/"))
@@ -213,6 +218,7 @@ async def test_state_of_the_text_only_fingerprint(
     second = await _two_runs(server, crawl, out)
     assert _write_text_only_state(server, out / ".sitemapgen-state.sqlite3", 2) == 6
     server.routes = routes(3, edited=True)
+    await _a_second_later(_now())  # the crawl's pages in one second, as it reads them
     before = _now()
     with caplog.at_level(logging.WARNING):
         await crawl(start_url=u("/"))
@@ -232,6 +238,7 @@ async def test_state_of_the_text_only_fingerprint(
         **routes(3, edited=True),
         "/price": Route(body=_page("Price", "second", head=_offer("14.00"))),
     }
+    await _a_second_later(_now())  # the crawl's pages in one second, as it reads them
     before = _now()
     with caplog.at_level(logging.WARNING):
         await crawl(start_url=u("/"))
