@@ -319,8 +319,10 @@ class _Page:
         )
 
     def _targets(self, hrefs: list[str]) -> list[str]:
-        """The targets of ``hrefs`` (the main content's distinct links): each resolved against the base and normalised as a ``<loc>`` (:meth:`_target`); the
-        rooted paths most links are take :func:`_normal_url`'s shortcut."""
+        """The targets of ``hrefs`` (the main content's distinct links): each resolved
+        against the base and normalised as a ``<loc>`` (:meth:`_target`); the rooted and
+        relative paths most links are take :func:`_normal_url`'s shortcut, and a
+        ``#part`` names the base itself."""
         base, prefix, directory = self.base, self.prefix, self.directory
         policy = self.config.url_policy.loc_from_normalized
         targets = []

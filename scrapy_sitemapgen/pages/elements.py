@@ -156,15 +156,15 @@ class PageNodes:
                 yield element
 
 
-def _document_elements(root: Any, tags: tuple[str, ...] = _READ_TAGS) -> Iterator[Any]:
-    """Every element named in ``tags`` in the document of ``root``, in document order,
-    as ``//tag`` finds them. libxml2 can leave more than one top-level element (markup after
+def _document_elements(root: Any) -> Iterator[Any]:
+    """Every element named in :data:`_READ_TAGS` in the document of ``root``, in document
+    order, as ``//tag`` finds them. libxml2 can leave more than one top-level element (markup after
     ``</html>`` gets an ``<html>`` of its own), so the walk covers every one."""
     if root.getparent() is None and root.getprevious() is None and root.getnext() is None:
-        return root.iter(*tags)  # type: ignore[no-any-return]  # the usual: one root
+        return root.iter(*_READ_TAGS)  # type: ignore[no-any-return]  # the usual: one root
     top = root.getroottree().getroot()
     tops = [*reversed(list(top.itersiblings(preceding=True))), top, *top.itersiblings()]
-    return chain.from_iterable(element.iter(*tags) for element in tops)
+    return chain.from_iterable(element.iter(*_READ_TAGS) for element in tops)
 
 
 def nodes_of(source: Selector | PageNodes) -> PageNodes:
