@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from .addon import Addon
     from .crawl.exporter import SitemapExporter
     from .crawl.feed import SitemapItemExporter
+    from .crawl.fetch_failures import SitemapFetchFailureMiddleware
     from .crawl.middleware import SitemapSpiderMiddleware
     from .crawl.pipeline import SitemapItemPipeline
     from .crawl.resume import SitemapResumeMiddleware
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Addon",
     "SitemapExporter",
+    "SitemapFetchFailureMiddleware",
     "SitemapItem",
     "SitemapItemExporter",
     "SitemapItemPipeline",
@@ -32,6 +34,7 @@ __version__ = "0.1.0"
 _HOMES = {
     "Addon": "addon",
     "SitemapExporter": "crawl.exporter",
+    "SitemapFetchFailureMiddleware": "crawl.fetch_failures",
     "SitemapItem": "items",
     "SitemapItemExporter": "crawl.feed",
     "SitemapItemPipeline": "crawl.pipeline",

@@ -1,5 +1,5 @@
-"""Addon: one line in ``ADDONS`` turns on the middleware, the pipeline, the exporter and the
-resume middleware."""
+"""Addon: one line in ``ADDONS`` turns on the middleware, the pipeline, the exporter, the
+resume middleware and the fetch failures' middleware."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from scrapy.settings import SETTINGS_PRIORITIES
 
 from .crawl.exporter import SitemapExporter
 from .crawl.feed import SitemapItemExporter
+from .crawl.fetch_failures import SitemapFetchFailureMiddleware
 from .crawl.middleware import SitemapSpiderMiddleware
 from .crawl.pipeline import SitemapItemPipeline
 from .crawl.resume import SitemapResumeMiddleware
@@ -24,7 +25,7 @@ __all__ = ["Addon"]
 
 
 class Addon:
-    """Adds the four components at their default orders, never overriding an order the
+    """Adds the five components at their default orders, never overriding an order the
     user already set, and the ``sitemap`` feed format (unless the user named a class for
     it). With ``SITEMAPGEN_ENABLED = False`` it adds nothing at all."""
 
@@ -36,6 +37,9 @@ class Addon:
     exporter_order = 500
     #: Next to the downloader, so it sees exactly what goes out and every raw answer.
     resume_order = 950
+    #: Just before RetryMiddleware (550) on the engine's side: a failure reaches it only
+    #: once the retries are spent.
+    fetch_failure_order = 540
 
     def update_settings(self, settings: BaseSettings) -> None:
         try:
@@ -55,6 +59,9 @@ class Addon:
         )
         settings.setdefault_in_component_priority_dict(
             "DOWNLOADER_MIDDLEWARES", SitemapResumeMiddleware, self.resume_order
+        )
+        settings.setdefault_in_component_priority_dict(
+            "DOWNLOADER_MIDDLEWARES", SitemapFetchFailureMiddleware, self.fetch_failure_order
         )
         self._add_feed_format(settings)
 

@@ -108,6 +108,28 @@ def delivery_stored(storage: str) -> str:
     return f"{PREFIX}/delivery/stored/{storage}"
 
 
+#: Recurring crawls (docs/recurring.rst): origins not published because the run would
+#: have removed more of their URLs than SITEMAPGEN_MAX_REMOVED_SHARE allows; pages the
+#: previous run published that this run listed again anyway (after SITEMAPGEN_RECHECK_UNREACHED
+#: found them still there while no crawled page links to them).
+OUTPUT_REFUSED = f"{PREFIX}/output/refused"
+ORPHANS = f"{PREFIX}/orphans"
+#: The previously published URLs requested again at the end of a crawl that did not reach them.
+RECHECKED = f"{PREFIX}/rechecked"
+
+
+def kept(reason: str) -> str:
+    """A page the previous run published, kept without this run's evidence: ``503``,
+    ``429``, ``timeout``, ``dns``, ``connection``, ``unreached``."""
+    return f"{PREFIX}/kept/{reason}"
+
+
+def removed(reason: str) -> str:
+    """A page the previous run published, removed on this run's evidence (``status/404``,
+    ``noindex``, ``redirected``, ...) or as ``unconfirmed`` for too long."""
+    return f"{PREFIX}/removed/{reason}"
+
+
 def urls_written_for(origin_name: str) -> str:
     return f"{URLS_WRITTEN}/{origin_name}"
 

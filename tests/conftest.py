@@ -18,6 +18,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 
 from .helpers import (
     BASE_SETTINGS,
+    IndexNowServer,
     RedisServer,
     Site,
     SiteServer,
@@ -61,6 +62,14 @@ def crawl(tmp_path: Path) -> CrawlFn:
         return crawler
 
     return run
+
+
+@pytest.fixture
+def endpoint() -> Iterator[IndexNowServer]:
+    """A local IndexNow endpoint that records what it received."""
+    server = IndexNowServer()
+    yield server
+    server.close()
 
 
 @pytest.fixture

@@ -35,7 +35,15 @@ import yaml
 
 import scrapy_sitemapgen
 
-from .helpers import NS, Route, SiteServer, assert_valid, read_bytes, read_urls
+from .helpers import (
+    NS,
+    Route,
+    SiteServer,
+    assert_valid,
+    log_messages,
+    read_bytes,
+    read_urls,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -348,17 +356,53 @@ def test_the_gate_stops_a_deploy_that_lost_a_page(runs: Runs, tmp_path: Path) ->
     assert sources[SITE_URL + "item-fields.html"] == "sitemap"
 
 
-def test_a_forgotten_map_fails_validation(runs: Runs, tmp_path: Path) -> None:
+def test_a_forgotten_map_fails_the_crawl_and_validation(runs: Runs, tmp_path: Path) -> None:
     """Without SITEMAPGEN_ORIGIN_MAP every page's canonical names its production URL, so
-    every page is left out as canonicalised elsewhere and no set is written: the
-    validate step finds no sitemap and exits 2 (an input error), before the deploy."""
+    every page is left out as canonicalised elsewhere: the guard on shrinking stops that
+    origin (a crawl that lists nothing, SITEMAPGEN_MAX_REMOVED_SHARE), the crawl step exits
+    1 with one ERROR line, no set is written, and the validate step exits 2 (an input
+    error), before the deploy."""
     forgot = Checkout(
         tmp_path / "forgot", runs.workflow, runs.production, runs.second.root / ".sitemapgen"
     )
     shutil.copytree(runs.second.html, forgot.html)
-    crawled = forgot.crawl(" -s 'SITEMAPGEN_ORIGIN_MAP={}'")
-    assert "canonical_elsewhere" in crawled.stderr
+    with forgot.served():
+        crawled = forgot.run("Crawl", " -s 'SITEMAPGEN_ORIGIN_MAP={}'")
+    assert crawled.returncode == 1, crawled.stderr[-3000:]
+    errors = log_messages(crawled.stderr, "ERROR")
+    assert len(errors) == 1, errors
+    assert f"Sitemap: http://127.0.0.1:{forgot.port}/ was not published: none of the" in errors[0]
+    assert "canonical_elsewhere" in errors[0]
     assert not (forgot.root / "sitemaps").exists()
     validate = forgot.run("Validate")
     assert validate.returncode == 2, validate.stdout + validate.stderr
     assert "sitemaps/*/sitemap.xml: cannot be read" in validate.stderr
+
+
+def test_the_same_lines_twice_in_one_folder(runs: Runs, tmp_path: Path) -> None:
+    """Run locally, the recipe's lines run again in the same folder, so the store in
+    ``_build/`` is kept between the crawls. Between two crawls a page was deleted (its
+    links stay: 404) and one was made noindex: the second crawl's set has neither, the
+    rest as before, whatever the kept store remembered of them (issue 51)."""
+    local = Checkout(
+        tmp_path / "local", runs.workflow, runs.production, runs.second.root / ".sitemapgen"
+    )
+    shutil.copytree(runs.second.html, local.html)
+    local.crawl()
+    before = read_urls(local.root / "sitemaps")[ORIGIN_FOLDER]
+    assert (local.root / "_build" / "sitemapgen-store.sqlite3").is_file()
+    (local.html / "stats.html").unlink()
+    page = local.html / "item-fields.html"
+    page.write_text(
+        page.read_text(encoding="utf-8").replace(
+            "<head>", '<head><meta name="robots" content="noindex">', 1
+        ),
+        encoding="utf-8",
+    )
+    crawled = local.crawl()
+    after = read_urls(local.root / "sitemaps")[ORIGIN_FOLDER]
+    gone = {SITE_URL + "stats.html", SITE_URL + "item-fields.html"}
+    assert gone <= set(before)
+    assert set(after) == set(before) - gone
+    assert "'sitemapgen/removed/status/404': 1" in crawled.stderr
+    assert "'sitemapgen/removed/noindex': 1" in crawled.stderr

@@ -32,13 +32,6 @@ def _modified(day: int) -> dict[str, str]:
 
 
 @pytest.fixture
-def endpoint() -> Iterator[IndexNowServer]:
-    server = IndexNowServer()
-    yield server
-    server.close()
-
-
-@pytest.fixture
 def shop(tmp_path: Path) -> Iterator[SiteServer]:
     """/ links to /a, /b, /c, /d, each with a Last-Modified date (its <lastmod>); the
     published output is served too, so the endpoint can fetch the key file."""
@@ -94,10 +87,12 @@ async def test_three_runs_submit_exactly_what_changed(
     assert first.stats.get_value("sitemapgen/indexnow/urls/initial_skipped") == 5
     assert first.stats.get_value("sitemapgen/indexnow/requests") is None
     assert any("has no previous run to compare with" in m for m in caplog.messages)
-    # Run 2: /b's lastmod changes, /d is no longer linked (removed), /e is new; and /,
-    # whose links now lead to /e, not /d, changed (a change of its links counts: its
-    # lastmod is the time run 2 found it, docs/lastmod.rst "What counts as a change").
+    # Run 2: /b's lastmod changes, /d was deleted with its link (its 404 found by the
+    # recheck of the pages not reached: removed), /e is new; and /, whose links now lead
+    # to /e, not /d, changed (a change of its links counts: its lastmod is the time run 2
+    # found it, docs/lastmod.rst "What counts as a change").
     shop.routes["/"] = Route(body=html(body=_links("/a", "/b", "/c", "/e")))
+    shop.routes["/d"] = Route(404, "gone")
     shop.routes["/b"] = Route(body=html(body="<p>x</p>"), headers=_modified(20))
     shop.routes["/e"] = Route(body=html(body="<p>new</p>"), headers=_modified(21))
     second = await crawl(_settings(endpoint), start_url=u("/"))

@@ -55,6 +55,9 @@ class _NothingToCrawl(scrapy.Spider):
     pipeline's own validation, much faster than the pipeline's record-at-a-time road."""
 
     name = "sitemapgen-build"
+    #: The exporter starts no crawl on the store: it publishes what the store's crawl
+    #: recorded, with that crawl's verdicts (docs/recurring.rst).
+    sitemapgen_republishes = True
     input: str | None = None
     bulk = False
     workers = 1
@@ -307,6 +310,8 @@ class BuildCommand(ScrapyCommand):
         settings.set("JOBDIR", None, priority="cmdline")  # no scheduler state is needed
         # Requests a killed crawl left pending are for that crawl's resume, not for us.
         settings.set("SITEMAPGEN_RESUME_REQUESTS", False, priority="cmdline")
+        # Nothing is requested: the pages the store's crawl did not reach stay unreached.
+        settings.set("SITEMAPGEN_RECHECK_UNREACHED", False, priority="cmdline")
         # A shared (Redis) store: this run is the one that writes.
         settings.set("SITEMAPGEN_SHARED_WRITE", "always", priority="cmdline")
         # Nothing is fetched: a feed's records are not checked against robots.txt, whichever

@@ -22,6 +22,7 @@ from ..store.base import StoreError
 from .exitstatus import exit_non_zero
 from .feed import SitemapFeeds
 from .live_audit import LiveAudit, write_reports
+from .recheck import Recheck
 from .recorder import Recorder, store_failure
 from .robots_rules import RobotsRules
 from .startup import checked_config, refuse_start
@@ -54,7 +55,9 @@ class SitemapExporter:
         self.config = config
         self.stats = crawler.stats
         self.reporter = Reporter(crawler.stats, logger)
-        self.recorder = Recorder(crawler, config, self.reporter)
+        # The offline build's spider republishes what a store holds: it starts no crawl.
+        republishes = getattr(crawler.spidercls, "sitemapgen_republishes", False)
+        self.recorder = Recorder(crawler, config, self.reporter, starts_runs=not republishes)
         #: Each origin's robots.txt for the listing rules (SITEMAPGEN_RESPECT_ROBOTS_TXT).
         self.robots = RobotsRules(crawler, config) if config.respect_robots_txt else None
         #: Published instead of the recorder's store when set (see :meth:`publish_from`).
@@ -66,6 +69,9 @@ class SitemapExporter:
         #: Why nothing was recorded, when the caller knows (a build's feed held no usable
         #: record): said by the close report when there is nothing to publish.
         self.empty_reason: str | None = None
+        #: The pages published before that the crawl did not reach, requested once when
+        #: the spider idles (SITEMAPGEN_RECHECK_UNREACHED), before the audit.
+        self.recheck = Recheck(crawler, config, self.recorder)
         #: The audit of the live sitemaps (SITEMAPGEN_AUDIT), run when the spider idles.
         self.audit = (
             LiveAudit(crawler, config, self.recorder, self.robots) if config.audit else None
@@ -100,8 +106,8 @@ class SitemapExporter:
         prepare_state(config.state_path, config.state_key, config.uri, config.output_dir)
         crawler.signals.connect(exporter.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(exporter.spider_closed, signal=signals.spider_closed)
-        if exporter.audit is not None:
-            crawler.signals.connect(exporter.audit.spider_idle, signal=signals.spider_idle)
+        if exporter.audit is not None or not exporter.recheck.done:
+            crawler.signals.connect(exporter.spider_idle, signal=signals.spider_idle)
         return exporter
 
     @classmethod
@@ -117,6 +123,13 @@ class SitemapExporter:
             f"{component} needs the scrapy_sitemapgen.SitemapExporter extension: add it to "
             f"EXTENSIONS, or enable everything with ADDONS = {{'scrapy_sitemapgen.Addon': 500}}."
         )
+
+    def spider_idle(self) -> None:
+        """The recheck of unreached pages first, then the audit (which then finds them
+        judged); each keeps the spider open until it is done."""
+        self.recheck.spider_idle()
+        if self.audit is not None:
+            self.audit.spider_idle()
 
     def spider_opened(self) -> None:
         self.recorder.open()
@@ -229,6 +242,7 @@ class SitemapExporter:
                     },
                 )
                 return
+            self.recheck.report()
             coordination = store.coordination()
             if coordination is not None:
                 await run_in_thread(store.flush)
@@ -249,9 +263,13 @@ class SitemapExporter:
                     outcome=outcome,
                     keep_clusters=self.audit is not None,
                     settled=None if log is None else log.published_lastmod,
+                    cut=reason if reason != "finished" else self.recheck.cut,
                 )
                 if outcome.failed:  # each failed file has had its line
                     self._publish_failed()
+                elif self._source is None:
+                    # A shared store's next crawl starts a run of its own.
+                    await run_in_thread(store.finish_run)
             finally:
                 # Counted after writing: a build's run store learns its count as it merges.
                 self.stats.set_value(keys.URLS_STORED, await run_in_thread(len, source))

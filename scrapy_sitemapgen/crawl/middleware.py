@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.spidermiddlewares.httperror import HttpError
 
-from ..sitemaps.verdicts import LISTED
+from ..sitemaps.verdicts import LISTED, SOURCE_CRAWL, SOURCE_SITEMAP
 from .exporter import SitemapExporter
 from .extract import page_facts
 from .judging import response_verdicts
@@ -42,7 +42,10 @@ class SitemapSpiderMiddleware:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         exporter = SitemapExporter.required_by(crawler, cls.__name__)
-        return cls(exporter.recorder, exporter.robots)
+        middleware = cls(exporter.recorder, exporter.robots)
+        # The pages published before that the crawl did not reach are recorded as its own.
+        exporter.recheck.record = middleware.record_response
+        return middleware
 
     async def process_spider_output(
         self, response: Response, result: AsyncIterator[Any]
@@ -68,47 +71,65 @@ class SitemapSpiderMiddleware:
         if isinstance(exception, HttpError):
             self._record(response)
 
-    def _record(self, response: Response) -> None:
-        if self.recorder.store is not None:
-            self._keep(response, self._facts(response, None))
+    def _record(self, response: Response, source: str = SOURCE_CRAWL) -> UrlFacts | None:
+        if self.recorder.store is None:
+            return None
+        facts = self._facts(response, None)
+        self._keep(response, facts, source)
+        return facts
 
-    async def _record_checked(self, response: Response, robots: RobotsRules) -> None:
+    async def _record_checked(
+        self, response: Response, robots: RobotsRules, source: str = SOURCE_CRAWL
+    ) -> UrlFacts | None:
         """:meth:`_record` with robots.txt's listing rule: the origin's file is read first
         (once per origin), the files of the images' origins before the facts are kept."""
         if self.recorder.store is None:
-            return
+            return None
         page_robots = await robots.of_response(response)
         if self.recorder.store is None:  # the spider closed meanwhile
-            return
+            return None
         facts = self._facts(response, page_robots)
         if facts is not None and facts.images:
             facts = await robots.allowed_images(facts, self.recorder.reporter)
             if self.recorder.store is None:
-                return
-        self._keep(response, facts)
+                return None
+        self._keep(response, facts, source)
+        return facts
 
     def _facts(self, response: Response, robots: RobotsTxt | None) -> UrlFacts | None:
         recorder = self.recorder
         reporter = recorder.reporter
-        if recorder.verdicts is not None:
-            reporter.last_exclusion = reporter.last_skip = None
+        reporter.last_exclusion = reporter.last_skip = None
         return page_facts(response, recorder.config, reporter, robots=robots, named=recorder.named)
 
-    def _keep(self, response: Response, facts: UrlFacts | None) -> None:
-        """Record the facts, and the response's verdicts (read from the reporter when
-        ``facts`` is None: nothing may report between :meth:`_facts` and this)."""
+    def _keep(self, response: Response, facts: UrlFacts | None, source: str = SOURCE_CRAWL) -> None:
+        """Record the facts, and the verdicts of the URLs not listed: the response's own
+        when ``facts`` is None (read from the reporter: nothing may report between
+        :meth:`_facts` and this), and those that redirected to it. They are this run's
+        evidence (:mod:`..sitemaps.evidence`), and the audit's (``source``: how the URL
+        was reached, :data:`..sitemaps.verdicts.SOURCE_CRAWL` by a link)."""
         recorder = self.recorder
         if facts is not None and recorder.record(facts, from_item=False):
             recorder.page_recorded()
-        if recorder.verdicts is None:
-            return
-        reporter = recorder.reporter
-        if recorder.audits:
-            recorder.judged(response_verdicts(response, facts, reporter, recorder.config))
-            return
-        # Only the clusters' check: the pages not listed (the URLs that redirected to a
-        # listed one among them); a listed page's verdict would repeat its store row.
         request = response.request
-        if facts is None or (request is not None and request.meta.get("redirect_urls")):
-            verdicts = response_verdicts(response, facts, reporter, recorder.config)
-            recorder.judged([v for v in verdicts if v.verdict != LISTED])
+        redirected = request is not None and request.meta.get("redirect_urls")
+        if facts is not None and not redirected and not recorder.audits:
+            return  # a listed page: its store row is its verdict
+        verdicts = response_verdicts(response, facts, recorder.reporter, recorder.config, source)
+        unlisted = [v for v in verdicts if v.verdict != LISTED]
+        for verdict in unlisted:
+            recorder.judge(verdict.url, verdict.verdict)
+        if recorder.verdicts is not None:
+            # The audit keeps every verdict; the clusters' check those of the pages not
+            # listed (a listed page's verdict would repeat its store row).
+            recorder.judged(verdicts if recorder.audits else unlisted)
+
+    async def record_response(self, response: Response) -> UrlFacts | None:
+        """Record a response the add-on requested itself (a page published before that
+        the crawl did not reach) as the spider's responses are, whatever its status;
+        its facts when it is listed. Its verdicts say the URL was reached through the
+        published sitemap, not a link (the audit's ``listed_unreachable``)."""
+        robots = self.robots
+        if robots is None or response.status != 200:
+            return self._record(response, SOURCE_SITEMAP)
+        return await self._record_checked(response, robots, SOURCE_SITEMAP)

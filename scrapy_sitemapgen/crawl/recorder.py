@@ -50,6 +50,17 @@ _PAGES_PER_STAT = 100
 _STORE_ERRORS = (sqlite3.Error, OSError, StoreError)
 
 
+def _seen_before(jobdir: Path | None) -> bool:
+    """Whether Scrapy's duplicate filter of ``jobdir`` remembers requests: the crawl in it
+    started before, and this process resumes it."""
+    if not jobdir:
+        return False
+    try:
+        return (Path(jobdir) / "requests.seen").stat().st_size > 0
+    except OSError:
+        return False
+
+
 def store_failure(exc: BaseException, location: object) -> object:
     """What a store's failure says: a StoreError's message is in words already."""
     if isinstance(exc, StoreError):
@@ -60,8 +71,13 @@ def store_failure(exc: BaseException, location: object) -> object:
 class Recorder:
     """One crawl's store: ``store`` is None before the spider opens and after it closes."""
 
-    def __init__(self, crawler: Crawler, config: Config, reporter: Reporter) -> None:
+    def __init__(
+        self, crawler: Crawler, config: Config, reporter: Reporter, *, starts_runs: bool = True
+    ) -> None:
         self.crawler = crawler
+        #: Whether opening the store starts a crawl on it (False: the offline build, which
+        #: publishes what the store's crawl recorded).
+        self.starts_runs = starts_runs
         self.config = config
         self.reporter = reporter
         # Pages left out, per origin: the close report explains a crawl that lists few.
@@ -85,6 +101,10 @@ class Recorder:
         #: Whether the live sitemaps are audited (SITEMAPGEN_AUDIT, and verdicts kept).
         self.audits = False
         self._verdicts_uncounted = 0
+        #: Whether this process resumes a crawl of the same JOBDIR (its scheduler had seen
+        #: requests before): the verdicts the store kept are then this crawl's own. Read
+        #: now, before the scheduler opens its files.
+        self.resumed = _seen_before(config.jobdir)
         #: Where the canonical targets of pages left out as canonical_elsewhere go: only
         #: the choice among duplicates by content reads them.
         self.named: Callable[[str], None] | None = (
@@ -140,6 +160,10 @@ class Recorder:
             logger.debug("Sitemap: the store's failure", exc_info=True)
             raise CloseSpider("sitemapgen_store_unavailable") from None
         self.store = store
+        try:
+            store.start_run(resumed=self.resumed or not self.starts_runs)
+        except _STORE_ERRORS as exc:
+            self._store_failed("(the start of the crawl)", exc)
         journal = store.journal() if config.resume_requests and self.keeps_store else None
         if journal is not None:
             self.journal = journal
@@ -173,6 +197,17 @@ class Recorder:
             self._store_failed(facts.loc, exc)
             return False
         return True
+
+    def judge(self, url: str, verdict: str) -> None:
+        """Keep this run's verdict on a URL it did not list (a URL the policy refused,
+        which no sitemap can list, has none); a storage failure is logged and counted."""
+        assert self.store is not None
+        try:
+            self.store.judge(url, verdict)
+        except (ValueError, KeyError):  # no origin: a port out of range, another scheme
+            return
+        except _STORE_ERRORS as exc:
+            self._store_failed(url, exc)
 
     def record_canonical(self, target: str) -> None:
         """Keep a URL that a page left out as ``canonical_elsewhere`` names; a storage

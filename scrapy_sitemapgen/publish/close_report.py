@@ -6,11 +6,13 @@ import logging
 from typing import TYPE_CHECKING
 
 from .. import stats as keys
+from ..sitemaps.evidence import UNREACHED, refused
 from ..sitemaps.exclusions import governed_by
 from ..sitemaps.sections import section_counts
 from ..sitemaps.verdicts import FINDINGS
 
 if TYPE_CHECKING:
+    from ..sitemaps.evidence import OriginEvidence
     from ..sitemaps.urls import Origin
     from ..stats import Reporter
     from .cluster_index import ClusterIndex
@@ -35,9 +37,17 @@ class CloseReport:
     grow with the origin count, and nothing here holds more than the shown origins' sets.
     """
 
-    def __init__(self, reporter: Reporter, origins: list[Origin], log_origins: int = 20) -> None:
+    def __init__(
+        self,
+        reporter: Reporter,
+        origins: list[Origin],
+        log_origins: int = 20,
+        cut: str | None = None,
+    ) -> None:
         self.reporter = reporter
         self.log_origins = log_origins
+        #: Why the crawl stopped before it could reach every page (its close reason).
+        self.cut = cut
         self._shown = {origin: n for n, origin in enumerate(origins[:log_origins])}
         self._held: dict[int, tuple[OriginSet, bool]] = {}
         self.origins = self.urls = self.written = self.unchanged = 0
@@ -64,7 +74,13 @@ class CloseReport:
         # written and delivered, and those an incremental run kept as they were (P10).
         sitemaps = [r for r in origin_set.records if r.kind in _SITEMAP_KINDS]
         urlsets = origin_set.files("urlset")
-        urls = origin_set.url_count or sum(r.entries for r in origin_set.files("text"))
+        urls = origin_set.listed
+        evidence = origin_set.evidence
+        if evidence is not None:
+            for reason, count in evidence.kept.items():
+                self.reporter.stats.inc_value(keys.kept(reason), count)
+            for reason, count in _removed_by(origin_set).items():
+                self.reporter.stats.inc_value(keys.removed(reason), count)
         changed_files = sum(1 for r in sitemaps if r.changed)
         self.written += changed_files
         self.unchanged += len(sitemaps) - changed_files
@@ -111,14 +127,16 @@ class CloseReport:
         news, texts = (len(origin_set.files(kind)) for kind in ("news", "text"))
         logger.log(
             logging.INFO if shown else logging.DEBUG,
-            "Sitemap: %(root)s: %(urls)d URLs (%(added)+d, -%(removed)d since the previous run) "
-            "in %(files)d sitemap file(s)%(news)s%(texts)s at %(folder)s%(failed)s; changed: "
-            "%(changed)s; add to its robots.txt: %(robots)s",
+            "Sitemap: %(root)s: %(urls)d URLs (%(added)+d, -%(removed)d since the previous "
+            "run%(why)s)%(kept)s in %(files)d sitemap file(s)%(news)s%(texts)s at %(folder)s"
+            "%(failed)s; changed: %(changed)s; add to its robots.txt: %(robots)s",
             {
                 "root": origin_set.origin.root,
                 "urls": urls,
                 "added": origin_set.added,
                 "removed": origin_set.removed,
+                "why": _counted_reasons(_removed_by(origin_set), ": "),
+                "kept": self._kept_words(evidence),
                 "files": len(urlsets),
                 "news": f", {news} news sitemap(s)" if news else "",
                 "texts": f", {texts} text sitemap(s)" if texts else "",
@@ -126,6 +144,76 @@ class CloseReport:
                 "failed": "" if delivered else " (DELIVERY INCOMPLETE)",
                 "changed": ", ".join(changed) if changed else "nothing",
                 "robots": origin_set.robots_lines.strip().replace("\n", " | "),
+            },
+        )
+
+    def _kept_words(self, evidence: OriginEvidence | None) -> str:
+        """What the close line says of the pages kept without evidence: ``; kept 99 from
+        the previous run (503 ×76, 500 ×23), 3 unreached after a cut crawl``."""
+        if evidence is None or not evidence.kept:
+            return ""
+        unreached = evidence.kept.get(UNREACHED, 0)
+        failed = {r: n for r, n in evidence.kept.items() if r != UNREACHED}
+        parts = []
+        if failed:
+            reasons = ", ".join(f"{r} ×{n}" for r, n in _ranked(failed))
+            parts.append(f"kept {sum(failed.values())} from the previous run ({reasons})")
+        if unreached:
+            after = f" after a cut crawl ({self.cut})" if self.cut else ""
+            parts.append(f"{'' if failed else 'kept '}{unreached} unreached{after}")
+        return "; " + ", ".join(parts)
+
+    def refuses(self, origin_set: OriginSet, share: float | None) -> bool:
+        """The guard on shrinking (SITEMAPGEN_MAX_REMOVED_SHARE) for a staged origin:
+        whether it must not be published; if so, one ERROR line and its count."""
+        listed = origin_set.listed
+        previous = listed - origin_set.added + origin_set.removed
+        evidence = origin_set.evidence
+        alarming = 0 if evidence is None else evidence.alarming
+        if not refused(previous, origin_set.removed, listed, alarming, share):
+            return False
+        # A feed's build has no evidence: its URLs left because the feed no longer has them.
+        reasons = _removed_by(origin_set) or {"not in the input": origin_set.removed}
+        self._refused(origin_set.origin, previous, origin_set.removed, reasons, share)
+        return True
+
+    def refuses_empty(self, origin: Origin, evidence: OriginEvidence, share: float | None) -> bool:
+        """The guard for an origin this run left nothing to write for."""
+        removed = evidence.removed_count
+        if not refused(evidence.previous, removed, 0, evidence.alarming, share):
+            return False
+        reasons = dict(evidence.removed)
+        if not evidence.previous:  # a first run: what the listing rules left out
+            excluded = self.reporter.by_origin
+            reasons = dict(excluded.counts.get(origin.root, {})) if excluded is not None else {}
+            removed = evidence.alarming
+        self._refused(origin, evidence.previous, removed, reasons, share)
+        return True
+
+    def _refused(
+        self,
+        origin: Origin,
+        previous: int,
+        removed: int,
+        reasons: dict[str, int],
+        share: float | None,
+    ) -> None:
+        self.reporter.stats.inc_value(keys.OUTPUT_REFUSED)
+        what = (
+            f"this run would remove {removed} of the {previous} URLs it published"
+            if previous
+            else f"none of the {removed} pages this run crawled there is listed"
+        )
+        logger.error(
+            "Sitemap: %(root)s was not published: %(what)s (%(reasons)s), more than "
+            "SITEMAPGEN_MAX_REMOVED_SHARE = %(share)s allows; its published files stay as "
+            "they were and nothing was submitted. If the site did lose these pages, run "
+            "again with a higher SITEMAPGEN_MAX_REMOVED_SHARE (None: no guard)",
+            {
+                "root": origin.root,
+                "what": what,
+                "reasons": _counted_reasons(reasons, "") or "no reason recorded",
+                "share": share,
             },
         )
 
@@ -331,3 +419,28 @@ def _counted(counts: dict[str, int]) -> str:
         f"{name} {counts[name]}"
         for name in sorted(counts, key=lambda name: _FINDING_ORDER.get(name, 0))
     )
+
+
+def _ranked(counts: dict[str, int]) -> list[tuple[str, int]]:
+    return sorted(counts.items(), key=lambda pair: (-pair[1], pair[0]))
+
+
+def _counted_reasons(counts: dict[str, int], lead: str) -> str:
+    """``status/404 14, noindex 2`` after ``lead``; "" for no counts."""
+    if not counts:
+        return ""
+    return lead + ", ".join(f"{reason} {count}" for reason, count in _ranked(counts))
+
+
+def _removed_by(origin_set: OriginSet) -> dict[str, int]:
+    """The origin's URLs removed since the previous run, by reason: the evidence the join
+    saw, and what the publish left out after it (duplicates by content) as the rest."""
+    evidence = origin_set.evidence
+    if evidence is None:
+        return {}
+    reasons = dict(evidence.removed)
+    rest = origin_set.removed - evidence.removed_count
+    if rest > 0:
+        reason = "duplicate_content" if origin_set.duplicates else "other"
+        reasons[reason] = reasons.get(reason, 0) + rest
+    return reasons

@@ -20,6 +20,7 @@ from ..state.statefile import PublishState
 from .close_report import CloseReport, count_clusters, log_clusters
 from .cluster_index import ClusterIndex, build_clusters
 from .delivery import Stagings, publish_feeds, publish_local, publish_remote
+from .recurring import RecurringSource
 from .staging import GROUP_ORIGINS, stage_origins
 from .submissions import NotifyLog, notify
 
@@ -62,11 +63,14 @@ class PublishOutcome:
     #: The hreflang clusters checked, kept for the audit's report when the caller asked
     #: (``keep_clusters``); the caller closes it.
     clusters: ClusterIndex | None = None
+    #: Origins not published because the run would have removed too many of their URLs
+    #: (SITEMAPGEN_MAX_REMOVED_SHARE).
+    refused: int = 0
 
     @property
     def failed(self) -> bool:
         """Whether some origin was not published (a publish that raised failed too)."""
-        return self.incomplete > 0
+        return self.incomplete > 0 or self.refused > 0
 
 
 class _Stagings:
@@ -103,6 +107,7 @@ async def publish(
     outcome: PublishOutcome | None = None,
     keep_clusters: bool = False,
     settled: Callable[[str, str | None], None] | None = None,
+    cut: str | None = None,
 ) -> PublishOutcome:
     """Stage every origin's set from ``store``, deliver it, remember what was published,
     and log and count the result. Staging runs in a thread: a million URLs take seconds.
@@ -127,10 +132,22 @@ async def publish(
 
     ``settled`` is told (loc, lastmod) of each URL whose lastmod the state's content
     notes changed from the one the store holds (:func:`staging.stage_origin`): the
-    audit's verdicts then hold the lastmod published (``VerdictLog.published_lastmod``)."""
+    audit's verdicts then hold the lastmod published (``VerdictLog.published_lastmod``).
+
+    A crawl's store (any source but a feed's, which states the whole site) is published
+    as a recurring run: joined with what the previous run published and this run's
+    verdicts (:mod:`.recurring`), so that only evidence removes a page; an origin that
+    would lose more than SITEMAPGEN_MAX_REMOVED_SHARE of its URLs is not published
+    (:func:`..sitemaps.evidence.refused`). ``cut``: why the crawl stopped before it reached
+    every page (its close reason), for the close log's word on unreached pages."""
     outcome = PublishOutcome() if outcome is None else outcome
     stagings = _Stagings(config)
     state = await run_in_thread(PublishState, config.state_path)
+    now = datetime.now(timezone.utc)
+    recurring: RecurringSource | None = None
+    if getattr(store, "has_content", True):
+        recurring = await run_in_thread(RecurringSource, store, config, state, int(now.timestamp()))
+        store = recurring
     if state.migrated:
         logger.info(
             "Sitemap: the state file %(path)s was written by an earlier version, which kept "
@@ -158,27 +175,51 @@ async def publish(
             await run_in_thread(count_clusters, clusters, reporter)
         # The origins whose lines are shown: the first few, not a list of every origin.
         shown = await run_in_thread(first_origins, store, config.log_origins)
-        closing = CloseReport(reporter, shown, config.log_origins)
+        closing = CloseReport(reporter, shown, config.log_origins, cut)
         notify_log = NotifyLog(shown, config.log_origins)
         groups = stage_origins(
             store,
             config,
-            datetime.now(timezone.utc),
+            now,
             state,
             reporter,
             stagings.staging_of,
             group=None if feeds is not None and crawler is not None else GROUP_ORIGINS,
             clusters=None if clusters is None else clusters.path,
             settled=settled,
+            recurring=recurring is not None,
         )
+        staged: set[Origin] = set()
         while (sets := await run_in_thread(next, groups, None)) is not None:
             moved: set[str] = set()
+            staged.update(s.origin for s in sets)
+            if recurring is not None:
+                for origin_set in sets:
+                    origin_set.evidence = recurring.evidence.get(origin_set.origin)
+            refused = [s for s in sets if closing.refuses(s, config.max_removed_share)]
+            outcome.refused += len(refused)
             try:
-                moved = await _deliver(
-                    sets, state, config, reporter, crawler, feeds, closing, notify_log, outcome
-                )
+                if len(refused) < len(sets):
+                    moved = await _deliver(
+                        [s for s in sets if s not in refused],
+                        state,
+                        config,
+                        reporter,
+                        crawler,
+                        feeds,
+                        closing,
+                        notify_log,
+                        outcome,
+                    )
             finally:
                 await run_in_thread(stagings.remove, [s.staging for s in sets], moved)
+        if recurring is not None:
+            # Origins with nothing left to write: refused when the run removed what they had.
+            for origin, evidence in sorted(recurring.evidence.items()):
+                if origin not in staged and closing.refuses_empty(
+                    origin, evidence, config.max_removed_share
+                ):
+                    outcome.refused += 1
         closing.finish(empty_reason)
         if clusters is not None:
             await run_in_thread(log_clusters, clusters, config.log_origins)

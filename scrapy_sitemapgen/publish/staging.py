@@ -44,10 +44,12 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Generator, Iterable, Iterator
 
     from ..settings import Config, Rule
+    from ..sitemaps.evidence import OriginEvidence
     from ..sitemaps.facts import UrlFacts
     from ..state.entry_changes import ChangeNotes
     from ..state.feed_notes import FeedNotes
     from ..state.notes import Save
+    from ..state.published_entries import PublishedNotes
     from ..state.statefile import PublishState
     from ..state.url_notes import UrlNotes
     from ..state.view import StateView
@@ -110,6 +112,8 @@ class OriginSet:
     first_chrome: list[tuple[str, int]] = field(default_factory=list)
     #: The entries of its changes feed (None: SITEMAPGEN_CHANGES_FEED is off).
     feed_entries: int | None = None
+    #: What this run's evidence did to the previous run's set (None: a feed's build).
+    evidence: OriginEvidence | None = None
 
     def files(self, kind: str) -> list[FileRecord]:
         """Its files of ``kind`` (``urlset``, ``news``, ``text``, ``index``, ...), in
@@ -120,6 +124,13 @@ class OriginSet:
     def url_count(self) -> int:
         """The URLs in its urlsets."""
         return sum(record.entries for record in self.records if record.kind == "urlset")
+
+    @property
+    def listed(self) -> int:
+        """The URLs it lists: in its urlsets, or its text sitemaps when it has no XML."""
+        return self.url_count or sum(
+            record.entries for record in self.records if record.kind == "text"
+        )
 
     @property
     def robots_lines(self) -> str:
@@ -173,11 +184,14 @@ def _noted(
     notes: UrlNotes,
     changes: ChangeNotes | None = None,
     feed: FeedNotes | None = None,
+    published: PublishedNotes | None = None,
 ) -> Iterator[UrlFacts]:
     if changes is not None:
         entries = _fingerprinted(entries, changes, feed)
     locs: list[str] = []  # handed over in blocks: one call per block, not per URL
     for facts in entries:
+        if published is not None:
+            published.note(facts)
         locs.append(facts.loc)
         if len(locs) >= URL_BLOCK:
             notes.note_all(locs)
@@ -349,11 +363,14 @@ def stage_origin(
     staging: str | Path,
     clusters: str | None = None,
     settled: Settled | None = None,
+    recurring: bool = False,
 ) -> OriginSet | None:
     """Write every file of ``origin`` into ``staging``; None when nothing was writable.
     ``clusters``: the hreflang clusters' index file (:mod:`.cluster_index`), when the
     alternates written are those it checked. ``settled``: told of each lastmod the
-    content notes changed from the store's, for the audit's verdicts.
+    content notes changed from the store's, for the audit's verdicts. ``recurring``: the
+    entries written are noted whole for the next run, which publishes again those it
+    cannot judge (a crawl's store, :mod:`.recurring`; a feed states the whole site).
 
     A file whose bytes equal what the previous run published keeps that run's
     ``<lastmod>`` in the index (P10) and is marked unchanged, so the delivery can leave it
@@ -396,9 +413,16 @@ def stage_origin(
     )
     lookup = ClusterLookup(clusters) if clusters is not None else None
     listing = _Listing(store, origin, config, state, reporter, lookup, settled)
+    published = (
+        state.published_notes(config.state_key, origin.name, int(now.timestamp()))
+        if recurring
+        else None
+    )
     if "xml" in config.formats:
         # The URLs of no section in the pass that notes every URL, in loc order.
-        noted = _noted(with_rules(listing.entries(first=True), config), notes, changes, feed)
+        noted = _noted(
+            with_rules(listing.entries(first=True), config), notes, changes, feed, published
+        )
         output = write_origin(
             in_section(noted, config.sections, "") if config.sections else noted,
             sections=[(s.name, _section_pass(listing, config, s.name)) for s in config.sections],
@@ -415,13 +439,15 @@ def stage_origin(
         # A text sitemap has no lastmod: the pass after the XML one need not settle them.
         entries = listing.entries(first=not xml, settled=not xml)
         output.texts = write_text(
-            entries if xml else _noted(entries, notes, changes, feed),
+            entries if xml else _noted(entries, notes, changes, feed, published),
             scope=origin.root,
             open_sink=open_sink,
             options=options,
             on_skip=skip,
         )
     listing.notes.finish()
+    if published is not None:
+        published.finish()
     if lookup is not None:
         lookup.close()
     if not output.sitemaps and not output.texts:
@@ -574,6 +600,7 @@ def stage_origins(
     group: int | None = GROUP_ORIGINS,
     clusters: str | None = None,
     settled: Settled | None = None,
+    recurring: bool = False,
 ) -> Generator[list[OriginSet], None, None]:
     """:func:`stage_origin` for every origin of ``store``, yielded in groups for the
     caller to deliver before the next is staged (``group=None``: all in one group).
@@ -591,6 +618,8 @@ def stage_origins(
         return
     if settled is not None:
         stage = partial(stage, settled=settled)
+    if recurring:
+        stage = partial(stage, recurring=True)
     sets: list[OriginSet] = []
     for origin in store.origins():
         origin_set = stage(store, origin, config, now, state, reporter, staging_of(origin))

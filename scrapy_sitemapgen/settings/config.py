@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from .. import locations
 from ..locations import FILE_FEED_STORAGE, feed_storages, has_storage, uri_scheme
+from ..sitemaps.evidence import MAX_KEEP_UNCONFIRMED_SECONDS
 from ..sitemaps.facts import parse_changefreq, parse_priority
 from ..sitemaps.indexnow import KEY_RE, MAX_URLS_PER_REQUEST
 from ..sitemaps.limits import (
@@ -391,6 +392,17 @@ class Config:
     changes_feed_entries: int = 100
     #: SITEMAPGEN_CHANGES_FEED_IN_ROBOTS: name the feed in the robots.txt lines too.
     changes_feed_in_robots: bool = False
+    #: SITEMAPGEN_KEEP_UNCONFIRMED: seconds a published page stays listed without this
+    #: run's evidence (a 5xx, a timeout, not reached) before it is removed.
+    keep_unconfirmed: float = 0.0
+    #: SITEMAPGEN_MAX_REMOVED_SHARE: an origin whose run would remove more than this share
+    #: of its published URLs is not published (None: no guard).
+    max_removed_share: float | None = None
+    #: SITEMAPGEN_RECHECK_UNREACHED: after a crawl that finished on its own, the URLs
+    #: published before that it did not reach are requested once.
+    recheck_unreached: bool = False
+    #: Scrapy's DEPTH_LIMIT (0: none): a crawl that reached it did not reach every page.
+    depth_limit: int = 0
 
     @property
     def checks_clusters(self) -> bool:
@@ -520,7 +532,9 @@ class Config:
                 deny=read.patterns(settings, "SITEMAPGEN_IMAGE_DENY"),
                 origin_map=origin_map,
             ),
-            image_chrome_share=_share(settings, "SITEMAPGEN_IMAGE_CHROME_SHARE"),
+            image_chrome_share=_share(
+                settings, "SITEMAPGEN_IMAGE_CHROME_SHARE", "the pages", "to keep every image"
+            ),
             videos=read.flag(settings, "SITEMAPGEN_VIDEOS"),
             alternates=read.flag(settings, "SITEMAPGEN_ALTERNATES"),
             alternates_check=read.choice(
@@ -575,11 +589,23 @@ class Config:
                 "changes in the feed",
             ),
             changes_feed_in_robots=read.flag(settings, "SITEMAPGEN_CHANGES_FEED_IN_ROBOTS"),
+            keep_unconfirmed=read.seconds(
+                settings, "SITEMAPGEN_KEEP_UNCONFIRMED", 0.0, MAX_KEEP_UNCONFIRMED_SECONDS
+            ),
+            max_removed_share=_share(
+                settings,
+                "SITEMAPGEN_MAX_REMOVED_SHARE",
+                "an origin's published URLs",
+                "to turn the guard off",
+            ),
+            recheck_unreached=read.flag(settings, "SITEMAPGEN_RECHECK_UNREACHED"),
+            depth_limit=settings.getint("DEPTH_LIMIT"),
         )
 
 
-def _share(settings: BaseSettings, name: str) -> float | None:
-    """A share of an origin's pages, above 0 and below 1, or None (the check is off)."""
+def _share(settings: BaseSettings, name: str, of: str, off: str) -> float | None:
+    """A share (``of`` what, in the message), above 0 and below 1, or None (the check is
+    off: ``off`` says what None does)."""
     # Not settings.get, which gives the default for a None the user set.
     raw = settings[name] if name in settings else DEFAULTS[name]
     if raw is None or (isinstance(raw, str) and raw.strip().lower() in ("", "none")):
@@ -587,8 +613,8 @@ def _share(settings: BaseSettings, name: str) -> float | None:
     share = read.number(raw)
     if share is None or not 0.0 < share < 1.0:
         raise ValueError(
-            f"{name}={raw!r} is invalid: it must be a share of the pages above 0 and below 1 "
-            f"(0.5: more than half of them), or None to keep every image."
+            f"{name}={raw!r} is invalid: it must be a share of {of} above 0 and below 1 "
+            f"(0.5: more than half of them), or None {off}."
         )
     return share
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING, Any
 
+from ..sitemaps.evidence import KEEP_UNCONFIRMED_SECONDS
 from ..sitemaps.indexnow import ENDPOINT as INDEXNOW_ENDPOINT
 from ..sitemaps.indexnow import MAX_URLS_PER_REQUEST
 from ..sitemaps.limits import (
@@ -51,6 +52,10 @@ DEFAULTS: dict[str, Any] = {
     "SITEMAPGEN_COMMIT_SECONDS": 1.0,
     "SITEMAPGEN_REDIS_PREFIX": "sitemapgen",
     "SITEMAPGEN_SHARED_WRITE": "never",
+    # Recurring crawls (issue 51): only evidence removes a published page
+    "SITEMAPGEN_KEEP_UNCONFIRMED": KEEP_UNCONFIRMED_SECONDS,
+    "SITEMAPGEN_MAX_REMOVED_SHARE": 0.5,
+    "SITEMAPGEN_RECHECK_UNREACHED": True,
     # What gets listed
     "SITEMAPGEN_RESPECT_NOINDEX": True,
     "SITEMAPGEN_RESPECT_CANONICAL": True,

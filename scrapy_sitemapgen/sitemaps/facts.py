@@ -172,6 +172,10 @@ class UrlFacts:
     #: The page's ``<title>`` (or an item's ``title``), kept only for the changes feed
     #: (SITEMAPGEN_CHANGES_FEED): its entries' titles. Never written in a sitemap.
     title: str | None = None
+    #: When this run's or an earlier run's evidence last confirmed the entry (seconds since
+    #: the epoch), for an entry published before and kept without evidence now (a 5xx,
+    #: not reached: :mod:`.evidence`); None for an entry this run listed. Never written.
+    confirmed: int | None = None
 
 
 def clean_title(title: object) -> str | None:

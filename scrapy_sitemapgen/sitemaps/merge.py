@@ -18,6 +18,7 @@ columns and apply the same primitives.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +37,8 @@ __all__ = [
     "latest_given",
     "merge",
     "newest",
+    "published_entry",
+    "published_text",
     "row_facts",
     "unique_videos",
     "video_fields",
@@ -141,15 +144,19 @@ def _dump_extra(facts: UrlFacts) -> str:
     return _compact_json(extra)
 
 
+def _load_json(text: str) -> Any:
+    if _orjson_loads is not None:
+        try:
+            return _orjson_loads(text)
+        except ValueError:  # a lone surrogate the standard encoder wrote
+            pass
+    return json.loads(text)
+
+
 def _load_extra(text: str | None) -> dict[str, Any]:
     if not text:
         return {}
-    if _orjson_loads is not None:
-        try:
-            return _orjson_loads(text)  # type: ignore[no-any-return]
-        except ValueError:  # a lone surrogate the standard encoder wrote
-            pass
-    return json.loads(text)  # type: ignore[no-any-return]
+    return _load_json(text)  # type: ignore[no-any-return]
 
 
 def fact_row(facts: UrlFacts, from_item: bool) -> tuple[str | None, ...]:
@@ -220,3 +227,21 @@ def row_facts(
         language=page.get("l"),
         title=item.get("t") or page.get("t"),
     )
+
+
+def published_text(facts: UrlFacts) -> str:
+    """An entry as it was published, for the state to keep (an unreached page is published
+    again from it, :mod:`.evidence`): the columns of a page's :func:`fact_row` as one
+    compact JSON list, without the page's content (the content notes keep that)."""
+    facts = facts if facts.content is None else dataclasses.replace(facts, content=None)
+    page_lastmod, _, changefreq, priority, extra, _, news = fact_row(facts, False)
+    return _compact_json([page_lastmod, changefreq, priority, extra, news])
+
+
+def published_entry(loc: str, text: str | None) -> UrlFacts:
+    """What :func:`published_text` kept of ``loc``; None: only the loc is known (a state
+    file from before the published entries were kept)."""
+    if text is None:
+        return UrlFacts(loc)
+    lastmod, changefreq, priority, extra, news = _load_json(text)
+    return row_facts(loc, lastmod, changefreq, priority, extra, None, news)

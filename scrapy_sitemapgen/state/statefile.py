@@ -17,6 +17,8 @@ from ..sitemaps.lastmod import FINGERPRINT_VERSION
 from ..sitemaps.sections import section_counts
 from .entry_changes import ENTRY_PRINTS, changed_locs, changes_to, create_changes
 from .notes import chunks, has_notes, has_table, previous_notes
+from .published_entries import ENTRIES
+from .url_notes import URLS
 from .view import KINDS, StateView
 from .worker_notes import adopt
 
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
     from pathlib import Path
 
+    from ..sitemaps.evidence import Previous
     from ..sitemaps.manifest import FileRecord
     from .entry_changes import Changes
     from .notes import NoteKind, Save
@@ -76,7 +79,7 @@ class PublishState(StateView):
             and self._db.execute("SELECT 1 FROM content_blocks LIMIT 1").fetchone() is not None
             and self._fingerprint_version() < FINGERPRINT_VERSION
         )
-        urls, contents, prints, feed = KINDS
+        urls, contents, prints, feed, entries = KINDS
         with self._db:
             for statement in (
                 _FILES,
@@ -86,6 +89,7 @@ class PublishState(StateView):
                 prints.schema,
                 _META,
                 feed.schema,
+                entries.schema,
             ):
                 self._db.execute(statement)
         for kind in KINDS:
@@ -131,6 +135,20 @@ class PublishState(StateView):
         self, kind: NoteKind[Any, Any], output: str, origin: str
     ) -> Iterator[tuple[str, Any]]:
         return previous_notes(self._db, kind, output, origin)
+
+    def previous_published(self, output: str, origin: str) -> Iterator[tuple[str, Previous]]:
+        """What the previous run published for ``origin``, in loc order: its entries, or,
+        from a state file written before they were kept, its URLs alone."""
+        if has_notes(self._db, ENTRIES, output, origin):
+            return previous_notes(self._db, ENTRIES, output, origin)
+        return ((loc, (None, None)) for loc, _ in previous_notes(self._db, URLS, output, origin))
+
+    def published_origins(self, output: str) -> set[str]:
+        """The origins the previous runs published for ``output`` (by their URL sets)."""
+        rows = self._db.execute(
+            f"SELECT DISTINCT origin FROM {URLS.table} WHERE output = ?", (output,)
+        )
+        return {origin for (origin,) in rows}
 
     def changes_to(self, origin: str) -> Callable[[Changes], None]:
         self._db.execute("DELETE FROM url_changes WHERE origin = ?", (origin,))

@@ -1,6 +1,6 @@
 """The state as staging reads and writes it: the files the previous run published, and
-the notes of each kind (URL set, content, IndexNow's fingerprints, the changes feed) for
-an origin. Two states implement it: the state file itself
+the notes of each kind (URL set, content, IndexNow's fingerprints, the changes feed, the
+published entries) for an origin. Two states implement it: the state file itself
 (:class:`.statefile.PublishState`), and a staging worker's view of it
 (:class:`.worker_notes.WorkerState`). Pure."""
 
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .content_notes import CONTENTS, Note
 from .entry_changes import ENTRY_PRINTS, ChangeNotes
 from .feed_notes import FEED, FeedNotes
+from .published_entries import ENTRIES, PublishedNotes
 from .url_notes import URLS, UrlNotes
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ V = TypeVar("V")
 W = TypeVar("W")
 
 #: Every kind of note the state file keeps, in the order its tables were made.
-KINDS: tuple[NoteKind[Any, Any], ...] = (URLS, CONTENTS, ENTRY_PRINTS, FEED)
+KINDS: tuple[NoteKind[Any, Any], ...] = (URLS, CONTENTS, ENTRY_PRINTS, FEED, ENTRIES)
 
 
 class StateView(ABC):
@@ -77,6 +78,11 @@ class StateView(ABC):
         kept for the next (``limit`` entries at most; ``stamp``: the run's time)."""
         previous, save = self.notes(FEED, output, origin)
         return FeedNotes(previous, save, limit, stamp)
+
+    def published_notes(self, output: str, origin: str, now: int) -> PublishedNotes:
+        """Notes of the entries this run publishes for ``origin``, for the next run to
+        publish again what it cannot judge (``now``: this run's time)."""
+        return PublishedNotes(self.notes(ENTRIES, output, origin)[1], now)
 
     def content_notes(self, output: str, origin: str) -> tuple[Iterator[Note], Save]:
         """The previous run's content notes of ``origin`` and where this run's go: what

@@ -48,6 +48,17 @@ class FactSink(Protocol):
         default a store keeps none, and duplicates by content are chosen without them."""
         return
 
+    def judge(self, loc: str, verdict: str) -> None:
+        """Keep this run's verdict on a URL it did not list (``excluded/<reason>``,
+        ``skipped/<reason>``, ``redirected``, ``failed/<kind>``: the names of
+        :class:`~..sitemaps.verdicts.Verdict`), read back by :meth:`FactSource.judged`; a
+        later verdict replaces an earlier one. A verdict that removes the URL
+        (:func:`~..sitemaps.evidence.removes`) also drops its recorded entry, so that a
+        store kept from an earlier crawl no longer lists it. By default a store keeps
+        none: then a page published before that this run left out is kept as if the run
+        had not reached it (``docs/recurring.rst``)."""
+        return
+
     def flush(self) -> None:
         """Make every recorded fact durable and visible to readers."""
         ...
@@ -80,6 +91,21 @@ class FactSource(Protocol):
         """The URLs of ``origin`` that pages left out as ``canonical_elsewhere`` name as
         their canonical (:meth:`FactSink.record_canonical`), each once, in ``loc`` order;
         none by default (a feed's records carry no such pages)."""
+        return iter(())
+
+    def judged(self, origin: Origin) -> Iterator[tuple[str, str]]:
+        """(loc, verdict) of each URL of ``origin`` this run judged and did not list
+        (:meth:`FactSink.judge`), in ``loc`` order; none by default."""
+        return iter(())
+
+    def judged_origins(self) -> list[Origin]:
+        """Every origin with a verdict of this run (:meth:`judged`), sorted."""
+        return []
+
+    def earlier(self, origin: Origin) -> Iterator[str]:
+        """The locs among :meth:`entries` that an earlier crawl recorded and this one did
+        not (a store kept across crawls, :meth:`FactStore.start_run`), in ``loc`` order;
+        none by default (every entry is this run's)."""
         return iter(())
 
     def most_entries(self, origin: Origin) -> int | None:
@@ -116,6 +142,18 @@ class FactStore(FactSink, FactSource, Protocol):
     def from_config(cls, config: Config, location: str) -> Self:
         """The store at ``location`` (a path, or the URL ``SITEMAPGEN_STORE`` gives)."""
         ...
+
+    def start_run(self, *, resumed: bool) -> None:
+        """A crawl starts on this store: unless it ``resumed`` an interrupted one (the
+        same ``JOBDIR``), the verdicts kept are an earlier crawl's and go, and the entries
+        recorded so far become :meth:`FactSource.earlier`. Nothing by default."""
+        return
+
+    def finish_run(self) -> None:
+        """The store's crawl was published: a crawl that starts on it later starts a run
+        of its own (a store shared by several processes, whose workers join the run the
+        first of them started). Nothing by default."""
+        return
 
     def journal(self) -> RequestJournal | None:
         """Requests tracked for resuming a killed crawl, kept in the store's ordered

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from ..sitemaps.evidence import removes
 from ..sitemaps.merge import entry, fact_row
 from ..sitemaps.urls import Origin, origin_of
 from .base import FactStore, StoreError
@@ -49,10 +50,19 @@ redis.call('HSET', KEYS[3], ARGV[2], cjson.encode(new))
 return 1
 """
 _BATCH = 1000
+#: Where a row (a JSON list: the seven columns of sitemaps.merge.COLUMNS) keeps the run
+#: that last recorded it; a row without one is an earlier version's, an earlier run's.
+_RUN = 7
 
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+def _origin(name: bytes | str) -> Origin:
+    """An origin from the part of its keys (``scheme host port``)."""
+    scheme, host, port = _text(name).split(" ")
+    return Origin(scheme, host, int(port))
 
 
 class RedisFactStore(FactStore):
@@ -83,6 +93,8 @@ class RedisFactStore(FactStore):
         self._waiting = 0
         #: Whether this process has marked the store as holding alternates.
         self._alternates_marked = False
+        #: The run this process records for (:meth:`start_run`).
+        self._run = 0
 
     @classmethod
     def from_config(cls, config: Config, location: str) -> Self:
@@ -104,7 +116,11 @@ class RedisFactStore(FactStore):
         origin = self._origin_key(origin_of(facts.loc))
         self._merge(
             keys=[self._key("origins"), self._key("locs", origin), self._key("facts", origin)],
-            args=[origin, facts.loc, json.dumps(fact_row(facts, from_item), ensure_ascii=False)],
+            args=[
+                origin,
+                facts.loc,
+                json.dumps([*fact_row(facts, from_item), self._run], ensure_ascii=False),
+            ],
             client=self._pipe,
         )
         if facts.alternates and not self._alternates_marked:
@@ -115,6 +131,78 @@ class RedisFactStore(FactStore):
         self._waiting += 1
         if self._waiting >= self.batch_size:
             self.flush()
+
+    def start_run(self, *, resumed: bool) -> None:
+        """The first worker to start after the store was published (or on a new store)
+        starts a run; the others join it. A run's verdicts are its own, and the rows an
+        earlier run recorded are :meth:`earlier`."""
+        self._run = self._current_run()
+        if resumed:
+            return
+        if self._run:  # a run exists: joined, unless it was published (one worker takes that)
+            taking = self._client.pipeline(transaction=True)
+            taking.get(self._key("published"))
+            taking.delete(self._key("published"))
+            published, _ = taking.execute()
+            if published is None:
+                return
+        self._run = int(self._client.incr(self._key("run")))
+        earlier = any(
+            self._client.zcard(self._key("locs", self._origin_key(o))) for o in self.origins()
+        )
+        self._client.set(self._key("earlier"), "1" if earlier else "0")
+        judged = self._key("judged_origins")
+        for name in self._client.smembers(judged):
+            origin = _text(name)
+            self._client.delete(self._key("judged", origin), self._key("judgedlocs", origin))
+        self._client.delete(judged)
+
+    def finish_run(self) -> None:
+        self._client.set(self._key("published"), "1")
+
+    def _current_run(self) -> int:
+        value = self._client.get(self._key("run"))
+        return 0 if value is None else int(value)
+
+    def judge(self, loc: str, verdict: str) -> None:
+        origin = self._origin_key(origin_of(loc))
+        pipe = self._pipe
+        pipe.sadd(self._key("judged_origins"), origin)
+        pipe.zadd(self._key("judgedlocs", origin), {loc: 0})
+        pipe.hset(self._key("judged", origin), loc, verdict)
+        if removes(verdict):
+            pipe.hdel(self._key("facts", origin), loc)
+            pipe.zrem(self._key("locs", origin), loc)
+        self._waiting += 1
+        if self._waiting >= self.batch_size:
+            self.flush()
+
+    def judged(self, origin: Origin) -> Iterator[tuple[str, str]]:
+        self.flush()
+        key = self._origin_key(origin)
+        verdicts = self._key("judged", key)
+        for locs in self._batches(self._key("judgedlocs", key)):
+            for loc, verdict in zip(locs, self._client.hmget(verdicts, locs)):
+                if verdict is not None:
+                    yield _text(loc), _text(verdict)
+
+    def judged_origins(self) -> list[Origin]:
+        self.flush()
+        return sorted(_origin(name) for name in self._client.smembers(self._key("judged_origins")))
+
+    def earlier(self, origin: Origin) -> Iterator[str]:
+        self.flush()
+        if self._client.get(self._key("earlier")) != b"1":
+            return
+        run = self._current_run()
+        key = self._origin_key(origin)
+        facts_key = self._key("facts", key)
+        for locs in self._batches(self._key("locs", key)):
+            for loc, row in zip(locs, self._client.hmget(facts_key, locs)):
+                if row is not None:
+                    values = json.loads(row)
+                    if len(values) <= _RUN or values[_RUN] < run:
+                        yield _text(loc)
 
     def record_canonical(self, target: str) -> None:
         origin = self._origin_key(origin_of(target))
@@ -137,12 +225,7 @@ class RedisFactStore(FactStore):
 
     def origins(self) -> list[Origin]:
         self.flush()
-        names = self._client.smembers(self._key("origins"))
-        origins = []
-        for name in names:
-            scheme, host, port = _text(name).split(" ")
-            origins.append(Origin(scheme, host, int(port)))
-        return sorted(origins)
+        return sorted(_origin(name) for name in self._client.smembers(self._key("origins")))
 
     def entries(self, origin: Origin) -> Iterator[UrlFacts]:
         self.flush()
@@ -153,7 +236,7 @@ class RedisFactStore(FactStore):
             for loc, row in zip(locs, rows):
                 if row is None:
                     continue
-                yield entry(_text(loc), tuple(json.loads(row)))
+                yield entry(_text(loc), tuple(json.loads(row)[:_RUN]))
 
     def canonical_targets(self, origin: Origin) -> Iterator[str]:
         self.flush()

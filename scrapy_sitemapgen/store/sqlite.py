@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..sitemaps.evidence import removes
 from ..sitemaps.merge import fact_row, row_facts
 from ..sitemaps.urls import Origin, origin_of
 from .base import FactStore, StoreError
@@ -53,9 +54,10 @@ CREATE TABLE IF NOT EXISTS urls (
 # two-argument max() is NULL if either side is, hence the COALESCE.
 _UPSERT = """
 INSERT INTO urls (scheme, host, port, loc, page_lastmod, item_lastmod, changefreq, priority,
-                  page_extra, item_extra, news)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                  page_extra, item_extra, news, run)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT DO UPDATE SET
+    run = excluded.run,
     page_lastmod = COALESCE(MAX(page_lastmod, excluded.page_lastmod),
                             page_lastmod, excluded.page_lastmod),
     item_lastmod = COALESCE(MAX(item_lastmod, excluded.item_lastmod),
@@ -80,9 +82,30 @@ CREATE TABLE IF NOT EXISTS canonical_targets (
 _NAME_TARGET = (
     "INSERT OR IGNORE INTO canonical_targets (scheme, host, port, loc) VALUES (?, ?, ?, ?)"
 )
+#: This run's verdicts of the URLs it did not list (FactSink.judge): one row per URL, a
+#: later verdict replacing an earlier one; emptied when a new crawl starts (start_run).
+_JUDGED_SCHEMA = """
+CREATE TABLE IF NOT EXISTS judged (
+    scheme TEXT NOT NULL,
+    host TEXT NOT NULL,
+    port INTEGER NOT NULL,
+    loc TEXT NOT NULL,
+    verdict TEXT NOT NULL,
+    PRIMARY KEY (scheme, host, port, loc)
+) WITHOUT ROWID
+"""
+_JUDGE = "INSERT OR REPLACE INTO judged (scheme, host, port, loc, verdict) VALUES (?, ?, ?, ?, ?)"
+_FORGET = "DELETE FROM urls WHERE scheme = ? AND host = ? AND port = ? AND loc = ?"
+#: Which crawl is the store's current one (``run``: each row's ``run`` column says which
+#: crawl last recorded it), and whether rows of an earlier one are there (``earlier``).
+_RUNS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID
+"""
 #: Tables that came after the first stores of this schema: a store without them gets
-#: them when it opens (they start empty), so an older store file still opens.
-_ADDED_TABLES = VERDICT_TABLES | {"canonical_targets"}
+#: them when it opens (they start empty), so an older store file still opens. (The
+#: ``run`` column of ``urls`` came with the last two; an older store's rows have none,
+#: and count as an earlier crawl's.)
+_ADDED_TABLES = VERDICT_TABLES | {"canonical_targets", "judged", "runs"}
 # COALESCE(item_lastmod, page_lastmod) is lastmod.published() (the item's beats the page's),
 # chosen here so that row_facts() gets the lastmod to publish.
 _SELECT = (
@@ -150,10 +173,33 @@ class SqliteFactStore(FactStore):
                 for schema in VERDICT_SCHEMA:
                     self._db.execute(schema)
                 self._db.execute(_TARGETS_SCHEMA)
+                self._db.execute(_JUDGED_SCHEMA)
+                self._db.execute(_RUNS_SCHEMA)
+                columns = {row[1] for row in self._db.execute("PRAGMA table_info(urls)")}
+                if "run" not in columns:
+                    self._db.execute("ALTER TABLE urls ADD COLUMN run INTEGER")
                 self._db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+            runs = dict(self._db.execute("SELECT name, value FROM runs").fetchall())
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise StoreError(f"cannot open the sitemap store {self.path}: {exc}") from exc
+        #: The current crawl's number, and whether an earlier crawl's rows are there.
+        self._run: int = runs.get("run", 0)
+        self._earlier = bool(runs.get("earlier", 0))
+
+    def start_run(self, *, resumed: bool) -> None:
+        if resumed:
+            return
+        self.flush()
+        with self._db:
+            earlier = self._db.execute("SELECT EXISTS (SELECT 1 FROM urls)").fetchone()[0]
+            self._run += 1
+            self._earlier = bool(earlier)
+            self._db.executemany(
+                "INSERT OR REPLACE INTO runs VALUES (?, ?)",
+                [("run", self._run), ("earlier", int(self._earlier))],
+            )
+            self._db.execute("DELETE FROM judged")
 
     def record(self, facts: UrlFacts, *, from_item: bool = False) -> None:
         origin = origin_of(facts.loc)
@@ -161,7 +207,14 @@ class SqliteFactStore(FactStore):
         # times cheaper per row); any other write, read or commit sends them first, so
         # the order of writes is kept.
         self._rows.append(
-            (origin.scheme, origin.host, origin.port, facts.loc, *fact_row(facts, from_item))
+            (
+                origin.scheme,
+                origin.host,
+                origin.port,
+                facts.loc,
+                *fact_row(facts, from_item),
+                self._run,
+            )
         )
         self._count()
         if len(self._rows) >= 256:
@@ -175,6 +228,15 @@ class SqliteFactStore(FactStore):
         self._count()
         if len(self._targets) >= 256:
             self._drain()
+
+    def judge(self, loc: str, verdict: str) -> None:
+        origin = origin_of(loc)
+        key = (origin.scheme, origin.host, origin.port, loc)
+        self._drain()  # after every upsert made before it
+        self._db.execute(_JUDGE, (*key, verdict))
+        if removes(verdict):
+            self._db.execute(_FORGET, key)
+        self._count()
 
     def _drain(self) -> None:
         if self._rows:
@@ -252,6 +314,33 @@ class SqliteFactStore(FactStore):
         )
         for row in cursor:
             yield row_facts(*row)
+
+    def judged(self, origin: Origin) -> Iterator[tuple[str, str]]:
+        self.flush()
+        yield from self._db.execute(
+            "SELECT loc, verdict FROM judged WHERE scheme = ? AND host = ? AND port = ?"
+            " ORDER BY loc",
+            (origin.scheme, origin.host, origin.port),
+        )
+
+    def judged_origins(self) -> list[Origin]:
+        self.flush()
+        rows = self._db.execute(
+            "SELECT DISTINCT scheme, host, port FROM judged ORDER BY scheme, host, port"
+        )
+        return [Origin(scheme, host, port) for scheme, host, port in rows]
+
+    def earlier(self, origin: Origin) -> Iterator[str]:
+        if not self._earlier:
+            return
+        self.flush()
+        rows = self._db.execute(
+            "SELECT loc FROM urls WHERE scheme = ? AND host = ? AND port = ?"
+            " AND (run IS NULL OR run < ?) ORDER BY loc",
+            (origin.scheme, origin.host, origin.port, self._run),
+        )
+        for (loc,) in rows:
+            yield loc
 
     def canonical_targets(self, origin: Origin) -> Iterator[str]:
         self.flush()
