@@ -87,7 +87,7 @@ async def test_unchanged_files_keep_lastmod_and_are_not_rewritten(
     manifest = json.loads((out / a / "manifest.json").read_text())
     assert {f["name"]: f["lastmod"] for f in manifest["files"]}["sitemap-1.xml.gz"] == OLD
     assert any(
-        "(+0, -1 since the previous run)" in r.getMessage()
+        "(+0, -1 since the previous run: denied 1)" in r.getMessage()
         and "changed: sitemap-2.xml.gz, manifest.json, sitemap.xml" in r.getMessage()
         for r in caplog.records
     )

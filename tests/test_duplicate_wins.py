@@ -153,12 +153,15 @@ async def test_without_the_naming_page_the_shortest_wins(
 async def test_a_store_of_the_previous_schema_opens(
     site: SiteServer, crawl: CrawlFn, tmp_path: Path
 ) -> None:
-    """A SQLite store written before the canonical targets were kept (no such table) opens
-    as it was, gets the table, and the crawl on it makes the same choice."""
+    """A SQLite store written before the canonical targets were kept (no such table, nor
+    the later verdicts of a run and the run of each row) opens as it was, gets the table,
+    and the crawl on it makes the same choice."""
     path = tmp_path / "store.sqlite3"
     SqliteFactStore(path).close()
     db = sqlite3.connect(path)
-    db.execute("DROP TABLE canonical_targets")  # what the previous version wrote
+    for table in ("canonical_targets", "judged", "runs"):  # what the previous version wrote
+        db.execute(f"DROP TABLE {table}")
+    db.execute("ALTER TABLE urls DROP COLUMN run")
     db.commit()
     tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     db.close()

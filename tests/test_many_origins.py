@@ -296,6 +296,7 @@ def test_staged_sets_cross_to_the_workers_and_back_whole() -> None:
     import pickle
 
     from scrapy_sitemapgen.publish.staging import OriginSet
+    from scrapy_sitemapgen.sitemaps.evidence import OriginEvidence
     from scrapy_sitemapgen.sitemaps.manifest import FileRecord
     from scrapy_sitemapgen.sitemaps.urls import Origin
 
@@ -318,6 +319,7 @@ def test_staged_sets_cross_to_the_workers_and_back_whole() -> None:
         chrome_images=1,
         first_chrome=[("https://example.com/logo.svg", 7)],
         feed_entries=4,
+        evidence=OriginEvidence(previous=9, listed=6, kept={"503": 1}, removed={"noindex": 2}),
     )
     for field in dataclasses.fields(OriginSet):  # the test sets every one of them
         assert getattr(origin_set, field.name) != field.default, field.name

@@ -24,6 +24,7 @@ from scrapy import Request
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 
 from .. import stats as keys
+from ..failures import failure_of
 from ..sitemaps.evidence import UNREACHED, OriginEvidence, published_set
 from ..sitemaps.facts import UrlFacts
 from ..sitemaps.verdicts import BLOCKED_BY_ROBOTS
@@ -98,11 +99,14 @@ class Recheck:
             return []
         try:
             return self._unreached()
-        except Exception:  # the sitemaps must not go down with it: those URLs stay kept
-            logger.error(
-                "Sitemap: finding the unreached pages failed; they are kept as unreached",
-                exc_info=True,
+        except Exception as exc:  # the sitemaps must not go down with it: those URLs stay kept
+            # A WARNING: the publish, which reads the same state file next, says its ERROR.
+            logger.warning(
+                "Sitemap: the pages published before that this crawl did not reach could not "
+                "be found (%(failure)s); they are kept as unreached",
+                {"failure": failure_of(exc, self.config.state_path)},
             )
+            logger.debug("Sitemap: the unreached pages' failure", exc_info=True)
             return []
 
     async def _run(self, unreached: list[tuple[Origin, str]]) -> None:

@@ -214,7 +214,9 @@ async def publish(
             finally:
                 await run_in_thread(stagings.remove, [s.staging for s in sets], moved)
         if recurring is not None:
-            # Origins with nothing left to write: refused when the run removed what they had.
+            # Origins with nothing left to write: refused when the run removed what they
+            # had, or listed none of the pages it crawled there.
+            await run_in_thread(recurring.judged_only)
             for origin, evidence in sorted(recurring.evidence.items()):
                 if origin not in staged and closing.refuses_empty(
                     origin, evidence, config.max_removed_share

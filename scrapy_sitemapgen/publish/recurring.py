@@ -48,10 +48,20 @@ class RecurringSource:
         self.evidence: dict[Origin, OriginEvidence] = {}
 
     def origins(self) -> list[Origin]:
-        """The store's origins and those of this run's verdicts: an origin whose every
-        page is left out is staged too (its published pages may be kept, or the guard
-        stops it)."""
-        return sorted(set(self.store.origins()) | self._judged)
+        """The store's origins, and those of this run's verdicts that were published
+        before: an origin whose every page this run left out is staged too (its published
+        pages may be kept, or the guard stops it)."""
+        published = {o for o in self._judged if o.name in self._published}
+        return sorted(set(self.store.origins()) | published)
+
+    def judged_only(self) -> None:
+        """What the join makes of each origin this run judged and never published, with
+        nothing recorded: none of its pages is listed, and :attr:`evidence` says how many
+        answered (the guard's "a crawl that listed nothing"). Nothing is staged for them."""
+        staged = set(self.origins())
+        for origin in sorted(self._judged - staged):
+            for _ in self.join(origin):
+                pass
 
     def _joined(self, origin: Origin) -> bool:
         return self._earlier or origin in self._judged or origin.name in self._published
