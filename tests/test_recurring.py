@@ -231,6 +231,59 @@ async def test_without_the_recheck_unreached_pages_are_kept(
 
 
 @deferred_f_from_coro_f
+async def test_a_crawl_cut_by_its_timeout_keeps_what_it_did_not_reach(
+    manual: SiteServer, crawl: CrawlFn, tmp_path: Path, caplog
+) -> None:
+    u = manual.url
+    await crawl(_settings(), start_url=u("/"))
+    # Run 2: each page takes 0.3 s, one at a time, and the crawl stops after 1 s.
+    for number, path in enumerate(PAGES, start=1):
+        route = _page(number)
+        route.delay = 0.3
+        manual.routes[path] = route
+    requested = len(manual.requested)
+    caplog.clear()
+    with caplog.at_level(logging.INFO):
+        crawler = await crawl(
+            _settings(CLOSESPIDER_TIMEOUT=1, CONCURRENT_REQUESTS=1), start_url=u("/")
+        )
+    assert crawler.stats.get_value("finish_reason") == "closespider_timeout"
+    assert set(read_entries(tmp_path / "out", manual.origin.name)) == {
+        u("/"),
+        *(u(p) for p in PAGES),
+    }
+    unreached = crawler.stats.get_value("sitemapgen/kept/unreached")
+    assert unreached is not None and unreached >= 6
+    # robots.txt and the pages it reached, one of them perhaps answered after the cut
+    assert len(manual.requested) - requested <= 1 + (13 - unreached) + 1
+    assert "sitemapgen/rechecked" not in crawler.stats.get_stats()
+    line = _close_line(caplog.messages, manual.origin.root)
+    assert f"kept {unreached} unreached after a cut crawl (closespider_timeout)" in line
+
+
+@deferred_f_from_coro_f
+async def test_a_crawl_that_reached_its_depth_limit_requests_nothing_more(
+    manual: SiteServer, crawl: CrawlFn, tmp_path: Path, caplog
+) -> None:
+    u = manual.url
+    manual.routes["/p12"] = Route(
+        body=html(body="<a href='/deep'>deeper</a>"), headers=_modified(12)
+    )
+    manual.routes["/deep"] = _page(13)
+    await crawl(_settings(), start_url=u("/"))
+    assert u("/deep") in read_entries(tmp_path / "out", manual.origin.name)
+    caplog.clear()
+    with caplog.at_level(logging.INFO):
+        crawler = await crawl(_settings(DEPTH_LIMIT=1), start_url=u("/"))
+    assert crawler.stats.get_value("finish_reason") == "finished"
+    assert u("/deep") in read_entries(tmp_path / "out", manual.origin.name)
+    assert crawler.stats.get_value("sitemapgen/kept/unreached") == 1
+    assert manual.requested.count("/deep") == 1  # run 1's request only
+    line = _close_line(caplog.messages, manual.origin.root)
+    assert "kept 1 unreached after a cut crawl (DEPTH_LIMIT)" in line
+
+
+@deferred_f_from_coro_f
 async def test_a_kept_store_publishes_this_crawls_verdicts(
     manual: SiteServer, crawl: CrawlFn, tmp_path: Path
 ) -> None:

@@ -189,19 +189,20 @@ async def publish(
             settled=settled,
             recurring=recurring is not None,
         )
-        staged: set[Origin] = set()
         while (sets := await run_in_thread(next, groups, None)) is not None:
             moved: set[str] = set()
-            staged.update(s.origin for s in sets)
-            if recurring is not None:
-                for origin_set in sets:
-                    origin_set.evidence = recurring.evidence.get(origin_set.origin)
-            refused = [s for s in sets if closing.refuses(s, config.max_removed_share)]
-            outcome.refused += len(refused)
+            publishing = []
+            for origin_set in sets:
+                if recurring is not None:
+                    origin_set.evidence = recurring.evidence.pop(origin_set.origin, None)
+                if closing.refuses(origin_set, config.max_removed_share):
+                    outcome.refused += 1
+                else:
+                    publishing.append(origin_set)
             try:
-                if len(refused) < len(sets):
+                if publishing:
                     moved = await _deliver(
-                        [s for s in sets if s not in refused],
+                        publishing,
                         state,
                         config,
                         reporter,
@@ -214,13 +215,11 @@ async def publish(
             finally:
                 await run_in_thread(stagings.remove, [s.staging for s in sets], moved)
         if recurring is not None:
-            # Origins with nothing left to write: refused when the run removed what they
-            # had, or listed none of the pages it crawled there.
+            # The origins left with nothing to write: refused when the run removed what
+            # they had, or listed none of the pages it crawled there.
             await run_in_thread(recurring.judged_only)
             for origin, evidence in sorted(recurring.evidence.items()):
-                if origin not in staged and closing.refuses_empty(
-                    origin, evidence, config.max_removed_share
-                ):
+                if closing.refuses_empty(origin, evidence, config.max_removed_share):
                     outcome.refused += 1
         closing.finish(empty_reason)
         if clusters is not None:

@@ -44,7 +44,8 @@ class RecurringSource:
         self._judged = set(store.judged_origins())
         #: Whether some origin has an earlier crawl's entries (a store kept across crawls).
         self._earlier = any(True for o in store.origins() for _ in store.earlier(o))
-        #: What the join did to each origin it read to the end.
+        #: What the join did to each origin it read to the end, until the publish takes
+        #: it with the origin's staged set: what is left is the origins staged to nothing.
         self.evidence: dict[Origin, OriginEvidence] = {}
 
     def origins(self) -> list[Origin]:
@@ -67,8 +68,10 @@ class RecurringSource:
         return self._earlier or origin in self._judged or origin.name in self._published
 
     def entries(self, origin: Origin) -> Iterator[UrlFacts]:
+        # An origin with nothing to join (a first run's, a broad crawl's new host) is the
+        # store's as it is, and has no evidence to tell.
         if not self._joined(origin):
-            return self._counted(origin, self.store.entries(origin))
+            return self.store.entries(origin)
         return self.join(origin)
 
     def join(
@@ -88,13 +91,6 @@ class RecurringSource:
             tally=tally,
             on_kept=on_kept,
         )
-        self.evidence[origin] = tally
-
-    def _counted(self, origin: Origin, entries: Iterator[UrlFacts]) -> Iterator[UrlFacts]:
-        tally = OriginEvidence()
-        for facts in entries:
-            tally.listed += 1
-            yield facts
         self.evidence[origin] = tally
 
     def news_entries(self, origin: Origin) -> Iterator[UrlFacts]:
