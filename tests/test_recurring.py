@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import feedparser
 import pytest
+from scrapy.exceptions import CloseSpider
 from scrapy.settings import Settings
 from scrapy.utils.defer import deferred_f_from_coro_f
 from twisted.internet.error import ConnectionRefusedError, DNSLookupError, TCPTimedOutError
@@ -34,7 +35,16 @@ from scrapy_sitemapgen.sitemaps.urls import Origin
 from scrapy_sitemapgen.state.published_entries import ENTRIES
 from scrapy_sitemapgen.store.redis import RedisFactStore
 
-from .helpers import IndexNowServer, RedisServer, Route, SiteServer, html, read_entries, run_build
+from .helpers import (
+    IndexNowServer,
+    RedisServer,
+    Route,
+    SiteServer,
+    SiteSpider,
+    html,
+    read_entries,
+    run_build,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -281,6 +291,49 @@ async def test_a_crawl_that_reached_its_depth_limit_requests_nothing_more(
     assert manual.requested.count("/deep") == 1  # run 1's request only
     line = _close_line(caplog.messages, manual.origin.root)
     assert "kept 1 unreached after a cut crawl (DEPTH_LIMIT)" in line
+
+
+class PausingSpider(SiteSpider):
+    """Closes with reason "shutdown" (Ctrl-C to a JOBDIR crawl) after ``pause_after`` pages
+    reached its parse (0: never)."""
+
+    pause_after = 0
+    seen = 0
+
+    def parse(self, response: Any) -> Any:
+        yield from super().parse(response)
+        self.seen += 1
+        if self.pause_after and self.seen >= int(self.pause_after):
+            raise CloseSpider("shutdown")
+
+
+@deferred_f_from_coro_f
+async def test_a_crawl_resumed_from_jobdir_is_one_crawl(
+    manual: SiteServer, crawl: CrawlFn, tmp_path: Path
+) -> None:
+    """The verdicts given before a pause decide after the resume: Scrapy's LIFO queue
+    fetches /p12 (now 404) and /p11 (503) first, the pause comes after two more pages,
+    and the resumed process does not fetch them again."""
+    u = manual.url
+    await crawl(_settings(), start_url=u("/"))
+    manual.routes["/p12"] = Route(404, "gone")
+    manual.routes["/p11"] = Route(503, "busy")
+    job = {
+        "JOBDIR": str(tmp_path / "job"),
+        "CONCURRENT_REQUESTS": 1,
+        # Only the verdicts kept across the pause can tell about /p12 then.
+        "SITEMAPGEN_RECHECK_UNREACHED": False,
+    }
+    paused = await crawl(_settings(**job), spidercls=PausingSpider, start_url=u("/"), pause_after=3)
+    assert paused.stats.get_value("finish_reason") == "shutdown"
+    requested = len(manual.requested)
+    resumed = await crawl(_settings(**job), spidercls=PausingSpider, start_url=u("/"))
+    assert resumed.stats.get_value("finish_reason") == "finished"
+    assert "/p12" not in manual.requested[requested:] and "/p11" not in manual.requested[requested:]
+    entries = read_entries(tmp_path / "out", manual.origin.name)
+    assert set(entries) == {u("/"), *(u(p) for p in PAGES)} - {u("/p12")}
+    assert resumed.stats.get_value("sitemapgen/removed/status/404") == 1
+    assert resumed.stats.get_value("sitemapgen/kept/503") == 1
 
 
 @deferred_f_from_coro_f

@@ -11,6 +11,7 @@ from ..sitemaps.verdicts import LISTED, SOURCE_CRAWL, SOURCE_SITEMAP
 from .exporter import SitemapExporter
 from .extract import page_facts
 from .judging import response_verdicts
+from .recheck import RECHECK_META
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 
     from ..sitemaps.facts import UrlFacts
     from ..sitemaps.robots_txt import RobotsTxt
+    from .recheck import Recheck
     from .recorder import Recorder
     from .robots_rules import RobotsRules
 
@@ -34,24 +36,28 @@ class SitemapSpiderMiddleware:
     output unchanged. Recording happens before the callback's output is consumed, so a
     callback that yields nothing still gets its page listed."""
 
-    def __init__(self, recorder: Recorder, robots: RobotsRules | None = None) -> None:
+    def __init__(
+        self, recorder: Recorder, robots: RobotsRules | None = None, recheck: Recheck | None = None
+    ) -> None:
         self.recorder = recorder
         #: Each origin's robots.txt (SITEMAPGEN_RESPECT_ROBOTS_TXT), else None.
         self.robots = robots
+        #: Told of each page that its recheck (a request of the add-on's own) listed.
+        self.recheck = recheck
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         exporter = SitemapExporter.required_by(crawler, cls.__name__)
-        middleware = cls(exporter.recorder, exporter.robots)
-        # The pages published before that the crawl did not reach are recorded as its own.
-        exporter.recheck.record = middleware.record_response
-        return middleware
+        return cls(exporter.recorder, exporter.robots, exporter.recheck)
 
     async def process_spider_output(
         self, response: Response, result: AsyncIterator[Any]
     ) -> AsyncIterator[Any]:
         robots = self.robots
-        if robots is None or response.status != 200:  # no other status is listed
+        request = response.request
+        if request is not None and RECHECK_META in request.meta:
+            await self._record_rechecked(response)
+        elif robots is None or response.status != 200:  # no other status is listed
             self._record(response)
         else:
             await self._record_checked(response, robots)
@@ -70,6 +76,18 @@ class SitemapSpiderMiddleware:
         with its verdict for the audit; the exception goes on to the other middlewares."""
         if isinstance(exception, HttpError):
             self._record(response)
+
+    async def _record_rechecked(self, response: Response) -> None:
+        """A page published before that the crawl did not reach, requested by the
+        recheck: its verdicts say it was reached through the published sitemap, not a link
+        (the audit's ``listed_unreachable``), and a page listed is an orphan."""
+        robots = self.robots
+        if robots is None or response.status != 200:
+            facts = self._record(response, SOURCE_SITEMAP)
+        else:
+            facts = await self._record_checked(response, robots, SOURCE_SITEMAP)
+        if facts is not None and self.recheck is not None:
+            self.recheck.listed(facts.loc)
 
     def _record(self, response: Response, source: str = SOURCE_CRAWL) -> UrlFacts | None:
         if self.recorder.store is None:
@@ -123,13 +141,3 @@ class SitemapSpiderMiddleware:
             # The audit keeps every verdict; the clusters' check those of the pages not
             # listed (a listed page's verdict would repeat its store row).
             recorder.judged(verdicts if recorder.audits else unlisted)
-
-    async def record_response(self, response: Response) -> UrlFacts | None:
-        """Record a response the add-on requested itself (a page published before that
-        the crawl did not reach) as the spider's responses are, whatever its status;
-        its facts when it is listed. Its verdicts say the URL was reached through the
-        published sitemap, not a link (the audit's ``listed_unreachable``)."""
-        robots = self.robots
-        if robots is None or response.status != 200:
-            return self._record(response, SOURCE_SITEMAP)
-        return await self._record_checked(response, robots, SOURCE_SITEMAP)

@@ -5,17 +5,17 @@ A page whose links were removed with it is never reached by a crawl that follows
 so only a request of its own finds its 404; a page that only lost its links (an orphan)
 still answers 200 and stays listed, since a sitemap is how search engines find such a
 page. When the spider first goes idle after a crawl that reached the end of its links,
-the recheck keeps it open (``DontCloseSpider``), requests each such URL through
-``engine.download_async`` (the downloader middlewares apply: robots.txt, retries,
-redirects, throttling), and records the answer as the spider middleware records a page:
-the listing rules judge it, its links are not followed. A crawl cut short (a
-``closespider_*`` close, a ``DEPTH_LIMIT`` reached) requests nothing more: what it did not
-reach keeps its entry.
+the recheck schedules a request for each such URL through the engine (``engine.crawl``,
+as scrapy-redis feeds an idle spider): the downloader middlewares apply (robots.txt,
+retries, redirects, throttling), the spider middlewares record the answer as they record
+any page (the listing rules judge it, whatever its status), and the callback is the
+recheck's own, which follows no link. The spider closes once they are answered. A crawl
+cut short (a ``closespider_*`` close, a ``DEPTH_LIMIT`` reached) requests nothing more:
+what it did not reach keeps its entry.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sqlite3
 from typing import TYPE_CHECKING
@@ -27,75 +27,93 @@ from .. import stats as keys
 from ..failures import failure_of
 from ..sitemaps.evidence import UNREACHED, OriginEvidence, published_set
 from ..sitemaps.facts import UrlFacts
+from ..sitemaps.urls import origin_of
 from ..sitemaps.verdicts import BLOCKED_BY_ROBOTS
 from ..state.notes import previous_notes
 from ..state.url_notes import URLS
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
-
     from scrapy.crawler import Crawler
     from scrapy.http import Response
+    from twisted.python.failure import Failure
 
     from ..settings import Config
-    from ..sitemaps.urls import Origin
     from .recorder import Recorder
 
 __all__ = ["RECHECK_META", "Recheck"]
 
 logger = logging.getLogger(__name__)
 
-#: URLs requested at once: the downloader's own limits (per domain, delays) still apply;
-#: this only bounds what waits in memory.
-_PARALLEL = 16
-#: The meta key that marks the recheck's own requests, for downloader middlewares that
-#: want to tell them apart (they never reach the spider).
+#: The meta key of the recheck's own requests: the ``<loc>`` the request stands for (the
+#: request's URL is the crawl's, which differs under SITEMAPGEN_ORIGIN_MAP).
 RECHECK_META = "sitemapgen_recheck"
-#: Orphans named in the log per origin, and origins with a line of their own.
+#: Orphans named in the log per origin.
 _NAMED = 10
 
 
 class Recheck:
-    """The recheck of one crawl, driven by ``spider_idle``. ``record`` records a
-    response as the spider middleware does (its facts when listed), set by the
-    middleware; without it there is nothing to recheck into."""
+    """The recheck of one crawl, driven by ``spider_idle``: :attr:`done` once its
+    requests are answered (at once when there are none)."""
 
     def __init__(self, crawler: Crawler, config: Config, recorder: Recorder) -> None:
         self.crawler = crawler
         self.config = config
         self.recorder = recorder
-        self.record: Callable[[Response], Awaitable[UrlFacts | None]] | None = None
         self.done = not config.recheck_unreached
         #: Why the crawl did not reach every page, when it stopped at a limit of its own
         #: (``DEPTH_LIMIT``); what it did not reach is then not requested.
         self.cut: str | None = None
         #: The pages requested again that are listed: linked from no page the crawl
-        #: reached, by origin root.
+        #: reached, by origin root (the spider middleware says which, :meth:`listed`).
         self.orphans: dict[str, list[str]] = {}
-        self._task: asyncio.Future[None] | None = None
+        self._scheduled = False
 
     def spider_idle(self) -> None:
-        """Keep the spider open until every unreached URL was requested once. Which URLs
-        those are is read here, at once: the crawl is idle, nothing waits on the reactor,
-        and a crawl with none (a first run, one that reached everything) closes now, not
-        at the engine's next look at an idle spider (seconds later)."""
+        """The first time: schedule a request for each unreached URL, and keep the spider
+        open (the audit, which comes next, waits for them). The next time the spider is
+        idle, they are answered. Which URLs those are is read here, at once: the crawl
+        is idle, and nothing waits on the reactor."""
         if self.done:
             return
-        if self._task is None:
-            unreached = self._to_request()
-            if not unreached:
-                self.done = True
-                return
-            self._task = asyncio.ensure_future(self._run(unreached))
+        if self._scheduled:
+            self.done = True
+            return
+        unreached = self._to_request()
+        if not unreached:
+            self.done = True
+            return
+        self._scheduled = True
+        logger.info(
+            "Sitemap: requesting once %(count)d URL(s) published before that this crawl did "
+            "not reach (SITEMAPGEN_RECHECK_UNREACHED), without following their links",
+            {"count": len(unreached)},
+        )
+        self.crawler.stats.inc_value(keys.RECHECKED, len(unreached))
+        engine = self.crawler.engine
+        assert engine is not None
+        policy = self.config.url_policy
+        for loc in unreached:
+            # Where the crawl would have fetched it: on the server the origin map maps.
+            target = policy.crawl_url(loc) if policy.origin_map else loc
+            engine.crawl(
+                Request(
+                    target,
+                    callback=self._answered,
+                    errback=self._failed,
+                    dont_filter=True,
+                    # Every status reaches the spider middlewares, which judge it.
+                    meta={RECHECK_META: loc, "handle_httpstatus_all": True},
+                )
+            )
         raise DontCloseSpider
 
-    def _to_request(self) -> list[tuple[Origin, str]]:
+    def _to_request(self) -> list[str]:
         """What to request: nothing after a crawl that stopped at its DEPTH_LIMIT."""
         depth = self.config.depth_limit
         if depth and (self.crawler.stats.get_value("request_depth_max") or 0) >= depth:
             self.cut = "DEPTH_LIMIT"
             return []
-        if self.record is None or self.recorder.store is None:
+        if self.recorder.store is None:
             return []
         try:
             return self._unreached()
@@ -109,46 +127,38 @@ class Recheck:
             logger.debug("Sitemap: the unreached pages' failure", exc_info=True)
             return []
 
-    async def _run(self, unreached: list[tuple[Origin, str]]) -> None:
-        try:
-            await self._recheck(unreached)
-        except Exception:  # the sitemaps must not go down with it: those URLs stay kept
-            logger.error(
-                "Sitemap: requesting the unreached pages again failed; they are kept as unreached",
-                exc_info=True,
-            )
-        finally:
-            self.done = True
+    def _answered(self, response: Response) -> None:
+        """The spider middleware recorded the answer: nothing to follow."""
 
-    async def _recheck(self, unreached: list[tuple[Origin, str]]) -> None:
-        logger.info(
-            "Sitemap: requesting once %(count)d URL(s) published before that this crawl did "
-            "not reach (SITEMAPGEN_RECHECK_UNREACHED), without following their links",
-            {"count": len(unreached)},
-        )
-        self.crawler.stats.inc_value(keys.RECHECKED, len(unreached))
-        for start in range(0, len(unreached), _PARALLEL):
-            batch = unreached[start : start + _PARALLEL]
-            await asyncio.gather(*(self._fetch(origin, loc) for origin, loc in batch))
-            if self.recorder.store is None:  # the spider closed meanwhile
-                return
+    def _failed(self, failure: Failure) -> None:
+        """No answer: SitemapFetchFailureMiddleware kept its verdict, but for Scrapy's
+        own ROBOTSTXT_OBEY refusal (the crawler's user agent, no engine's), kept here."""
+        request = getattr(failure, "request", None)
+        error = failure.value
+        if request is None or self.recorder.store is None:
+            return
+        if isinstance(error, IgnoreRequest) and "robots.txt" in str(error):
+            self.recorder.judge(request.meta[RECHECK_META], BLOCKED_BY_ROBOTS)
 
-    def _unreached(self) -> list[tuple[Origin, str]]:
-        """(origin, loc) of each URL the state's previous run published for an origin
-        this crawl reached, that the crawl neither listed nor judged, in origin and loc
-        order."""
+    def listed(self, loc: str) -> None:
+        """A page requested again is listed: an orphan."""
+        self.orphans.setdefault(origin_of(loc).root, []).append(loc)
+
+    def _unreached(self) -> list[str]:
+        """Each URL the state's previous run published for an origin this crawl reached,
+        that the crawl neither listed nor judged, in origin and loc order."""
         store = self.recorder.store
         path = self.config.state_path
         if store is None or not path.is_file():
             return []
-        found: list[tuple[Origin, str]] = []
+        found: list[str] = []
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
         try:
             for origin in sorted(set(store.origins()) | set(store.judged_origins())):
 
-                def unreached(loc: str, reason: str, origin: Origin = origin) -> None:
+                def unreached(loc: str, reason: str) -> None:
                     if reason == UNREACHED:
-                        found.append((origin, loc))
+                        found.append(loc)
 
                 previous = previous_notes(db, URLS, self.config.state_key, origin.name)
                 for _ in published_set(
@@ -166,27 +176,6 @@ class Recheck:
         finally:
             db.close()
         return found
-
-    async def _fetch(self, origin: Origin, loc: str) -> None:
-        policy = self.config.url_policy
-        # Where the crawl would have fetched it: on the server the origin map maps.
-        target = policy.crawl_url(loc) if policy.origin_map else loc
-        engine = self.crawler.engine
-        assert engine is not None and self.record is not None
-        request = Request(target, meta={RECHECK_META: True}, dont_filter=True)
-        try:
-            response = await engine.download_async(request)
-        except IgnoreRequest as exc:  # Scrapy's ROBOTSTXT_OBEY: the crawler's agent, no engine's
-            if self.recorder.store is not None and "robots.txt" in str(exc):
-                self.recorder.judge(loc, BLOCKED_BY_ROBOTS)
-            return
-        except Exception:  # no answer: SitemapFetchFailureMiddleware kept its verdict
-            return
-        if self.recorder.store is None:
-            return
-        facts = await self.record(response)
-        if facts is not None and facts.loc == loc:
-            self.orphans.setdefault(origin.root, []).append(loc)
 
     def report(self) -> None:
         """The orphans found, counted and named: one INFO line per origin (the first

@@ -30,6 +30,7 @@ from scrapy.utils.request import request_from_dict
 
 from .. import stats as keys
 from .exporter import SitemapExporter
+from .recheck import RECHECK_META
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -166,6 +167,10 @@ class SitemapResumeMiddleware:
             )
 
     def request_scheduled(self, request: Request, spider: Spider) -> None:
+        if RECHECK_META in request.meta:
+            # The recheck's own requests: a resumed crawl's recheck asks them again.
+            self._last_new = None
+            return
         new = self.recorder.track(request, lambda: self._serialize(request, spider))
         self._last_new = request if new else None
 
