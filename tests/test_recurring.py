@@ -34,6 +34,7 @@ from scrapy_sitemapgen.sitemaps.facts import UrlFacts
 from scrapy_sitemapgen.sitemaps.urls import Origin
 from scrapy_sitemapgen.state.published_entries import ENTRIES
 from scrapy_sitemapgen.store.redis import RedisFactStore
+from scrapy_sitemapgen.store.sqlite import SqliteFactStore
 
 from .helpers import (
     IndexNowServer,
@@ -686,3 +687,30 @@ async def test_a_build_from_the_store_follows_the_same_rules(
     assert entries[u("/p01")] == first[u("/p01")]
     assert "'sitemapgen/kept/503': 1" in result.stderr
     assert "'sitemapgen/removed/status/410': 1" in result.stderr
+
+
+def test_the_sqlite_store_applies_verdicts_and_records_in_their_order(tmp_path: Path) -> None:
+    """A removal verdict drops the URL's row recorded before it, and a record made after
+    it lists the URL again, whether or not the two wait in one batch."""
+    store = SqliteFactStore(tmp_path / "store.sqlite3")
+    origin = Origin("https", "www.example.com", 443)
+    a, b, c = (f"https://www.example.com/{name}" for name in "abc")
+    try:
+        store.start_run(resumed=False)
+        store.record(UrlFacts(a))
+        store.record(UrlFacts(b))
+        store.judge(a, "excluded/status/404")  # after its record: a goes
+        store.judge(c, "excluded/noindex")
+        store.record(UrlFacts(c))  # after its verdict: c is listed
+        store.judge(b, "excluded/status/503")  # no evidence: b stays
+        assert [facts.loc for facts in store.entries(origin)] == [b, c]
+        assert list(store.judged(origin)) == [
+            (a, "excluded/status/404"),
+            (b, "excluded/status/503"),
+            (c, "excluded/noindex"),
+        ]
+        store.flush()
+        store.record(UrlFacts(a))
+        assert [facts.loc for facts in store.entries(origin)] == [a, b, c]
+    finally:
+        store.close()

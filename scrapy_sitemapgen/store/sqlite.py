@@ -132,6 +132,10 @@ class SqliteFactStore(FactStore):
         self._since = 0.0
         self._rows: list[tuple[Any, ...]] = []
         self._targets: list[tuple[str, str, int, str]] = []
+        #: This run's verdicts waiting, and the removals among them (with their locs).
+        self._judged: list[tuple[str, str, int, str, str]] = []
+        self._forgets: list[tuple[str, str, int, str]] = []
+        self._forgotten: set[str] = set()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = _Lock(self.path)
         try:
@@ -202,6 +206,8 @@ class SqliteFactStore(FactStore):
             self._db.execute("DELETE FROM judged")
 
     def record(self, facts: UrlFacts, *, from_item: bool = False) -> None:
+        if self._forgotten and facts.loc in self._forgotten:
+            self._drain()  # its removal waiting in the batch was made before this record
         origin = origin_of(facts.loc)
         # Upserts wait in a short list and go to SQLite together (executemany is several
         # times cheaper per row); any other write, read or commit sends them first, so
@@ -232,11 +238,15 @@ class SqliteFactStore(FactStore):
     def judge(self, loc: str, verdict: str) -> None:
         origin = origin_of(loc)
         key = (origin.scheme, origin.host, origin.port, loc)
-        self._drain()  # after every upsert made before it
-        self._db.execute(_JUDGE, (*key, verdict))
+        # Batched as the upserts; a removal is applied after the upserts waiting with it
+        # (made before it), and a record of the same URL made after it drains it first.
+        self._judged.append((*key, verdict))
         if removes(verdict):
-            self._db.execute(_FORGET, key)
+            self._forgets.append(key)
+            self._forgotten.add(loc)
         self._count()
+        if len(self._judged) >= 256:
+            self._drain()
 
     def _drain(self) -> None:
         if self._rows:
@@ -245,6 +255,13 @@ class SqliteFactStore(FactStore):
         if self._targets:
             self._db.executemany(_NAME_TARGET, self._targets)
             self._targets.clear()
+        if self._judged:
+            self._db.executemany(_JUDGE, self._judged)
+            self._judged.clear()
+        if self._forgets:
+            self._db.executemany(_FORGET, self._forgets)
+            self._forgets.clear()
+            self._forgotten.clear()
 
     def write(self, sql: str, params: tuple[Any, ...]) -> sqlite3.Cursor:
         """Run one write in the open transaction, after every write made before it
