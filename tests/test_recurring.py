@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import feedparser
@@ -335,6 +336,39 @@ async def test_a_crawl_resumed_from_jobdir_is_one_crawl(
     assert set(entries) == {u("/"), *(u(p) for p in PAGES)} - {u("/p12")}
     assert resumed.stats.get_value("sitemapgen/removed/status/404") == 1
     assert resumed.stats.get_value("sitemapgen/kept/503") == 1
+
+
+class NewsSpider(SiteSpider):
+    """Every page is a fresh news article (an item with its news facts)."""
+
+    def parse(self, response: Any) -> Any:
+        yield from super().parse(response)
+        now = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+        news = {
+            "publication_name": "The Manual",
+            "publication_language": "en",
+            "publication_date": now,
+            "title": f"News of {response.url}",
+        }
+        yield {"loc": response.url, "news": news}
+
+
+@deferred_f_from_coro_f
+async def test_a_kept_page_keeps_its_news_entry(
+    manual: SiteServer, crawl: CrawlFn, tmp_path: Path
+) -> None:
+    u = manual.url
+    out = tmp_path / "out"
+    await crawl(_settings(), spidercls=NewsSpider, start_url=u("/"))
+    news = read_entries(out, manual.origin.name, "sitemap-news-")
+    assert set(news) == {u("/"), *(u(p) for p in PAGES)}
+    manual.routes["/p04"] = Route(503, "busy")
+    manual.routes["/p05"] = Route(404, "gone")
+    crawler = await crawl(_settings(), spidercls=NewsSpider, start_url=u("/"))
+    assert crawler.stats.get_value("sitemapgen/kept/503") == 1
+    again = read_entries(out, manual.origin.name, "sitemap-news-")
+    assert set(again) == set(news) - {u("/p05")}
+    assert again[u("/p04")] == news[u("/p04")]  # as it was published
 
 
 @deferred_f_from_coro_f

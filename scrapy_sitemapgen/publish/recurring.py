@@ -96,7 +96,18 @@ class RecurringSource:
     def news_entries(self, origin: Origin) -> Iterator[UrlFacts]:
         if not self._joined(origin):
             return self.store.news_entries(origin)
-        return (facts for facts in self.join(origin) if facts.news is not None)
+        return self._news(origin)
+
+    def _news(self, origin: Origin) -> Iterator[UrlFacts]:
+        """The news entries of a joined origin: the store's own when the join, made by
+        the passes that wrote the urlsets before (the writer writes the news last), kept
+        no page with news and an earlier crawl left no row; else from a join of their
+        own. Decided when the first is asked for."""
+        evidence = self.evidence.get(origin)
+        if evidence is not None and not evidence.kept_news and not self._earlier:
+            yield from self.store.news_entries(origin)
+        else:
+            yield from (facts for facts in self.join(origin) if facts.news is not None)
 
     def most_entries(self, origin: Origin) -> int | None:
         return None if self._joined(origin) else self.store.most_entries(origin)

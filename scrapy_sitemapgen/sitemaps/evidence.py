@@ -137,6 +137,8 @@ class OriginEvidence:
     removed: dict[str, int] = field(default_factory=dict)
     #: This run's removals of pages that answered (:func:`alarms`), published before or not.
     alarming: int = 0
+    #: Pages kept that carry news facts (none: the news are the store's news entries).
+    kept_news: int = 0
 
     @property
     def removed_count(self) -> int:
@@ -240,6 +242,8 @@ def published_set(
         assert entry is not None
         reason = kept_reason(said)
         _count(tally.kept, reason)
+        if entry.news is not None:
+            tally.kept_news += 1
         if on_kept is not None:
             on_kept(loc, reason)
         yield dataclasses.replace(entry, confirmed=confirmed)

@@ -18,7 +18,6 @@ columns and apply the same primitives.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -119,11 +118,11 @@ def _compact_json(value: object) -> str:
     return _stdlib_compact_json(value)
 
 
-def _dump_extra(facts: UrlFacts) -> str:
+def _dump_extra(facts: UrlFacts, with_content: bool = True) -> str:
     """Images, videos, alternates and the page's content as compact JSON; "" when there
     are none (not NULL, so a newer page record without them does replace an older one's).
     The content goes with the page's media: a page fact, the latest page record's wins."""
-    content = facts.content
+    content = facts.content if with_content else None
     if not (facts.images or facts.videos or facts.alternates or content or facts.title):
         return ""
     extra: dict[str, Any] = {}
@@ -159,23 +158,22 @@ def _load_extra(text: str | None) -> dict[str, Any]:
     return _load_json(text)  # type: ignore[no-any-return]
 
 
+def _news(facts: UrlFacts) -> str | None:
+    """A record's news facts as the ``news`` column keeps them."""
+    news = facts.news
+    if not news:
+        return None
+    return _news_json(
+        [news.publication_name, news.publication_language, news.publication_date, news.title]
+    )
+
+
 def fact_row(facts: UrlFacts, from_item: bool) -> tuple[str | None, ...]:
     """(page_lastmod, item_lastmod, changefreq, priority, page_extra, item_extra, news): one
     record as every store keeps it, each source in its own column so merges do not depend
     on arrival order."""
     extra = _dump_extra(facts)
-    news = (
-        _news_json(
-            [
-                facts.news.publication_name,
-                facts.news.publication_language,
-                facts.news.publication_date,
-                facts.news.title,
-            ]
-        )
-        if facts.news
-        else None
-    )
+    news = _news(facts)
     return (
         None if from_item else facts.lastmod,
         facts.lastmod if from_item else None,
@@ -233,9 +231,9 @@ def published_text(facts: UrlFacts) -> str:
     """An entry as it was published, for the state to keep (an unreached page is published
     again from it, :mod:`.evidence`): the columns of a page's :func:`fact_row` as one
     compact JSON list, without the page's content (the content notes keep that)."""
-    facts = facts if facts.content is None else dataclasses.replace(facts, content=None)
-    page_lastmod, _, changefreq, priority, extra, _, news = fact_row(facts, False)
-    return _compact_json([page_lastmod, changefreq, priority, extra, news])
+    return _compact_json(
+        [facts.lastmod, facts.changefreq, facts.priority, _dump_extra(facts, False), _news(facts)]
+    )
 
 
 def published_entry(loc: str, text: str | None) -> UrlFacts:
