@@ -45,6 +45,7 @@ import scrapy
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from lxml import etree
+from scrapy.exceptions import CloseSpider
 
 import scrapy_sitemapgen
 from benchmarks.website import noindex, page
@@ -615,6 +616,20 @@ class SiteSpider(scrapy.Spider):
     def on_error(self, failure: Any) -> None:
         """An errback makes a 404 response flow through process_spider_output
         (SCRAPY_NOTES fact 4), which the middleware must still leave out."""
+
+
+class PausingSpider(SiteSpider):
+    """Closes with reason "shutdown" (what Ctrl-C gives a JOBDIR crawl) after
+    ``pause_after`` pages reached its parse (0: never)."""
+
+    pause_after = 0
+    seen = 0
+
+    def parse(self, response: scrapy.http.Response) -> Any:
+        yield from super().parse(response)
+        self.seen += 1
+        if self.pause_after and self.seen >= int(self.pause_after):
+            raise CloseSpider("shutdown")
 
 
 class PlainSpider(scrapy.Spider):

@@ -13,10 +13,17 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from scrapy.exceptions import CloseSpider
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from .helpers import RedisServer, Route, SiteServer, SiteSpider, html, lastmods, run_scrapy
+from .helpers import (
+    PausingSpider,
+    RedisServer,
+    Route,
+    SiteServer,
+    html,
+    lastmods,
+    run_scrapy,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -281,20 +288,6 @@ def _observed_in(got: dict[str, str | None], server: SiteServer, before: str, af
     return observed
 
 
-class _PausingSpider(SiteSpider):
-    """Closes with reason "shutdown" (what Ctrl-C gives a JOBDIR crawl) after
-    ``pause_after`` pages (0: never)."""
-
-    pause_after = 0
-    seen = 0
-
-    def parse(self, response: Any) -> Any:
-        yield from super().parse(response)
-        self.seen += 1
-        if self.pause_after and self.seen >= int(self.pause_after):
-            raise CloseSpider("shutdown")
-
-
 @deferred_f_from_coro_f
 async def test_jobdir_resume(changing_site: SiteServer, crawl: CrawlFn, tmp_path: Path) -> None:
     """A second run paused and resumed publishes what an uninterrupted one would: the
@@ -308,10 +301,10 @@ async def test_jobdir_resume(changing_site: SiteServer, crawl: CrawlFn, tmp_path
     settings = {"JOBDIR": str(tmp_path / "job"), "CONCURRENT_REQUESTS": 1}
     before = _now()
     paused = await crawl(
-        settings, spidercls=_PausingSpider, start_url=server.url("/"), pause_after=6
+        settings, spidercls=PausingSpider, start_url=server.url("/"), pause_after=6
     )
     assert paused.stats.get_value("finish_reason") == "shutdown"
-    resumed = await crawl(settings, spidercls=_PausingSpider, start_url=server.url("/"))
+    resumed = await crawl(settings, spidercls=PausingSpider, start_url=server.url("/"))
     after = _now()
     assert resumed.stats.get_value("finish_reason") == "finished"
     recorded = [c.stats.get_value("sitemapgen/pages/recorded") for c in (paused, resumed)]

@@ -9,30 +9,15 @@ from typing import TYPE_CHECKING, Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from queuelib.queue import LifoDiskQueue
-from scrapy.exceptions import CloseSpider
 from scrapy.pqueues import _path_safe
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_sitemapgen.crawl.resume import _broken
 
-from .helpers import PROPERTY, SiteSpider, files, read_urls
+from .helpers import PROPERTY, PausingSpider, files, read_urls
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-
-class PausingSpider(SiteSpider):
-    """Closes with reason "shutdown", what Ctrl-C gives a JOBDIR crawl, after
-    ``pause_after`` pages (0: never)."""
-
-    pause_after = 0
-    seen = 0
-
-    def parse(self, response: Any) -> Any:
-        yield from super().parse(response)
-        self.seen += 1
-        if self.pause_after and self.seen >= int(self.pause_after):
-            raise CloseSpider("shutdown")
 
 
 @deferred_f_from_coro_f

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 import feedparser
 import pytest
-from scrapy.exceptions import CloseSpider
 from scrapy.settings import Settings
 from scrapy.utils.defer import deferred_f_from_coro_f
 from twisted.internet.error import ConnectionRefusedError, DNSLookupError, TCPTimedOutError
@@ -39,6 +38,7 @@ from scrapy_sitemapgen.store.sqlite import SqliteFactStore
 
 from .helpers import (
     IndexNowServer,
+    PausingSpider,
     RedisServer,
     Route,
     SiteServer,
@@ -293,20 +293,6 @@ async def test_a_crawl_that_reached_its_depth_limit_requests_nothing_more(
     assert manual.requested.count("/deep") == 1  # run 1's request only
     line = _close_line(caplog.messages, manual.origin.root)
     assert "kept 1 unreached after a cut crawl (DEPTH_LIMIT)" in line
-
-
-class PausingSpider(SiteSpider):
-    """Closes with reason "shutdown" (Ctrl-C to a JOBDIR crawl) after ``pause_after`` pages
-    reached its parse (0: never)."""
-
-    pause_after = 0
-    seen = 0
-
-    def parse(self, response: Any) -> Any:
-        yield from super().parse(response)
-        self.seen += 1
-        if self.pause_after and self.seen >= int(self.pause_after):
-            raise CloseSpider("shutdown")
 
 
 @deferred_f_from_coro_f
