@@ -6,7 +6,6 @@ whole crawls, alternating, each in its own process, with the ratio of every pair
     python -m benchmarks ab crawl --base HEAD~1 --pages 2000 --pairs 10
     python -m benchmarks ab crawl --base HEAD --set SITEMAPGEN_IMAGES=False --pairs 16
     python -m benchmarks ab profile-docs --base HEAD~1 --docs debian-handbook --pairs 4
-    python -m benchmarks.ab build --base HEAD~1 ...     # the same, as a module of its own
 
 ``--set NAME=VALUE`` (repeatable) gives the new side's runs a Scrapy setting: with
 ``--base HEAD`` and a clean tree, one setting against the same code.
@@ -44,7 +43,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import checks, feed, measure, website
+from tests import generated_site
+
+from . import checks, feed, measure
 from .build import ours_command
 from .crawl import benchmark_command
 from .results import REPO
@@ -126,11 +127,13 @@ def build_runner(info: feed.FeedInfo, envs: dict[str, dict[str, str]], extra: li
     return run
 
 
-def crawl_runner(site: website.Site, envs: dict[str, dict[str, str]], extra: list[str]) -> Run:
+def crawl_runner(
+    site: generated_site.Site, envs: dict[str, dict[str, str]], extra: list[str]
+) -> Run:
     def run(version: str, work: Path) -> dict[str, Any]:
         command = benchmark_command(site, work, cpu_stats="crawl") + settings_of(version, extra)
         result = measured(command, work, envs[version])
-        stats = website.crawl_stats((work / "run.log").read_text(errors="replace"))
+        stats = generated_site.crawl_stats((work / "run.log").read_text(errors="replace"))
         try:
             responses = float(stats["response_received_count"])
             return {
@@ -157,7 +160,7 @@ def profile_docs_runner(package: str, repeat: int, paths: dict[str, Path], extra
         result_file = work / "profile.json"
         code = (
             f"import sys; sys.path[:0] = [{str(paths[version])!r}, {str(REPO)!r}]; "
-            "from benchmarks.__main__ import main; "
+            "from benchmarks.cli import main; "
             f"sys.exit(main(['profile-crawl', '--docs', {package!r}, '--repeat', "
             f"'{repeat}', '--results', {str(result_file)!r}, '--no-tables']))"
         )
@@ -288,7 +291,7 @@ def run(args: argparse.Namespace, record: Record, work: Path) -> int:
             )
             higher = set()
         else:
-            site = website.Site(args.pages)
+            site = generated_site.Site(args.pages)
             record["parameters"]["pages"] = args.pages
             runner = crawl_runner(site, envs, args.set)
             higher = {"responses/s"}
@@ -300,14 +303,3 @@ def run(args: argparse.Namespace, record: Record, work: Path) -> int:
         if site is not None:
             site.close()
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m benchmarks.ab ...``: ``python -m benchmarks ab ...``."""
-    from .__main__ import forward
-
-    return forward("ab", argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

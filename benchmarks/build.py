@@ -48,6 +48,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
+from tests import published
+
 from . import checks, feed, measure
 from .checks import CheckFailed
 
@@ -295,7 +297,7 @@ class WriteBench:
             raise CheckFailed(f"exit status {measured.code}:\n{measure.tail(log)}")
         measured.urls, measured.bytes = checks.count_locs(out)
         checks.require_count("ours", measured.urls, self.info.distinct_locs)
-        files = checks.urlsets(out)
+        files = published.urlsets(out)
         hashes = {
             f"{p.parent.name}/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest() for p in files
         }
@@ -359,8 +361,8 @@ class WriteBench:
             raise CheckFailed(f"exit status {measured.code}:\n{measure.tail(log)}")
         images = 0
         try:
-            for path in checks.urlsets(out):
-                data = checks.read_sitemap(path)
+            for path in published.urlsets(out):
+                data = published.read_sitemap(path)
                 if data.count(b"<loc>") > MAX_URLS:
                     raise CheckFailed(f"{path}: more than {MAX_URLS:,} URLs")
                 images += data.count(b"<image:loc>")
@@ -448,7 +450,7 @@ class WriteBench:
         Python's zlib at 6 and 9 (sizes in bytes, times in seconds)."""
         assert self.ours_last is not None
         result = dict.fromkeys(("raw", "written", "z6", "z9", "t6", "t9"), 0.0)
-        for path in checks.urlsets(self.ours_last):
+        for path in published.urlsets(self.ours_last):
             data = gzip.decompress(path.read_bytes())
             result["raw"] += len(data)
             result["written"] += path.stat().st_size
@@ -469,7 +471,7 @@ class WriteBench:
             raise CheckFailed(f"ours at level 9: exit status {measured.code}:\n{measure.tail(log)}")
         measured.urls, measured.bytes = checks.count_locs(out)
         checks.require_count("ours at level 9", measured.urls, self.info.distinct_locs)
-        measured.bytes = sum(p.stat().st_size for p in checks.urlsets(out))
+        measured.bytes = sum(p.stat().st_size for p in published.urlsets(out))
         shutil.rmtree(run, ignore_errors=True)
         return measured
 

@@ -9,47 +9,25 @@ file says ``"status": "failed"`` with the reason. What is checked, by benchmark:
 - crawl: the published URL set is exactly the site's listable pages, once each, and the
   first crawl's files pass the checker; with the add-on off, nothing is written;
 - kill: the published URL set after the resume (missing, extra, duplicates) and no
-  temporary file left in the output.
+  temporary file left in the output (the trial, ``tests/kill_trial.py``, reads it).
+
+Reading the published files is ``tests/published.py``'s, which the tests share.
 """
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 from typing import TYPE_CHECKING
-from xml.etree import ElementTree
+
+from tests.published import indexes, published_locs, read_sitemap, url_set_errors, urlsets
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from pathlib import Path
 
-NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
-#: The names an origin's index has: ours and the Python contenders', sitemap.js's.
-INDEX_NAMES = ("sitemap.xml", "sitemap-index.xml.gz")
-
 
 class CheckFailed(AssertionError):
     """A benchmark's output is wrong: its time does not count."""
-
-
-def read_sitemap(path: Path) -> bytes:
-    data = path.read_bytes()
-    return gzip.decompress(data) if path.suffix == ".gz" else data
-
-
-def indexes(out: Path) -> list[Path]:
-    """The index of every origin folder in ``out``: ``sitemap.xml``, or sitemap.js's
-    ``sitemap-index.xml.gz`` (the name and the compression its README gives the index)."""
-    return sorted(p for name in INDEX_NAMES for p in out.glob(f"*/{name}"))
-
-
-def urlsets(out: Path) -> list[Path]:
-    """Every urlset of every origin folder in ``out``, following each index."""
-    files = []
-    for index in indexes(out):
-        for entry in ElementTree.fromstring(read_sitemap(index)).iter(f"{NS}loc"):
-            files.append(index.parent / (entry.text or "").rsplit("/", 1)[1])
-    return files
 
 
 def count_locs(out: Path) -> tuple[int, int]:
@@ -66,25 +44,6 @@ def require_count(what: str, found: int, expected: int) -> None:
         raise CheckFailed(f"{what}: {found:,} URLs written, {expected:,} expected")
 
 
-def published_locs(out: Path) -> list[str]:
-    """Every ``<loc>`` of the published urlsets, in file order, repeats kept."""
-    return [
-        e.text or ""
-        for p in urlsets(out)
-        for e in ElementTree.fromstring(read_sitemap(p)).iter(f"{NS}loc")
-    ]
-
-
-def url_set_errors(locs: list[str], expected: set[str]) -> dict[str, int]:
-    """How far ``locs`` is from listing ``expected`` once each: missing, extra, duplicates."""
-    found = set(locs)
-    return {
-        "missing": len(expected - found),
-        "extra": len(found - expected),
-        "duplicates": len(locs) - len(found),
-    }
-
-
 def require_url_set(what: str, out: Path, expected: set[str]) -> None:
     errors = url_set_errors(published_locs(out), expected)
     if any(errors.values()):
@@ -92,11 +51,6 @@ def require_url_set(what: str, out: Path, expected: set[str]) -> None:
             f"{what}: {', '.join(f'{n} {k}' for k, n in errors.items())} "
             f"against the {len(expected):,} URLs expected"
         )
-
-
-def leftovers(out: Path) -> list[str]:
-    """Temporary or partial files anywhere in the output."""
-    return [str(p) for p in out.rglob("*") if ".tmp-" in p.name or p.name.endswith(".part")]
 
 
 def validate(sources: Iterable[Path]) -> None:

@@ -3,7 +3,7 @@
 
     python -m benchmarks crawl --pages 2000 --pairs 5
 
-``scrapy runspider`` of :mod:`benchmarks.website` over its site on 127.0.0.1. A warm-up
+``scrapy runspider`` of :mod:`tests.generated_site` over its site on 127.0.0.1. A warm-up
 crawl first, not counted, whose files are validated; then ``--pairs`` pairs, the order
 flipped every pair. Responses/s from the crawl's stats (``response_received_count`` over
 ``elapsed_time_seconds``, which ends before the sitemaps are written at close), the store's
@@ -20,7 +20,9 @@ import shutil
 import statistics
 from typing import TYPE_CHECKING, Any
 
-from . import checks, measure, website
+from tests import generated_site
+
+from . import checks, measure
 from .checks import CheckFailed
 
 if TYPE_CHECKING:
@@ -33,11 +35,11 @@ _numbers = itertools.count(1)
 
 
 def benchmark_command(
-    site: website.Site, run: Path, *settings: str, cpu_stats: str = "1"
+    site: generated_site.Site, run: Path, *settings: str, cpu_stats: str = "1"
 ) -> list[str]:
     """The benchmark crawl of ``site``: its sitemaps to ``run / "sitemaps"``, its state in
     ``run``, 16 requests at a time to the one host; ``cpu_stats`` as the spider takes it."""
-    return website.crawl_command(
+    return generated_site.crawl_command(
         site,
         run / "sitemaps",
         f"SITEMAPGEN_STATE={run / 'state.sqlite3'}",
@@ -47,7 +49,7 @@ def benchmark_command(
     )
 
 
-def crawl(site: website.Site, on: bool, work: Path, validate_output: bool) -> dict[str, Any]:
+def crawl(site: generated_site.Site, on: bool, work: Path, validate_output: bool) -> dict[str, Any]:
     """One measured crawl, its output checked: the Measure fields, and ``elapsed``,
     ``responses``, ``recorded``, ``crawl_cpu``, ``extension_cpu`` from its stats."""
     run = work / f"crawl-{next(_numbers)}"
@@ -56,7 +58,7 @@ def crawl(site: website.Site, on: bool, work: Path, validate_output: bool) -> di
     command = benchmark_command(site, run, *([] if on else ["SITEMAPGEN_ENABLED=False"]))
     log = run / "crawl.log"
     measured = measure.measured(command, run, log)
-    stats = website.crawl_stats(log.read_text(errors="replace"))
+    stats = generated_site.crawl_stats(log.read_text(errors="replace"))
     if measured.code or stats.get("finish_reason") != "'finished'":
         raise CheckFailed(f"crawl (add-on {'on' if on else 'off'}) failed:\n{measure.tail(log)}")
     responses = int(stats["response_received_count"])
@@ -101,7 +103,7 @@ def run(args: argparse.Namespace, record: Record, work: Path) -> int:
     record["parameters"] = {"pages": args.pages, "pairs": args.pairs}
     pairs: list[dict[str, Any]] = []
     record["measurements"] = {"warmup": None, "pairs": pairs}
-    site = website.Site(args.pages)
+    site = generated_site.Site(args.pages)
     try:
         record["parameters"]["listable"] = len(site.expected())
         print(

@@ -13,7 +13,7 @@ in the foreground, and is stopped at the end. The languages' books do not link t
 other, so the benchmark writes one root page, ``/index.html``, that links to each
 language's ``index.html``; the crawl starts there.
 
-The spider (:mod:`benchmarks.website`'s) follows every link on the host. The add-on's side
+The spider (:mod:`tests.generated_site`'s) follows every link on the host. The add-on's side
 has ``ADDONS = {"scrapy_sitemapgen.Addon": 500}`` and ``SITEMAPGEN_RESPECT_CANONICAL=False``
 (every page of the handbook names its published copy on debian-handbook.info as canonical:
 respected, no page would be listed and the add-on would write empty urlsets, less than a
@@ -44,7 +44,9 @@ import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import checks, measure, website
+from tests import generated_site, published
+
+from . import checks, measure
 from .checks import CheckFailed
 
 if TYPE_CHECKING:
@@ -295,7 +297,7 @@ def _children(pid: int) -> list[int]:
 def crawl_command(server: Nginx, run: Path, on: bool) -> list[str]:
     """The benchmark's crawl from the root page; add-on off: ``ADDONS={}`` after the
     shared settings, which replaces their add-on entry."""
-    return website.start_command(
+    return generated_site.start_command(
         f"{server.root}/index.html",
         run / "sitemaps",
         f"SITEMAPGEN_STATE={run / 'state.sqlite3'}",
@@ -316,7 +318,7 @@ def crawl(server: Nginx, on: bool, work: Path, expected: set[str], number: int) 
     server_cpu = server.cpu()
     measured = measure.measured(crawl_command(server, run, on), run, log)
     server_cpu = server.cpu() - server_cpu
-    stats = website.crawl_stats(log.read_text(errors="replace"))
+    stats = generated_site.crawl_stats(log.read_text(errors="replace"))
     if measured.code or stats.get("finish_reason") != "'finished'":
         raise CheckFailed(f"crawl (add-on {'on' if on else 'off'}) failed:\n{measure.tail(log)}")
     responses = int(stats["response_received_count"])
@@ -328,7 +330,9 @@ def crawl(server: Nginx, on: bool, work: Path, expected: set[str], number: int) 
     if on:
         checks.require_url_set("the crawl", out, expected)
         checks.validate(sorted(out.glob("*/sitemap.xml")))
-        images = sum(checks.read_sitemap(p).count(b"<image:loc>") for p in checks.urlsets(out))
+        images = sum(
+            published.read_sitemap(p).count(b"<image:loc>") for p in published.urlsets(out)
+        )
         if "sitemapgen/pages/recorded" not in stats:
             raise CheckFailed("the add-on's side recorded no page: was the add-on loaded?")
     else:

@@ -10,7 +10,7 @@ difference fails the run.
 
 The crawls cover the demo site (example_spider/site, two origins), the test suite's
 two-origin site (tests/helpers.py: redirects, bad dates, P3's length boundary, items) and
-the benchmark site (benchmarks/website.py: images, alternates, canonicals, noindex).
+the benchmark site (tests/generated_site.py: images, alternates, canonicals, noindex).
 """
 
 from __future__ import annotations
@@ -24,10 +24,11 @@ import tempfile
 import textwrap
 from pathlib import Path
 
+from tests.generated_site import Site
+
 from .ab import environment, export_base
 from .feed import build as build_feed
 from .results import REPO
-from .website import Site
 
 _CRAWL = textwrap.dedent(
     """

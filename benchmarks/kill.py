@@ -4,119 +4,33 @@ completion, must publish exactly the site's listable URL set.
     python -m benchmarks kill --pages 2000 --trials 10 --kills 2 --seed 1
     python -m benchmarks kill --pages 2000 --trials 10 --pauses 1 --kills 2 --seed 1
 
-The site is :mod:`benchmarks.website`'s, each page answered ``--delay`` seconds late. Each
+The site is :mod:`tests.generated_site`'s, each page answered ``--delay`` seconds late. Each
 trial starts from an empty JOBDIR and output, pauses the crawl ``--pauses`` times with
 SIGINT (Ctrl-C: a clean close that keeps Scrapy's queue, as a user pauses a JOBDIR crawl),
 kills it ``--kills`` times with SIGKILL, each at a random moment (seeded), then runs it
 again until it finishes. After every trial the published sitemaps must list every listable
-page once and nothing else, and no temporary file may be left in the output
-(:mod:`benchmarks.checks`). Each trial also counts the requests the extension sent again
+page once and nothing else, and no temporary file may be left in the output. A trial is
+:mod:`tests.kill_trial`'s, which ``tests/test_killresume.py`` runs in short. Each trial also counts the requests the extension sent again
 after the kills: requests Scrapy's JOBDIR alone would have dropped (in requests.seen, never
 fetched). ``--baseline`` turns that off (``SITEMAPGEN_RESUME_REQUESTS=False``).
 """
 
 from __future__ import annotations
 
-import os
 import random
-import signal
 import statistics
-import subprocess
 import tempfile
-import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import checks, website
+from tests import generated_site
+from tests.kill_trial import run_trial
 
 if TYPE_CHECKING:
     import argparse
 
     from .results import Record
-
-
-def crawl_command(site: website.Site, jobdir: Path, out: Path, resume: bool = True) -> list[str]:
-    return website.crawl_command(
-        site, out, f"JOBDIR={jobdir}", f"SITEMAPGEN_RESUME_REQUESTS={resume}"
-    )
-
-
-@dataclass
-class Trial:
-    kills: int
-    killed_at: list[float]
-    reissued: int
-    runs: int
-    missing: int
-    extra: int
-    duplicates: int
-    leftovers: int
-    seconds: float
-    #: JOBDIR queue files a kill left unreadable, removed by the resumed run.
-    queues_removed: int = 0
-    #: When each SIGINT pause came, seconds after the run's start.
-    paused_at: list[float] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not (self.missing or self.extra or self.duplicates or self.leftovers)
-
-
-def run_trial(
-    site: website.Site,
-    rng: random.Random,
-    kills: int,
-    work: Path,
-    max_delay: float,
-    resume: bool = True,
-    pauses: int = 0,
-) -> Trial:
-    jobdir, out, log = work / "job", work / "out", work / "crawl.log"
-    command = crawl_command(site, jobdir, out, resume)
-    started = time.monotonic()
-    killed_at: list[float] = []
-    paused_at: list[float] = []
-    # Pauses first: the queue files they leave count their requests in their headers, and
-    # a kill of the resumed crawl can tear the record it was appending.
-    for stop, stopped_at in [(signal.SIGINT, paused_at)] * pauses + [
-        (signal.SIGKILL, killed_at)
-    ] * kills:
-        delay = rng.uniform(0.3, max_delay)
-        with log.open("ab") as sink:
-            process = subprocess.Popen(command, stdout=sink, stderr=sink, cwd=work)
-            try:
-                process.wait(timeout=delay)
-            except subprocess.TimeoutExpired:
-                os.kill(process.pid, stop)
-                process.wait(timeout=120)
-                stopped_at.append(round(delay, 2))
-    runs = 0
-    reissued = queues_removed = 0
-    while True:  # resume until a run finishes
-        runs += 1
-        result = subprocess.run(
-            command, cwd=work, capture_output=True, text=True, timeout=600, check=False
-        )
-        with log.open("a") as sink:
-            sink.write(result.stderr)
-        stats = website.crawl_stats(result.stderr)
-        reissued += int(stats.get("sitemapgen/resume/reissued", "0"))
-        queues_removed += int(stats.get("sitemapgen/resume/queues_removed", "0"))
-        if stats.get("finish_reason") == "'finished'" or runs >= 5:
-            break
-    errors = checks.url_set_errors(checks.published_locs(out), site.expected())
-    return Trial(
-        kills=len(killed_at),
-        killed_at=killed_at,
-        paused_at=paused_at,
-        reissued=reissued,
-        runs=runs,
-        leftovers=len(checks.leftovers(out)),
-        seconds=round(time.monotonic() - started, 1),
-        queues_removed=queues_removed,
-        **errors,
-    )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -139,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, record: Record, work: Path) -> int:
-    """``measurements``: ``trials``, one per trial, as :class:`Trial` (``ok`` added).
+    """``measurements``: ``trials``, one per trial, as :class:`tests.kill_trial.Trial` (``ok`` added).
     ``summary``: ``passed``, ``failed``, ``reissued`` (min, median, max), ``lost`` (the
     missing URLs of the failed trials)."""
     record["parameters"] = {
@@ -149,7 +63,7 @@ def run(args: argparse.Namespace, record: Record, work: Path) -> int:
     trials: list[dict[str, Any]] = []
     record["measurements"] = {"trials": trials}
     rng = random.Random(args.seed)
-    site = website.Site(args.pages, args.delay)
+    site = generated_site.Site(args.pages, args.delay)
     try:
         record["parameters"]["listable"] = len(site.expected())
         print(

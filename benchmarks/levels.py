@@ -18,7 +18,6 @@ from __future__ import annotations
 import io
 import random
 import string
-import sys
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -223,9 +222,3 @@ def run(args: argparse.Namespace, record: Record, work: Path) -> int:
         }
     record["summary"] = {"largest": largest}
     return 0
-
-
-if __name__ == "__main__":  # python -m benchmarks.levels: the subcommand
-    from .__main__ import forward
-
-    sys.exit(forward("levels"))

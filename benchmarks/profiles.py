@@ -1,9 +1,8 @@
-"""Where the time goes: three profilers.
+"""Where the time goes: two profilers.
 
     python -m benchmarks profile-build --records 100000 --top 15
     python -m benchmarks profile-crawl --pages 2000 --repeat 5
     python -m benchmarks profile-crawl --docs debian-handbook --repeat 5
-    python -m benchmarks spy-crawl --pages 4000
 
 ``profile-build``: ``scrapy sitemapgen-build --input`` run in this process under cProfile,
 one profiler per thread, merged into one report: the feed is recorded into the store in the
@@ -13,7 +12,7 @@ the merged profile is also saved (``--out``, default ``benchmarks/out/build-n<N>
 ``python -m pstats`` or snakeviz.
 
 ``profile-crawl``: what the extension costs per crawled page without the noise of a crawl.
-On the pages of :mod:`benchmarks.website`, in this process, the least process time of
+On the pages of :mod:`tests.generated_site`, in this process, the least process time of
 ``--repeat`` rounds of, side by side: the baseline, what a crawl does with each page anyway
 (Scrapy builds the ``HtmlResponse``, parses it and the benchmark spider reads its links and
 builds their requests), and ours, what the extension adds (``extract.page_facts`` on the
@@ -27,36 +26,26 @@ change made the extension cheaper; ``--profile`` adds a cProfile listing of ours
 package (``debian-handbook``, ``python3.11-doc``), unpacked as ``crawl-docs`` unpacks it,
 at the URLs it would be served from, with ``SITEMAPGEN_RESPECT_CANONICAL=False`` as
 ``crawl-docs`` sets it.
-
-``spy-crawl``: where the extension's time goes inside a real crawl, by sampling it. The
-benchmark crawl (``crawl``'s, add-on on) under py-spy (installed under
-``benchmarks/out/pydeps`` on first use), and the samples taken inside the middleware's
-``_record`` summed by reader of the page (the walk of the tree, images, alternates,
-indexability, lastmod, videos, the store) and by call path. ``profile-crawl`` times the
-same code on warm pages outside a crawl, which is steadier but misses what the crawl around
-it does to the caches, so the two disagree; py-spy's sampling slows the crawl a little, so
-the share of samples is a guide, and ``crawl`` gives the figure.
 """
 
 from __future__ import annotations
 
-import collections
 import cProfile
 import io
 import logging
 import os
 import pstats
 import resource
-import shutil
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from . import crawl, feed, measure, website
+from tests import generated_site
+
+from . import feed, measure
 from .checks import CheckFailed
 
 if TYPE_CHECKING:
@@ -402,7 +391,7 @@ def run_profile_crawl(args: argparse.Namespace, record: Record, work: Path) -> i
         args.pages = len(bodies)
         record["parameters"] = {"docs": args.docs, "docs_version": version}
     else:
-        bodies = [website.page(number, args.pages) for number in range(args.pages)]
+        bodies = [generated_site.page(number, args.pages) for number in range(args.pages)]
         record["parameters"] = {}
     record["parameters"].update(pages=args.pages, repeat=args.repeat)
     settings = Settings()
@@ -469,138 +458,4 @@ def run_profile_crawl(args: argparse.Namespace, record: Record, work: Path) -> i
         f"{record['summary']['fingerprint_us_p90']:.1f} us; with a nav, a footer and three "
         f"scripts: median {record['summary']['fingerprint_us_median_with_chrome']:.1f} us"
     )
-    return 0
-
-
-# --- spy-crawl -----------------------------------------------------------------------------
-
-#: The readers, by the first frame under ``page_facts`` or ``_record`` that names them;
-#: the walk of the tree is counted wherever it happens (the first reader that needs it).
-READERS = (
-    ("the walk of the tree", ("_Page.nodes",)),
-    ("images", ("_Page.images",)),
-    ("alternates", ("_Page.alternates",)),
-    ("indexability", ("_Page.exclusion",)),
-    ("lastmod", ("_Page.lastmod",)),
-    ("videos", ("_Page.videos",)),
-    ("the store", ("SitemapExporter.record", "SqliteFactStore.flush")),
-)
-_RECORD = "SitemapSpiderMiddleware._record ("
-
-
-def py_spy(notes: list[str]) -> Path:
-    """The py-spy executable: beside this interpreter, or installed under
-    ``benchmarks/out/pydeps`` with pip."""
-    beside = Path(sys.executable).with_name("py-spy")
-    if beside.exists():
-        return beside
-    installed = measure.PYDEPS / "bin" / "py-spy"
-    if not measure.benchmark_tool("py-spy", installed.exists, notes):
-        raise CheckFailed("py-spy is not available: " + notes[-1])
-    return installed
-
-
-def tally(raw: Path) -> dict[str, Any]:
-    """The samples of py-spy's raw output (``stack;stack count`` lines): ``total``,
-    ``inside`` the extension, and those by ``readers`` and by call ``paths``."""
-    total = inside = 0
-    readers: collections.Counter[str] = collections.Counter()
-    paths: collections.Counter[str] = collections.Counter()
-    for line in raw.read_text(errors="replace").splitlines():
-        stack, _, count = line.rpartition(" ")
-        if not count.isdigit():
-            continue
-        samples = int(count)
-        total += samples
-        if _RECORD not in stack:
-            continue
-        inside += samples
-        below = [frame.split(" (")[0] for frame in stack.split(_RECORD, 1)[1].split(";")[1:]]
-        names = " > ".join(below)
-        reader = next(
-            (name for name, marks in READERS if any(mark in names for mark in marks)),
-            "the code between them",
-        )
-        readers[reader] += samples
-        paths[" > ".join(below[:3]) or "_record"] += samples
-    return {
-        "total": total,
-        "inside": inside,
-        "readers": dict(readers.most_common()),
-        "paths": dict(paths.most_common()),
-    }
-
-
-def summarize(raw: Path, top: int) -> str:
-    """The samples that fall inside the extension, by reader and by path, as text."""
-    counted = tally(raw)
-    inside, total = counted["inside"], counted["total"]
-    if not inside:
-        raise SystemExit("no sample inside the extension's middleware: was the add-on on?")
-    lines = [
-        f"{inside} of {total} samples inside the extension ({inside / total:.1%} of the process's,"
-        " start-up and the sitemaps' writing at close included)",
-        "",
-        "by reader:",
-    ]
-    lines += [
-        f"  {samples / inside:6.1%}  {reader}" for reader, samples in counted["readers"].items()
-    ]
-    lines += ["", f"by call path (the {top} largest):"]
-    lines += [
-        f"  {samples / inside:6.1%}  {path}"
-        for path, samples in list(counted["paths"].items())[:top]
-    ]
-    return "\n".join(lines)
-
-
-def add_spy_crawl_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--pages", type=int, default=4000, help="pages of the crawled site")
-    parser.add_argument("--rate", type=int, default=500, help="py-spy samples per second")
-    parser.add_argument("--top", type=int, default=25, help="call paths to list")
-
-
-def run_spy_crawl(args: argparse.Namespace, record: Record, work: Path) -> int:
-    """``measurements``: the crawl's ``responses``, ``crawl_cpu``, ``extension_cpu`` (from
-    its stats) and ``samples`` (:func:`tally`). ``summary``: ``extension_share`` (as the
-    spider counts it), ``samples_inside_share``, ``readers`` (shares of the samples
-    inside)."""
-    record["parameters"] = {"pages": args.pages, "rate": args.rate, "top": args.top}
-    spy = py_spy(record["notes"])
-    site = website.Site(args.pages)
-    try:
-        raw = work / "samples.txt"
-        command = [str(spy), "record", "--rate", str(args.rate), "--format", "raw"]
-        command += ["--output", str(raw), "--", *crawl.benchmark_command(site, work)]
-        log = work / "crawl.log"
-        with log.open("w") as output:
-            code = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=output).returncode
-        stats = website.crawl_stats(log.read_text(errors="replace"))
-        if code or stats.get("finish_reason") != "'finished'":
-            raise CheckFailed(f"the crawl failed:\n{measure.tail(log)}")
-        crawl_cpu, extension_cpu = (
-            float(stats["bench/crawl_cpu"]),
-            float(stats["bench/extension_cpu"]),
-        )
-        counted = tally(raw)
-        record["measurements"] = {
-            "responses": int(stats["response_received_count"]),
-            "crawl_cpu": crawl_cpu,
-            "extension_cpu": extension_cpu,
-            "samples": counted,
-        }
-        inside = counted["inside"] or 1
-        record["summary"] = {
-            "extension_share": extension_cpu / crawl_cpu,
-            "samples_inside_share": counted["inside"] / (counted["total"] or 1),
-            "readers": {name: n / inside for name, n in counted["readers"].items()},
-        }
-        print(
-            f"{stats['response_received_count']} responses; the extension's own time, as the spider "
-            f"counts it: {extension_cpu / crawl_cpu:.1%} of the crawl's process time\n"
-        )
-        print(summarize(raw, args.top))
-    finally:
-        site.close()
-        shutil.rmtree(work / "sitemaps", ignore_errors=True)
     return 0

@@ -12,7 +12,6 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
-import sys
 import time
 from typing import TYPE_CHECKING
 
@@ -89,9 +88,3 @@ def run(args: argparse.Namespace, record: Record, work: Path) -> int:
         f"{entries / timing.wall:,.0f} records/s into Redis (one client)"
     )
     return 0
-
-
-if __name__ == "__main__":  # python -m benchmarks.redis_memory: the subcommand
-    from .__main__ import forward
-
-    sys.exit(forward("redis-memory"))

@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import random
 import sqlite3
-import sys
 import tracemalloc
 from typing import TYPE_CHECKING
 
@@ -125,9 +124,3 @@ def _choice_memory(urls: int, rng: random.Random) -> dict[str, int]:
         tracemalloc.stop()
     del chosen
     return {"peak": peak, "held": held}
-
-
-if __name__ == "__main__":  # python -m benchmarks.state_size: the subcommand
-    from .__main__ import forward
-
-    sys.exit(forward("state-size"))

@@ -48,9 +48,10 @@ from lxml import etree
 from scrapy.exceptions import CloseSpider
 
 import scrapy_sitemapgen
-from benchmarks.website import noindex, page
 from scrapy_sitemapgen.sitemaps.urls import Origin
 from scrapy_sitemapgen.validate.checker import validate
+
+from .generated_site import noindex, page
 
 # --- XML: namespaces and schema validation (P14) ---------------------------------------------
 #
@@ -658,7 +659,7 @@ BASE_SETTINGS: dict[str, Any] = {
 
 
 class GeneratedSite:
-    """The benchmark site's pages (benchmarks/website.py, without its canonicals) on a
+    """The generated site's pages (tests/generated_site.py, without its canonicals) on a
     :class:`SiteServer`: /p/0 .. /p/N-1 (the
     harness's pages: every 50th noindex, every even one with a Last-Modified), each
     answered after ``delay`` seconds. Has what the harness's ``run_trial`` reads of a site

@@ -1,5 +1,5 @@
-"""The short version of the kill-and-resume harness (``python -m benchmarks kill``,
-benchmarks/kill.py): a JOBDIR crawl of the benchmark site killed with SIGKILL (and once
+"""The short version of the kill-and-resume harness (``python -m benchmarks kill``; its
+trial is tests/kill_trial.py): a JOBDIR crawl of the generated site killed with SIGKILL (and once
 paused with SIGINT first) at seeded random moments, then resumed, publishes exactly the
 site's listable URL set, with nothing lost, nothing duplicated, no temporary file left."""
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from benchmarks.kill import run_trial
-from benchmarks.website import Site
+from .generated_site import Site
+from .kill_trial import run_trial
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -17,11 +17,11 @@ import pytest
 from scrapy import signals
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from benchmarks.website import SPIDER
 from scrapy_sitemapgen.sitemaps.facts import UrlFacts
 from scrapy_sitemapgen.sitemaps.urls import Origin
 from scrapy_sitemapgen.store.redis import RedisFactStore
 
+from .generated_site import SPIDER
 from .helpers import BASE_SETTINGS, GeneratedSite, RedisServer, SiteSpider, files, read_urls
 
 if TYPE_CHECKING:

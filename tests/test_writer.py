@@ -1125,7 +1125,7 @@ def test_the_default_gzip_level_writes_within_10_percent_of_zlib_level_9(
     shape: Callable[[int], Iterator[UrlFacts]],
 ) -> None:
     """Issue 6's bound on output size: at the default level, a full urlset is at most 10 %
-    larger than zlib's level 9 makes it (``python -m benchmarks.levels`` has more shapes)."""
+    larger than zlib's level 9 makes it (``python -m benchmarks levels`` has more shapes)."""
     plain, packed = MemorySinks(), MemorySinks()
     write(shape(20_000), plain, gzip=False)
     write(shape(20_000), packed, gzip=True)

@@ -1,5 +1,5 @@
-"""The one generated site of the crawl, kill and profile runs, served on 127.0.0.1, and the
-spider that crawls it.
+"""The one generated site of the kill-and-resume test and of the harness's crawl, kill and
+profile runs, served on 127.0.0.1, and the spider that crawls it.
 
 The site (:class:`Site`): pages ``/p/0`` .. ``/p/N-1`` with images (``src``, ``srcset``,
 ``og:image``), hreflang alternates, a ``Last-Modified`` header on odd pages and an
@@ -18,8 +18,9 @@ of the crawl and the part of it spent in the sitemap extension's code; with
 ``-a cpu_stats=crawl`` (A/B of two versions of the code) the crawl's alone, touching none
 of the extension's internals.
 
-``scrapy runspider`` imports this file as a top-level module: it imports nothing from the
-``benchmarks`` package.
+It lives with the tests, which crawl it; the harness (``benchmarks/``) imports it from
+here, and the tests import nothing from the harness. ``scrapy runspider`` imports this file
+as a top-level module: it imports nothing from the ``tests`` package.
 """
 
 from __future__ import annotations

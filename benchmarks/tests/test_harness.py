@@ -1,5 +1,5 @@
-"""The benchmark tools' own arithmetic, on inputs written by hand: py-spy's samples, the
-A/B settings, the result file, the summaries and the tables rendered from them."""
+"""The benchmark harness's own arithmetic, on inputs written by hand: the A/B settings, the
+result file, the summaries and the tables rendered from them."""
 
 from __future__ import annotations
 
@@ -9,54 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 from benchmarks import results, tables
 from benchmarks.build import build_summary
-from benchmarks.checks import url_set_errors
 from benchmarks.crawl import summary as crawl_summary
-from benchmarks.profiles import summarize
+from tests.published import url_set_errors
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     import pytest
-
-RECORD = "SitemapSpiderMiddleware._record (scrapy_sitemapgen/middleware.py:53)"
-
-
-def test_spy_crawl_sums_the_extension_samples_by_reader(tmp_path: Path) -> None:
-    """py-spy's raw format: ``frame;frame;... count``. Samples outside ``_record`` count
-    only in the total; inside, each goes to the first reader its path names (the walk of
-    the tree wherever it happens), or to the code between the readers."""
-    engine = "run (twisted/base.py:1);_process (scrapy/core/scraper.py:2)"
-    raw = tmp_path / "samples.txt"
-    raw.write_text(
-        "\n".join(
-            [
-                f"{engine} 60",  # the crawl, not the extension
-                f"{engine};{RECORD};page_facts (x.py:1);_Page.images (x.py:2);_normal_url (x.py:3) 10",
-                f"{engine};{RECORD};page_facts (x.py:1);_Page.exclusion (x.py:4);_Page.nodes (x.py:5) 15",
-                f"{engine};{RECORD};page_facts (x.py:1);_Page.exclusion (x.py:4);robots_directives (x.py:6) 5",
-                f"{engine};{RECORD};SitemapExporter.record (e.py:1);SqliteFactStore.record (s.py:2) 8",
-                f"{engine};{RECORD};page_facts (x.py:1) 2",
-                "garbage line without a count",
-            ]
-        )
-    )
-    report = summarize(raw, top=3)
-    lines = report.splitlines()
-    assert lines[0].startswith("40 of 100 samples inside the extension (40.0% of the process's")
-    readers = lines[lines.index("by reader:") + 1 : lines.index("by reader:") + 6]
-    assert [line.split(None, 1) for line in readers] == [
-        ["37.5%", "the walk of the tree"],
-        ["25.0%", "images"],
-        ["20.0%", "the store"],
-        ["12.5%", "indexability"],
-        ["5.0%", "the code between them"],
-    ]
-    paths = lines[lines.index("by call path (the 3 largest):") + 1 :]
-    assert paths == [
-        "   37.5%  page_facts > _Page.exclusion > _Page.nodes",
-        "   25.0%  page_facts > _Page.images > _normal_url",
-        "   20.0%  SitemapExporter.record > SqliteFactStore.record",
-    ]
 
 
 def test_ab_set_gives_the_new_side_its_settings() -> None:
@@ -417,32 +376,6 @@ def test_origins_summary_takes_the_floor_off_within_each_pair() -> None:
     text = tables.render([record])
     assert "| the package's own (the difference) | 15000 µs | 28000 µs |" in text
     assert "With nothing per origin but the floor, the ratio would be 1.50x." in text
-
-
-def test_origin_parts_times_each_part_of_a_worker_task(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """``origin_parts``: a line per repeat with the CPU an origin of reading, writing into
-    sinks that keep nothing (with gzip and without), the whole task and the file system's
-    floor, over the first
-    tasks' origins (here every origin: a feed of 60 origins is one task)."""
-    from benchmarks import feed, origin_parts
-
-    path = tmp_path / "feed.jsonl"
-    with path.open("w", encoding="utf-8") as out:
-        for record, _ in feed.records(300, 7, origins=60):
-            out.write(json.dumps(record) + "\n")
-    work = tmp_path / "work"
-    work.mkdir()
-    origin_parts.main(path, tasks=5, repeat=2, work_in=work)
-    lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "60 origins in 1 tasks; CPU an origin:"
-    assert len(lines) == 3
-    for line in lines[1:]:
-        parts = dict(re.findall(r"(\w+) +([\d.]+) µs", line))
-        assert list(parts) == ["read", "write", "unzipped", "stage", "floor"]
-        assert all(float(spent) > 0 for spent in parts.values())
-    assert list(work.iterdir()) == []  # its work folder removed
 
 
 def _urlset_locs(folder: Path) -> dict[str, list[str]]:
