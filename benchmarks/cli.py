@@ -31,6 +31,7 @@ from . import (
     feed,
     kill,
     levels,
+    memory,
     origins,
     profiles,
     redis_memory,
@@ -53,8 +54,8 @@ BENCHMARKS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Any]
     ),
     "memory": (
         "peak RSS and the phases of sitemapgen-build --input at growing feed sizes",
-        build.add_memory_arguments,
-        build.run_memory,
+        memory.add_memory_arguments,
+        memory.run_memory,
     ),
     "crawl": (
         "a local crawl with the add-on on and off, in alternating pairs",
@@ -112,7 +113,7 @@ BENCHMARKS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Any]
 #: The module whose docstring a subcommand's ``--help`` ends with.
 DOCS = {
     "build": build,
-    "memory": build,
+    "memory": memory,
     "crawl": crawl,
     "crawl-docs": docsite,
     "origins": origins,

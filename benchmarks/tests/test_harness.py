@@ -220,7 +220,7 @@ def test_memory_run_reads_the_phases_from_a_real_build_log(tmp_path: Path) -> No
     """The phases come from the log lines of a real ``sitemapgen-build`` (the spider's
     opening, its closing, the close report's per-origin line): a renamed logger or message
     would leave them unknown."""
-    from benchmarks.build import memory_run
+    from benchmarks.memory import memory_run
 
     result = memory_run(1000, 1, tmp_path)
     phases = result["phases"]
