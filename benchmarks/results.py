@@ -8,7 +8,7 @@ Keys (units in the names or below: seconds, KiB for RSS, bytes for sizes):
 
 - ``schema``: 1.
 - ``benchmark``: the subcommand (``build``, ``memory``, ``crawl``, ``crawl-docs``, ``kill``,
-  ``ab``, ``profile-build``, ``profile-crawl``, ``spy-crawl``, ``levels``, ``redis-memory``).
+  ``ab``, ``profile-build``, ``profile-crawl``, ``levels``, ``redis-memory``).
 - ``smoke``: true when run with ``--smoke`` (sizes under the benchmark's minimums, to try
   the harness): the tables label such a result, its figures are not to be published.
 - ``command``: the exact command line (``sys.orig_argv``, shell-quoted);

@@ -1,10 +1,12 @@
 """The benchmark harness's own arithmetic, on inputs written by hand: the A/B settings, the
-result file, the summaries and the tables rendered from them."""
+result file, the summaries and the tables rendered from them; and the harness's shape (its
+modules' length, no import circle, nothing of it imported by the tests)."""
 
 from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchmarks import results, tables
@@ -13,8 +15,6 @@ from benchmarks.crawl import summary as crawl_summary
 from tests.published import url_set_errors
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     import pytest
 
 
@@ -485,3 +485,56 @@ def test_ab_profile_docs_table_names_the_package_and_the_per_page_figures() -> N
     assert "on the pages of `book`" in text and "2 alternating pairs" in text
     assert "| ours µs a page | **0.611** | 2 of 2 | 0.613, 0.609 |" in text
     assert "published the same urlsets" not in text
+
+
+# --- the harness's shape -------------------------------------------------------------------
+
+HARNESS = Path(__file__).resolve().parent.parent
+
+
+def _imports(path: Path) -> set[str]:
+    """The modules ``path`` imports, relative ones named from its own package."""
+    import ast
+
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = (f"{path.parent.name}." if node.level else "") + (node.module or "")
+            names.add(base.rstrip("."))
+            names.update(f"{base.rstrip('.')}.{alias.name}" for alias in node.names)
+    return names
+
+
+def test_no_harness_module_is_over_the_packages_bound() -> None:
+    """The package's bound, 700 lines (tests/test_layout.py), holds for the harness too."""
+    long = {
+        path.name: lines
+        for path in HARNESS.glob("*.py")
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > 700
+    }
+    assert long == {}
+
+
+def test_only_the_entry_point_imports_the_command_line() -> None:
+    """The subcommands' modules are imported by :mod:`benchmarks.cli`, and none imports it
+    (or ``__main__``) back: no import circle."""
+    back = {
+        path.name
+        for path in HARNESS.glob("*.py")
+        if path.name != "__main__.py"
+        and _imports(path) & {"benchmarks.cli", "benchmarks.__main__", "benchmarks.forward"}
+    }
+    assert back == set()
+
+
+def test_the_tests_import_nothing_from_the_harness() -> None:
+    """The tests' site, kill trial and readers are theirs; the harness imports them."""
+    tests = HARNESS.parent / "tests"
+    importing = sorted(
+        path.name
+        for path in tests.glob("*.py")
+        if any(name == "benchmarks" or name.startswith("benchmarks.") for name in _imports(path))
+    )
+    assert importing == []
