@@ -3,9 +3,11 @@
 Every benchmark run writes one JSON result (:mod:`benchmarks.results`: by default under
 ``benchmarks/results/``, or ``--results PATH``), then prints its tables, rendered from that
 result as ``python -m benchmarks tables RESULT.json ...`` renders them. ``--smoke`` lets a
-benchmark run under its minimum sizes, to try the harness, and labels the result so;
-``benchmarks/RESULTS.md`` is such a try of every subcommand. ``make bench`` runs build,
-memory and crawl at their published sizes, and their tables.
+benchmark run under its minimum sizes, to try the harness, and labels the result so.
+``make bench`` runs build, memory and crawl at their published sizes, and their tables.
+
+Each subcommand's module is imported here and imports nothing of this one back;
+``python -m benchmarks`` (``__main__.py``) only calls :func:`main`.
 """
 
 from __future__ import annotations
