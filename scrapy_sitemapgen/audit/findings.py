@@ -113,7 +113,7 @@ def build_report(
     violations as (file, finding)), sorted by kind (report order), URL and detail; with
     ``sections``, counted per section too; ``missing``: False when the live sitemaps could
     not be read (no ``missing_from_sitemap`` findings); ``clusters``: the findings of its
-    broken hreflang clusters, which the publish found (``publish.cluster_index``)."""
+    broken hreflang clusters, which the publish found (``features.hreflang_clusters``)."""
     now = now or datetime.now(timezone.utc)
     listed = list(log.listed(origin))
     verdicts: dict[str, int] = {}

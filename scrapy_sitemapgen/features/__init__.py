@@ -1,0 +1,36 @@
+"""The features that watch each origin's entries as staging writes them: chrome images,
+hreflang clusters, the changes feed, IndexNow. Each is a module with a factory that gives
+an origin's watch (:class:`.base.OriginWatch`) when its setting is on; :data:`FEATURES`
+lists them, in the order staging calls them. Pure.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .changes_feed import changes_feed
+from .chrome_images import chrome_images
+from .hreflang_clusters import hreflang_clusters
+from .indexnow import indexnow
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .base import OriginStart, OriginWatch
+
+__all__ = ["FEATURES", "origin_watches"]
+
+#: Every feature, in the order its hooks are called: the chrome images are left out before
+#: the clusters' alternates are written; the changes feed's file is staged before
+#: IndexNow's key file.
+FEATURES: tuple[Callable[[OriginStart], OriginWatch | None], ...] = (
+    chrome_images,
+    hreflang_clusters,
+    changes_feed,
+    indexnow,
+)
+
+
+def origin_watches(start: OriginStart) -> list[OriginWatch]:
+    """The watches of the features that are on for the origin ``start`` tells of."""
+    return [watch for feature in FEATURES if (watch := feature(start)) is not None]
