@@ -13,7 +13,7 @@ import pytest
 from scrapy.settings import Settings
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from scrapy_sitemapgen.features.indexnow import EntryPrints
+from scrapy_sitemapgen.features.entry_prints import EntryPrints
 from scrapy_sitemapgen.settings import Config
 from scrapy_sitemapgen.sitemaps.indexnow import batches
 from scrapy_sitemapgen.state.indexnow_changes import ENTRY_PRINTS

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..sitemaps.sections import DEFAULT_SECTION, section_of
-from ..sitemaps.verdicts import FINDINGS, LISTED, Finding, Verdict, audit_findings, counts
+from ..sitemaps.verdicts import FINDINGS, LISTED, Finding, Verdict
 from .legend import LEGEND, by_severity, verdict_line
+from .rules import audit_findings, counts
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator

@@ -1,6 +1,6 @@
 """The features that watch each origin's entries as staging writes them: chrome images,
 hreflang clusters, the changes feed, IndexNow. Each is a module with a factory that gives
-an origin's watch (:class:`.base.OriginWatch`) when its setting is on; :data:`FEATURES`
+an origin's watch (:class:`.origin_watch.OriginWatch`) when its setting is on; :data:`FEATURES`
 lists them, in the order staging calls them. Pure.
 """
 
@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 
 from .changes_feed import changes_feed
 from .chrome_images import chrome_images
+from .entry_prints import entry_prints
 from .hreflang_clusters import hreflang_clusters
-from .indexnow import indexnow
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from .base import OriginStart, OriginWatch
+    from .origin_watch import OriginStart, OriginWatch
 
 __all__ = ["FEATURES", "origin_watches"]
 
@@ -27,7 +27,7 @@ FEATURES: tuple[Callable[[OriginStart], OriginWatch | None], ...] = (
     chrome_images,
     hreflang_clusters,
     changes_feed,
-    indexnow,
+    entry_prints,
 )
 
 

@@ -1,7 +1,7 @@
 """The changes feed (SITEMAPGEN_CHANGES_FEED): ``changes.atom`` beside each origin's
 sitemaps, the URLs added or changed lately, newest first, over several runs (the last
 entries are kept in the state file, :data:`..state.changes_feed_notes.FEED`). What changed
-is what IndexNow's entry fingerprints find (:mod:`.indexnow`: a URL whose ``<url>`` entry
+is what IndexNow's entry fingerprints find (:mod:`.entry_prints`: a URL whose ``<url>`` entry
 is new or differs), handed here a block at a time; the Atom is
 :mod:`.changes_feed_atom`'s. Pure.
 """
@@ -15,8 +15,8 @@ from ..sitemaps.indexnow import ADDED, CHANGED
 from ..sitemaps.naming import FEED_NAME
 from ..state.changes_feed_notes import FEED, FeedEntry, encode_entries
 from ..state.notes import BLOCK
-from .base import ExtraFile, OriginWatch
 from .changes_feed_atom import atom_time, feed_xml
+from .origin_watch import ExtraFile, OriginWatch
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..sitemaps.facts import UrlFacts
     from ..state.indexnow_changes import Changes
     from ..state.notes import Save
-    from .base import OriginStart
+    from .origin_watch import OriginStart
 
 __all__ = ["ChangesFeedWatch", "FeedNotes", "changes_feed"]
 
@@ -36,7 +36,7 @@ def changes_feed(start: OriginStart) -> ChangesFeedWatch | None:
 
 
 class ChangesFeedWatch(OriginWatch):
-    """Takes IndexNow's findings (as a :class:`.base.ChangeWatch`) into the origin's
+    """Takes IndexNow's findings (as a :class:`.origin_watch.ChangeWatch`) into the origin's
     :class:`FeedNotes`, and at the finish stages the feed (G1), counts its entries, and
     names it in the robots.txt lines when asked (SITEMAPGEN_CHANGES_FEED_IN_ROBOTS:
     Google reads a feed named in a ``Sitemap:`` line)."""

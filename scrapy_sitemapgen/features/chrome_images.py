@@ -17,14 +17,14 @@ import dataclasses
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from .base import ExtraFile, OriginWatch
+from .origin_watch import ExtraFile, OriginWatch
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
     from ..publish.staging import OriginSet
     from ..sitemaps.facts import UrlFacts
-    from .base import OriginStart
+    from .origin_watch import OriginStart
 
 __all__ = [
     "CHROME_SHOWN",

@@ -26,7 +26,6 @@ from ..sitemaps.content import duplicate_choice
 from ..sitemaps.facts import Alternate
 from ..sitemaps.verdicts import Finding
 from ..stats import DUPLICATE_CONTENT
-from .base import OriginWatch
 from .hreflang_rules import (
     CONFLICT,
     DROP_REASONS,
@@ -39,6 +38,7 @@ from .hreflang_rules import (
     drop_reason,
     self_language,
 )
+from .origin_watch import OriginWatch
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from ..sitemaps.urls import Origin
     from ..sitemaps.verdicts import Verdict
     from ..store.base import FactSource
-    from .base import OriginStart
+    from .origin_watch import OriginStart
 
 __all__ = [
     "ClusterIndex",

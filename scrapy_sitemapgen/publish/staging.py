@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..build.pool import TASK_ORIGINS, staging_tasks
 from ..features import origin_watches
-from ..features.base import OriginStart, overridden
+from ..features.origin_watch import OriginStart, overridden
 from ..sitemaps.content import duplicate_choice
 from ..sitemaps.facts import format_w3c
 from ..sitemaps.lastmod import Seen, observes
@@ -38,9 +38,9 @@ from ..state.url_notes import URL_BLOCK
 from ..stats import DUPLICATE_CONTENT
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Generator, Iterable, Iterator
+    from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 
-    from ..features.base import OriginWatch
+    from ..features.origin_watch import OriginWatch
     from ..settings import Config, Rule
     from ..sitemaps.evidence import OriginEvidence
     from ..sitemaps.facts import UrlFacts
@@ -178,11 +178,11 @@ def fresh_news(
 def _noted(
     entries: Iterable[UrlFacts],
     notes: UrlNotes,
-    watches: list[OriginWatch],
+    watches: Sequence[OriginWatch] = (),
     published: PublishedNotes | None = None,
 ) -> Iterator[UrlFacts]:
     """``entries`` as they are, noted on the way a block at a time: by the URL notes, the
-    features' :meth:`~..features.base.OriginWatch.block` and the published entries."""
+    features' :meth:`~..features.origin_watch.OriginWatch.block` and the published entries."""
     block: list[UrlFacts] = []  # handed over in blocks: one call per block, not per URL
     for facts in entries:
         block.append(facts)
@@ -196,7 +196,7 @@ def _noted(
 def _note_block(
     block: list[UrlFacts],
     notes: UrlNotes,
-    watches: list[OriginWatch],
+    watches: Sequence[OriginWatch],
     published: PublishedNotes | None,
 ) -> None:
     for watch in watches:

@@ -5,7 +5,7 @@ of its URLs were added, changed or removed: a POST of JSON ``{"host", "key",
 "keyLocation", "urlList"}``, at most 10,000 URLs of the one host per request, the key
 proved by a text file on that host holding the key.
 
-What changed is found by IndexNow's feature (:mod:`..features.indexnow`): this run's URLs,
+What changed is found by IndexNow's feature (:mod:`..features.entry_prints`): this run's URLs,
 each with a fingerprint of its ``<url>`` entry, compared with the previous run's.
 """
 

@@ -1,6 +1,6 @@
 """IndexNow's part of the state file: the kind of note that keeps a fingerprint of each
 URL's ``<url>`` entry per output and origin (:data:`ENTRY_PRINTS`, blocks of
-``loc<TAB>fingerprint`` lines; the notes themselves are :mod:`..features.indexnow`'s), and
+``loc<TAB>fingerprint`` lines; the notes themselves are :mod:`..features.entry_prints`'s), and
 the URLs this run added, changed or removed, in a temporary table (``url_changes``) the
 submission reads after the commit. Pure.
 

@@ -4,7 +4,7 @@ URL order, and this run's, written in URL order.
 Each kind of note the state keeps per output and origin is a :class:`NoteKind`: its table
 of blocks, the table this run's blocks wait in until the commit, and the encoding of a
 block. The URL set (:mod:`.url_notes`), the pages' content (:mod:`.content_notes`) and
-IndexNow's entry fingerprints (:mod:`..features.indexnow`, its kind in
+IndexNow's entry fingerprints (:mod:`..features.entry_prints`, its kind in
 :mod:`.indexnow_changes`) are its three users, each a subclass of :class:`Notes` that
 says what it computes from the join.
 

@@ -28,7 +28,7 @@ __all__ = ["ChangeWatch", "ExtraFile", "OriginStart", "OriginWatch", "overridden
 
 
 class ChangeWatch(Protocol):
-    """A watch that wants what IndexNow's entry fingerprints find (:mod:`.indexnow`),
+    """A watch that wants what IndexNow's entry fingerprints find (:mod:`.entry_prints`),
     a block of written entries at a time: the block, then the URLs of it that were added
     or changed (and, at the finish, those removed)."""
 

@@ -17,7 +17,7 @@ from ..sitemaps.indexnow import ADDED, CHANGED, REMOVED, key_file_name
 from ..sitemaps.writer import url_entry
 from ..state.indexnow_changes import ENTRY_PRINTS
 from ..state.notes import Notes
-from .base import ExtraFile, OriginWatch
+from .origin_watch import ExtraFile, OriginWatch
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -26,9 +26,9 @@ if TYPE_CHECKING:
     from ..sitemaps.facts import UrlFacts
     from ..state.indexnow_changes import Changes
     from ..state.notes import Save
-    from .base import OriginStart
+    from .origin_watch import OriginStart
 
-__all__ = ["EntryPrints", "IndexNowWatch", "fingerprint", "indexnow"]
+__all__ = ["EntryPrints", "IndexNowWatch", "entry_prints", "fingerprint"]
 
 
 def fingerprint(entry: bytes) -> str:
@@ -97,7 +97,7 @@ class EntryPrints(Notes[str, tuple[str, str]]):
         return dict(self.counts)
 
 
-def indexnow(start: OriginStart) -> IndexNowWatch | None:
+def entry_prints(start: OriginStart) -> IndexNowWatch | None:
     """The watch of an origin when IndexNow or the changes feed is on (the feed is made
     of what the fingerprints find)."""
     config = start.config
