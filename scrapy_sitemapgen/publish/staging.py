@@ -1,5 +1,10 @@
 """Store -> one origin's complete set of files in a staging folder, ready to deliver.
 
+The core loop: entries in, the changefreq and priority rules, duplicates by content left
+out, lastmods settled, files out. The features that watch the entries (chrome images,
+hreflang clusters, the changes feed, IndexNow) plug into it through one interface
+(:mod:`..features.origin_watch`), each switched on by its setting.
+
 No Scrapy imports: the crawl's exporter and the ``sitemapgen-build`` command run the same
 steps, so a set rebuilt from a stored JOBDIR is the set the crawl would have written.
 """
@@ -345,12 +350,13 @@ def stage_origin(
     recurring: bool = False,
 ) -> OriginSet | None:
     """Write every file of ``origin`` into ``staging``; None when nothing was writable.
-    ``clusters``: the hreflang clusters' index file (:mod:`..features.hreflang_clusters`),
-    when the alternates written are those it checked. The features that are on
-    (:data:`..features.FEATURES`) watch the entries and add to the set. ``settled``: told of each lastmod the
-    content notes changed from the store's, for the audit's verdicts. ``recurring``: the
-    entries written are noted whole for the next run, which publishes again those it
-    cannot judge (a crawl's store, :mod:`.recurring`; a feed states the whole site).
+    The features that are on (:data:`..features.FEATURES`) watch the entries and add to
+    the set. ``clusters``: the hreflang clusters' index file
+    (:mod:`..features.hreflang_clusters`), when the alternates written are those it
+    checked. ``settled``: told of each lastmod the content notes changed from the
+    store's, for the audit's verdicts. ``recurring``: the entries written are noted whole
+    for the next run, which publishes again those it cannot judge (a crawl's store,
+    :mod:`.recurring`; a feed states the whole site).
 
     A file whose bytes equal what the previous run published keeps that run's
     ``<lastmod>`` in the index (P10) and is marked unchanged, so the delivery can leave it
