@@ -105,7 +105,7 @@ UPDATE edges SET outcome = CASE
 END
 """
 # The values the kept pages give a source, in URL order of those pages, each in its own
-# document order: the first is the source's self entry (sitemaps.clusters.self_language).
+# document order: the first is the source's self entry (hreflang_rules.self_language).
 _RETURNED = f"""
 SELECT e.src, back.hreflang FROM edges AS e
 JOIN edges AS back ON back.src = e.target AND back.target = e.src AND NOT back.conflict
