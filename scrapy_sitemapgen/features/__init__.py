@@ -1,5 +1,5 @@
 """The features that watch each origin's entries as staging writes them: chrome images,
-hreflang clusters, the changes feed, IndexNow. Each is a module with a factory that gives
+hreflang clusters, the changes feed, IndexNow, the lastmods published for the audit. Each is a module with a factory that gives
 an origin's watch (:class:`.origin_watch.OriginWatch`) when its setting is on; :data:`FEATURES`
 lists them, in the order staging calls them. Pure.
 """
@@ -12,6 +12,7 @@ from .changes_feed import changes_feed
 from .chrome_images import chrome_images
 from .entry_prints import entry_prints
 from .hreflang_clusters import hreflang_clusters
+from .published_lastmods import published_lastmods
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -28,6 +29,7 @@ FEATURES: tuple[Callable[[OriginStart], OriginWatch | None], ...] = (
     hreflang_clusters,
     changes_feed,
     entry_prints,
+    published_lastmods,
 )
 
 

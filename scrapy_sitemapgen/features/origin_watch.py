@@ -56,6 +56,8 @@ class OriginStart:
     dedupe: bool
     #: The hreflang clusters' index file, when the alternates written are those it checked.
     clusters: str | None = None
+    #: Where the lastmods the content notes settle go (the crawl's verdict log), if anywhere.
+    settled: Callable[[str, str | None], None] | None = None
     #: The watches that want IndexNow's findings: a feature adds its own as it starts.
     change_watches: list[ChangeWatch] = field(default_factory=list)
 
@@ -76,6 +78,8 @@ class OriginWatch:
       content (made only when there are any to find), and :meth:`surveyed` follows it;
     - :meth:`rewrite` wraps each writing pass whose entries carry lastmods and media
       (``first``: the pass whose counts count), :meth:`rewrite_news` the news pass;
+    - :meth:`settled` is told of each lastmod the state's content notes settle to
+      another value than the store's, on the pass that notes every URL;
     - :meth:`block` sees the entries written on the pass that notes every URL, a block
       at a time (one call per block, not per entry: a crawl may write millions);
     - :meth:`close`, always, once every pass is over; then, when the origin has files,
@@ -94,6 +98,9 @@ class OriginWatch:
 
     def rewrite_news(self, entries: Iterable[UrlFacts]) -> Iterable[UrlFacts]:
         return entries
+
+    def settled(self, loc: str, lastmod: str | None) -> None:
+        """``loc`` is published with ``lastmod``, not the one the store holds."""
 
     def block(self, entries: list[UrlFacts]) -> None:
         """A block of the entries written, in loc order."""

@@ -220,11 +220,24 @@ def _section_pass(listing: _Listing, config: Config, section: str) -> Iterator[U
     yield from in_section(with_rules(entries, config), config.sections, section)
 
 
+def _settled(watches: list[OriginWatch]) -> Settled | None:
+    """What the content notes tell of each lastmod they settle: the watches that want it."""
+    settling = [watch.settled for watch in overridden(watches, "settled")]
+    if len(settling) <= 1:
+        return settling[0] if settling else None
+
+    def settled(loc: str, lastmod: str | None) -> None:
+        for tell in settling:
+            tell(loc, lastmod)
+
+    return settled
+
+
 class _Listing:
     """The entries of one origin to publish: duplicates by content left out (counted once,
     on the first pass), the features' rewrites applied, lastmods settled against the
     previous runs' content notes (kept for the next run on the first pass, the one that
-    sees every URL, which also tells ``settled`` of each lastmod they changed)."""
+    sees every URL, which also tells the features of each lastmod they changed)."""
 
     def __init__(
         self,
@@ -235,7 +248,6 @@ class _Listing:
         reporter: SkipReporter,
         watches: list[OriginWatch],
         dedupe: bool,
-        settled: Settled | None = None,
     ) -> None:
         self.store = store
         self.origin = origin
@@ -257,7 +269,9 @@ class _Listing:
             watch.surveyed(self._listed, len(self.chosen))
         self.rewrites = overridden(watches, "rewrite")
         self.news_rewrites = overridden(watches, "rewrite_news")
-        self.notes = self._notes(*state.content_notes(config.state_key, origin.name), settled)
+        self.notes = self._notes(
+            *state.content_notes(config.state_key, origin.name), _settled(watches)
+        )
 
     def _notes(
         self,
@@ -354,7 +368,7 @@ def stage_origin(
     the set. ``clusters``: the hreflang clusters' index file
     (:mod:`..features.hreflang_clusters`), when the alternates written are those it
     checked. ``settled``: told of each lastmod the content notes changed from the
-    store's, for the audit's verdicts. ``recurring``: the entries written are noted whole
+    store's, for the audit's verdicts (:mod:`..features.published_lastmods`). ``recurring``: the entries written are noted whole
     for the next run, which publishes again those it cannot judge (a crawl's store,
     :mod:`.recurring`; a feed states the whole site).
 
@@ -395,10 +409,11 @@ def stage_origin(
             previous_files=kept.files,
             dedupe=dedupe,
             clusters=clusters,
+            settled=settled,
         )
     )
     watching = overridden(watches, "block")
-    listing = _Listing(store, origin, config, state, reporter, watches, dedupe, settled)
+    listing = _Listing(store, origin, config, state, reporter, watches, dedupe)
     published = (
         state.published_notes(config.state_key, origin.name, int(now.timestamp()))
         if recurring
