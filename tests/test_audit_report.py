@@ -29,8 +29,9 @@ from scrapy_sitemapgen.audit.legend import (
     by_severity,
     verdict_line,
 )
+from scrapy_sitemapgen.audit.rules import counts
 from scrapy_sitemapgen.sitemaps.urls import Origin
-from scrapy_sitemapgen.sitemaps.verdicts import FINDINGS, Finding, counts
+from scrapy_sitemapgen.sitemaps.verdicts import FINDINGS, Finding
 
 from .helpers import CHROMIUM_ARGS, Route, SiteServer, html
 

@@ -21,7 +21,8 @@ import scrapy
 from lxml import etree
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from scrapy_sitemapgen.sitemaps.atom import FeedEntry, atom_time, feed_xml
+from scrapy_sitemapgen.features.changes_feed_atom import atom_time, feed_xml
+from scrapy_sitemapgen.state.changes_feed_notes import FeedEntry
 
 from .helpers import (
     IndexNowServer,

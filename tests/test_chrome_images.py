@@ -22,13 +22,13 @@ from scrapy.settings import Settings
 from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy.utils.sitemap import Sitemap
 
-from scrapy_sitemapgen.settings import Config
-from scrapy_sitemapgen.sitemaps.chrome import (
+from scrapy_sitemapgen.features.chrome_images import (
     ChromeImages,
     ImageCounts,
     chrome_check,
     pages_allowed,
 )
+from scrapy_sitemapgen.settings import Config
 from scrapy_sitemapgen.sitemaps.facts import Content, UrlFacts
 
 from .helpers import Route, SiteServer, html, read_bytes, read_entries, run_build

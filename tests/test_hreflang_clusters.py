@@ -23,14 +23,14 @@ from scrapy.settings import Settings
 from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy.utils.sitemap import Sitemap
 
-from scrapy_sitemapgen.publish.cluster_index import build_clusters
-from scrapy_sitemapgen.settings import Config
-from scrapy_sitemapgen.sitemaps.clusters import (
+from scrapy_sitemapgen.features.hreflang_clusters import build_clusters
+from scrapy_sitemapgen.features.hreflang_rules import (
     conflicts,
     drop_reason,
     html_language,
     self_language,
 )
+from scrapy_sitemapgen.settings import Config
 from scrapy_sitemapgen.sitemaps.facts import Alternate, UrlFacts
 from scrapy_sitemapgen.sitemaps.urls import Origin, origin_of
 from scrapy_sitemapgen.sitemaps.verdicts import FINDINGS, Verdict
@@ -270,7 +270,7 @@ def test_index_agrees_with_the_plain_rules_on_small_sources(seed: int) -> None:
 
 
 def test_staging_reads_the_index_read_only() -> None:
-    from scrapy_sitemapgen.publish.cluster_index import ClusterLookup, clustered
+    from scrapy_sitemapgen.features.hreflang_clusters import ClusterLookup, clustered
 
     source, verdicts = synthetic(300, 4)
     written, _, _ = reference(source, verdicts)
@@ -622,7 +622,7 @@ async def test_the_redis_store_keeps_no_verdicts_so_unlisted_targets_are_unverif
 
 
 def test_the_one_check_of_a_publish_without_alternates(tmp_path: Path, redis_server: Any) -> None:
-    from scrapy_sitemapgen.publish.cluster_index import declares_alternates
+    from scrapy_sitemapgen.features.hreflang_clusters import declares_alternates
     from scrapy_sitemapgen.store.redis import RedisFactStore
     from scrapy_sitemapgen.store.sqlite import SqliteFactStore
 

@@ -13,9 +13,10 @@ import pytest
 from scrapy.settings import Settings
 from scrapy.utils.defer import deferred_f_from_coro_f
 
+from scrapy_sitemapgen.features.entry_prints import EntryPrints
 from scrapy_sitemapgen.settings import Config
 from scrapy_sitemapgen.sitemaps.indexnow import batches
-from scrapy_sitemapgen.state.entry_changes import ENTRY_PRINTS, ChangeNotes
+from scrapy_sitemapgen.state.indexnow_changes import ENTRY_PRINTS
 
 from .helpers import IndexNowServer, Route, SiteServer, html, read_entries
 
@@ -266,13 +267,13 @@ def test_the_endpoint_checks_what_the_protocol_asks(endpoint, tmp_path: Path) ->
 
 def test_changes_are_found_in_one_merge_pass_in_loc_order() -> None:
     saved: dict[int, bytes] = {}
-    first = ChangeNotes(iter(()), saved.__setitem__, lambda changes: None)
+    first = EntryPrints(iter(()), saved.__setitem__, lambda changes: None)
     first.note_all([("http://h/a", "1"), ("http://h/b", "1"), ("http://h/d", "1")])
     assert first.finish() == {"added": 3, "changed": 0, "removed": 0}
     previous = [pair for n in sorted(saved) for pair in ENTRY_PRINTS.decode(saved[n])]
     assert previous == [("http://h/a", "1"), ("http://h/b", "1"), ("http://h/d", "1")]
     seen: list[tuple[str, str]] = []
-    second = ChangeNotes(iter(previous), {}.__setitem__, seen.extend)
+    second = EntryPrints(iter(previous), {}.__setitem__, seen.extend)
     second.note_all([("http://h/a", "1"), ("http://h/b", "2")])
     second.note_all([("http://h/c", "1")])
     assert second.finish() == {"added": 1, "changed": 1, "removed": 1}

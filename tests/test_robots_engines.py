@@ -17,6 +17,7 @@ import scrapy
 from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy.utils.sitemap import Sitemap
 
+from scrapy_sitemapgen.audit.rules import audit_findings
 from scrapy_sitemapgen.crawl import robots_rules
 from scrapy_sitemapgen.sitemaps.robots_txt import (
     ALLOW_ALL,
@@ -30,7 +31,6 @@ from scrapy_sitemapgen.sitemaps.verdicts import (
     Finding,
     Listed,
     Verdict,
-    audit_findings,
 )
 
 from .helpers import NASTY, PlainSpider, Route, SiteServer, html, read_bytes, read_entries

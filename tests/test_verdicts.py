@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import pytest
 from scrapy.settings import Settings
 
+from scrapy_sitemapgen.audit.rules import audit_findings, counts, lastmod_mismatch
 from scrapy_sitemapgen.settings import Config
 from scrapy_sitemapgen.sitemaps.urls import Origin
 from scrapy_sitemapgen.sitemaps.verdicts import (
@@ -17,9 +18,6 @@ from scrapy_sitemapgen.sitemaps.verdicts import (
     Finding,
     Listed,
     Verdict,
-    audit_findings,
-    counts,
-    lastmod_mismatch,
 )
 from scrapy_sitemapgen.store.base import StoreError
 from scrapy_sitemapgen.store.sqlite import SqliteFactStore

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..sitemaps.sections import DEFAULT_SECTION, section_of
-from ..sitemaps.verdicts import FINDINGS, LISTED, Finding, Verdict, audit_findings, counts
+from ..sitemaps.verdicts import FINDINGS, LISTED, Finding, Verdict
 from .legend import LEGEND, by_severity, verdict_line
+from .rules import audit_findings, counts
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -113,7 +114,7 @@ def build_report(
     violations as (file, finding)), sorted by kind (report order), URL and detail; with
     ``sections``, counted per section too; ``missing``: False when the live sitemaps could
     not be read (no ``missing_from_sitemap`` findings); ``clusters``: the findings of its
-    broken hreflang clusters, which the publish found (``publish.cluster_index``)."""
+    broken hreflang clusters, which the publish found (``features.hreflang_clusters``)."""
     now = now or datetime.now(timezone.utc)
     listed = list(log.listed(origin))
     verdicts: dict[str, int] = {}

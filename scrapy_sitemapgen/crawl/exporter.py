@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
-    from ..publish.cluster_index import ClusterIndex
+    from ..features.hreflang_clusters import ClusterIndex
     from ..settings import Config
     from ..store.base import Coordination, FactSource
 

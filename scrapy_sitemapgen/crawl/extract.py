@@ -17,6 +17,7 @@ from parsel import Selector
 from scrapy.http import HtmlResponse
 from scrapy.utils.response import get_base_url
 
+from ..features.hreflang_rules import html_language
 from ..pages.canonical import canonical_urls
 from ..pages.dates import page_dates
 from ..pages.elements import PageNodes
@@ -33,7 +34,6 @@ from ..pages.jsonld import json_ld_blocks
 from ..pages.refresh import refresh_url
 from ..pages.robots import robots_directives
 from ..pages.videos import videos
-from ..sitemaps.clusters import html_language
 from ..sitemaps.facts import (
     Alternate,
     Content,
@@ -548,7 +548,7 @@ def page_facts(
         videos=facts.videos(now) if config.videos and html else (),
         alternates=alternates,
         content=facts.content(now) if config.fingerprints else None,
-        # The self entry's last resort (sitemaps.clusters.self_language): read only for a
+        # The self entry's last resort (features.hreflang_rules.self_language): read only for a
         # page whose cluster is checked.
         language=html_language(facts.nodes.html_lang)
         if alternates and html and config.checks_clusters

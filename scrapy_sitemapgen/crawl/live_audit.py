@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from ..publish.cluster_index import ClusterIndex
+    from ..features.hreflang_clusters import ClusterIndex
     from ..settings import Config
     from ..store.base import FactSource
     from ..store.verdict_log import VerdictLog

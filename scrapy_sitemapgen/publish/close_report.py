@@ -12,10 +12,10 @@ from ..sitemaps.sections import section_counts
 from ..sitemaps.verdicts import FINDINGS
 
 if TYPE_CHECKING:
+    from ..features.hreflang_clusters import ClusterIndex
     from ..sitemaps.evidence import OriginEvidence
     from ..sitemaps.urls import Origin
     from ..stats import Reporter
-    from .cluster_index import ClusterIndex
     from .staging import OriginSet
 
 __all__ = ["CloseReport", "count_clusters", "log_clusters"]

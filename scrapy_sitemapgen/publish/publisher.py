@@ -14,11 +14,11 @@ from scrapy.utils.asyncio import run_in_thread
 from .. import stats as keys
 from ..build.source import first_origins
 from ..failures import failure_of
+from ..features.hreflang_clusters import ClusterIndex, build_clusters
 from ..sitemaps.lastmod import observes
 from ..sitemaps.urls import origin_folder
 from ..state.statefile import PublishState
 from .close_report import CloseReport, count_clusters, log_clusters
-from .cluster_index import ClusterIndex, build_clusters
 from .delivery import Stagings, publish_feeds, publish_local, publish_remote
 from .recurring import RecurringSource
 from .staging import GROUP_ORIGINS, stage_origins
@@ -126,7 +126,7 @@ async def publish(
     which take one origin's set, every origin is one group.
 
     Before the first origin is staged, the hreflang clusters of every origin are checked
-    on disk when SITEMAPGEN_ALTERNATES_CHECK asks for it (:mod:`.cluster_index`): counted
+    on disk when SITEMAPGEN_ALTERNATES_CHECK asks for it (:mod:`..features.hreflang_clusters`): counted
     here, logged at the end, and with ``keep_clusters`` left open in
     ``outcome.clusters`` for the audit's report.
 

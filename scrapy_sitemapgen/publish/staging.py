@@ -1,5 +1,10 @@
 """Store -> one origin's complete set of files in a staging folder, ready to deliver.
 
+The core loop: entries in, the changefreq and priority rules, duplicates by content left
+out, lastmods settled, files out. The features that watch the entries (chrome images,
+hreflang clusters, the changes feed, IndexNow) plug into it through one interface
+(:mod:`..features.origin_watch`), each switched on by its setting.
+
 No Scrapy imports: the crawl's exporter and the ``sitemapgen-build`` command run the same
 steps, so a set rebuilt from a stored JOBDIR is the set the crawl would have written.
 """
@@ -16,21 +21,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..build.pool import TASK_ORIGINS, staging_tasks
-from ..sitemaps.atom import feed_xml
-from ..sitemaps.chrome import chrome_check
+from ..features import origin_watches
+from ..features.origin_watch import OriginStart, overridden
 from ..sitemaps.content import duplicate_choice
 from ..sitemaps.facts import format_w3c
-from ..sitemaps.indexnow import fingerprint, key_file_name
 from ..sitemaps.lastmod import Seen, observes
 from ..sitemaps.manifest import FileRecord, manifest_json
-from ..sitemaps.naming import FEED_NAME, MANIFEST_NAME, ROBOTS_NAME
+from ..sitemaps.naming import MANIFEST_NAME, ROBOTS_NAME
 from ..sitemaps.sections import in_section
 from ..sitemaps.urls import Origin, base_url_for, origin_folder
 from ..sitemaps.writer import (
     OriginOutput,
     WriterOptions,
     WrittenFile,
-    url_entry,
     write_all,
     write_origin,
     write_text,
@@ -38,16 +41,14 @@ from ..sitemaps.writer import (
 from ..state.content_notes import ContentNotes
 from ..state.url_notes import URL_BLOCK
 from ..stats import DUPLICATE_CONTENT
-from .cluster_index import ClusterLookup, clustered
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Generator, Iterable, Iterator
+    from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 
+    from ..features.origin_watch import OriginWatch
     from ..settings import Config, Rule
     from ..sitemaps.evidence import OriginEvidence
     from ..sitemaps.facts import UrlFacts
-    from ..state.entry_changes import ChangeNotes
-    from ..state.feed_notes import FeedNotes
     from ..state.notes import Save
     from ..state.published_entries import PublishedNotes
     from ..state.statefile import PublishState
@@ -182,41 +183,34 @@ def fresh_news(
 def _noted(
     entries: Iterable[UrlFacts],
     notes: UrlNotes,
-    changes: ChangeNotes | None = None,
-    feed: FeedNotes | None = None,
+    watches: Sequence[OriginWatch] = (),
     published: PublishedNotes | None = None,
 ) -> Iterator[UrlFacts]:
-    if changes is not None:
-        entries = _fingerprinted(entries, changes, feed)
-    locs: list[str] = []  # handed over in blocks: one call per block, not per URL
+    """``entries`` as they are, noted on the way a block at a time: by the URL notes, the
+    features' :meth:`~..features.origin_watch.OriginWatch.block` and the published entries."""
+    block: list[UrlFacts] = []  # handed over in blocks: one call per block, not per URL
     for facts in entries:
-        if published is not None:
-            published.note(facts)
-        locs.append(facts.loc)
-        if len(locs) >= URL_BLOCK:
-            notes.note_all(locs)
-            locs = []
+        block.append(facts)
+        if len(block) >= URL_BLOCK:
+            _note_block(block, notes, watches, published)
+            block = []
         yield facts
-    notes.note_all(locs)
+    _note_block(block, notes, watches, published)
 
 
-def _fingerprinted(
-    entries: Iterable[UrlFacts], changes: ChangeNotes, feed: FeedNotes | None
-) -> Iterator[UrlFacts]:
-    """IndexNow's notes: each URL with a fingerprint of its ``<url>`` entry, in blocks;
-    the changes ``feed`` sees each block's URLs, to make entries of those that changed."""
-    pairs: list[tuple[str, str]] = []
-    for facts in entries:
-        pairs.append((facts.loc, fingerprint(url_entry(facts))))
-        if feed is not None:
-            feed.see(facts)
-        if len(pairs) >= URL_BLOCK:
-            changes.note_all(pairs)
-            pairs = []
-            if feed is not None:
-                feed.block_done()
-        yield facts
-    changes.note_all(pairs)
+def _note_block(
+    block: list[UrlFacts],
+    notes: UrlNotes,
+    watches: Sequence[OriginWatch],
+    published: PublishedNotes | None,
+) -> None:
+    for watch in watches:
+        watch.block(block)
+    if published is not None:
+        note = published.note
+        for facts in block:
+            note(facts)
+    notes.note_all([facts.loc for facts in block])
 
 
 def _section_pass(listing: _Listing, config: Config, section: str) -> Iterator[UrlFacts]:
@@ -226,11 +220,24 @@ def _section_pass(listing: _Listing, config: Config, section: str) -> Iterator[U
     yield from in_section(with_rules(entries, config), config.sections, section)
 
 
+def _settled(watches: list[OriginWatch]) -> Settled | None:
+    """What the content notes tell of each lastmod they settle: the watches that want it."""
+    settling = [watch.settled for watch in overridden(watches, "settled")]
+    if len(settling) <= 1:
+        return settling[0] if settling else None
+
+    def settled(loc: str, lastmod: str | None) -> None:
+        for tell in settling:
+            tell(loc, lastmod)
+
+    return settled
+
+
 class _Listing:
     """The entries of one origin to publish: duplicates by content left out (counted once,
-    on the first pass), lastmods settled against the previous runs' content notes (kept
-    for the next run on the first pass, the one that sees every URL, which also tells
-    ``settled`` of each lastmod they changed)."""
+    on the first pass), the features' rewrites applied, lastmods settled against the
+    previous runs' content notes (kept for the next run on the first pass, the one that
+    sees every URL, which also tells the features of each lastmod they changed)."""
 
     def __init__(
         self,
@@ -239,42 +246,32 @@ class _Listing:
         config: Config,
         state: StateView,
         reporter: SkipReporter,
-        clusters: ClusterLookup | None = None,
-        settled: Settled | None = None,
+        watches: list[OriginWatch],
+        dedupe: bool,
     ) -> None:
         self.store = store
-        #: The alternates the hreflang clusters' check writes (None: as declared).
-        self.clusters = clusters
         self.origin = origin
         self.config = config
         self.state = state
         self.reporter = reporter
         self.duplicates = 0
         self.first_duplicates: list[tuple[str, str]] = []
-        dedupe = config.dedupe_content and getattr(store, "has_content", True)
-        # Images are written in the XML urlsets only; the count rides on the duplicates' pass.
-        chrome = (
-            chrome_check(
-                config.image_chrome_share, folded=dedupe, most_pages=store.most_entries(origin)
-            )
-            if "xml" in config.formats
-            else None
-        )
         # A pass over the store before the ones that write: which URL of each content is
-        # listed must be known before the first of them is written.
-        stored = store.entries
-        self.chosen = (
-            duplicate_choice(
-                chrome.counted(stored(origin)) if chrome else stored(origin),
-                store.canonical_targets(origin),
-            )
-            if dedupe
-            else {}
+        # listed must be known before the first of them is written. The features that
+        # count something over every page ride on it.
+        self.chosen: dict[str, str] = {}
+        if dedupe:
+            stored: Iterable[UrlFacts] = store.entries(origin)
+            for watch in overridden(watches, "survey"):
+                stored = watch.survey(stored)
+            self.chosen = duplicate_choice(stored, store.canonical_targets(origin))
+        for watch in overridden(watches, "surveyed"):
+            watch.surveyed(self._listed, len(self.chosen))
+        self.rewrites = overridden(watches, "rewrite")
+        self.news_rewrites = overridden(watches, "rewrite_news")
+        self.notes = self._notes(
+            *state.content_notes(config.state_key, origin.name), _settled(watches)
         )
-        if chrome is not None:
-            chrome.decide(self._listed, len(self.chosen))
-        self.chrome = chrome if chrome is not None and chrome.images else None
-        self.notes = self._notes(*state.content_notes(config.state_key, origin.name), settled)
 
     def _notes(
         self,
@@ -294,18 +291,17 @@ class _Listing:
     def entries(self, *, first: bool, settled: bool = True) -> Iterator[UrlFacts]:
         """The origin's entries; ``first``: the pass whose exclusions and notes count. The
         other passes (sections, text) settle each lastmod again, the same way, against
-        the previous run's notes read again; ``settled=False``: not at all."""
-        entries = self.store.entries(self.origin)
+        the previous run's notes read again; ``settled=False``: not at all, nor rewritten
+        by the features (a text sitemap writes neither lastmods nor media)."""
+        entries: Iterable[UrlFacts] = self.store.entries(self.origin)
         if self.chosen:
             entries = self._unique(entries, first)
-        if self.chrome is not None and settled:  # a pass that settles nothing writes no images
-            entries = self.chrome.strip(entries, first=first)
-        if self.clusters is not None:
-            entries = clustered(entries, self.clusters)
+        if not settled:
+            return iter(entries)
+        for watch in self.rewrites:
+            entries = watch.rewrite(entries, first=first)
         if first:
             return self.notes.follow(entries)
-        if not settled:
-            return entries
         previous = self.state.previous_contents(self.config.state_key, self.origin.name)
         return self._notes(previous, None).follow(entries)
 
@@ -315,10 +311,12 @@ class _Listing:
         return self._unique(entries, False) if self.chosen else entries
 
     def news_entries(self) -> Iterator[UrlFacts]:
-        entries = self.store.news_entries(self.origin)
+        entries: Iterable[UrlFacts] = self.store.news_entries(self.origin)
         if self.chosen:
             entries = self._unique(entries, False)
-        return entries if self.clusters is None else clustered(entries, self.clusters)
+        for watch in self.news_rewrites:
+            entries = watch.rewrite_news(entries)
+        return iter(entries)
 
     def _unique(self, entries: Iterable[UrlFacts], first: bool) -> Iterator[UrlFacts]:
         chosen = self.chosen
@@ -366,11 +364,13 @@ def stage_origin(
     recurring: bool = False,
 ) -> OriginSet | None:
     """Write every file of ``origin`` into ``staging``; None when nothing was writable.
-    ``clusters``: the hreflang clusters' index file (:mod:`.cluster_index`), when the
-    alternates written are those it checked. ``settled``: told of each lastmod the
-    content notes changed from the store's, for the audit's verdicts. ``recurring``: the
-    entries written are noted whole for the next run, which publishes again those it
-    cannot judge (a crawl's store, :mod:`.recurring`; a feed states the whole site).
+    The features that are on (:data:`..features.FEATURES`) watch the entries and add to
+    the set. ``clusters``: the hreflang clusters' index file
+    (:mod:`..features.hreflang_clusters`), when the alternates written are those it
+    checked. ``settled``: told of each lastmod the content notes changed from the
+    store's, for the audit's verdicts (:mod:`..features.published_lastmods`). ``recurring``: the entries written are noted whole
+    for the next run, which publishes again those it cannot judge (a crawl's store,
+    :mod:`.recurring`; a feed states the whole site).
 
     A file whose bytes equal what the previous run published keeps that run's
     ``<lastmod>`` in the index (P10) and is marked unchanged, so the delivery can leave it
@@ -396,23 +396,24 @@ def stage_origin(
     base_url = base_url_for(config.base_url, origin)
     output = OriginOutput()
     notes = state.url_notes(config.state_key, origin.name)
-    # The changes feed is made of what IndexNow's notes find: they are kept when either is on.
-    feed = (
-        state.feed_notes(
-            config.state_key, origin.name, config.changes_feed_entries, format_w3c(now)
+    dedupe = config.dedupe_content and getattr(store, "has_content", True)
+    watches = origin_watches(
+        OriginStart(
+            origin=origin,
+            config=config,
+            state=state,
+            source=store,
+            now=now,
+            stamp=kept.stamp,
+            base_url=base_url,
+            previous_files=kept.files,
+            dedupe=dedupe,
+            clusters=clusters,
+            settled=settled,
         )
-        if config.changes_feed
-        else None
     )
-    changes = (
-        state.change_notes(
-            config.state_key, origin.name, submit=bool(config.indexnow_key), feed=feed
-        )
-        if config.indexnow_key or feed is not None
-        else None
-    )
-    lookup = ClusterLookup(clusters) if clusters is not None else None
-    listing = _Listing(store, origin, config, state, reporter, lookup, settled)
+    watching = overridden(watches, "block")
+    listing = _Listing(store, origin, config, state, reporter, watches, dedupe)
     published = (
         state.published_notes(config.state_key, origin.name, int(now.timestamp()))
         if recurring
@@ -420,9 +421,7 @@ def stage_origin(
     )
     if "xml" in config.formats:
         # The URLs of no section in the pass that notes every URL, in loc order.
-        noted = _noted(
-            with_rules(listing.entries(first=True), config), notes, changes, feed, published
-        )
+        noted = _noted(with_rules(listing.entries(first=True), config), notes, watching, published)
         output = write_origin(
             in_section(noted, config.sections, "") if config.sections else noted,
             sections=[(s.name, _section_pass(listing, config, s.name)) for s in config.sections],
@@ -439,7 +438,7 @@ def stage_origin(
         # A text sitemap has no lastmod: the pass after the XML one need not settle them.
         entries = listing.entries(first=not xml, settled=not xml)
         output.texts = write_text(
-            entries if xml else _noted(entries, notes, changes, feed, published),
+            entries if xml else _noted(entries, notes, watching, published),
             scope=origin.root,
             open_sink=open_sink,
             options=options,
@@ -448,8 +447,8 @@ def stage_origin(
     listing.notes.finish()
     if published is not None:
         published.finish()
-    if lookup is not None:
-        lookup.close()
+    for watch in overridden(watches, "close"):
+        watch.close()
     if not output.sitemaps and not output.texts:
         return None
     # In publishing order, the order of output.files: the index last.
@@ -474,49 +473,19 @@ def stage_origin(
     origin_set.added, origin_set.removed = notes.finish()
     origin_set.duplicates = listing.duplicates
     origin_set.first_duplicates = listing.first_duplicates
-    if listing.chrome is not None and listing.chrome.removed:
-        origin_set.chrome = listing.chrome.removals
-        origin_set.chrome_images = len(listing.chrome.removed)
-        origin_set.first_chrome = listing.chrome.first()
-    if changes is not None:
-        counts = changes.finish()
-        origin_set.indexnow = counts if config.indexnow_key else None
-    # robots.txt and the manifest go out before the index, which is always published last.
+    # The features' files, robots.txt and the manifest go out before the index, which is
+    # always published last.
     before_index = len(records) - len(output.indexes)
-    if feed is not None:
-        records.insert(before_index, _feed(feed, origin_set, config, base_url, folder, kept))
-        before_index += 1
+    for watch in overridden(watches, "finish"):
+        for extra in watch.finish(origin_set):
+            records.insert(before_index, _staged(folder, extra.name, extra.kind, extra.data, kept))
+            before_index += 1
     robots = _robots(config, origin, origin_set.robots_lines)
     records.insert(before_index, _staged(folder, ROBOTS_NAME, "robots", robots, kept))
-    if config.indexnow_key and not config.indexnow_key_location:
-        # The key file IndexNow fetches to check the key, published with the sitemaps.
-        key = config.indexnow_key
-        records.insert(
-            before_index,
-            _staged(folder, key_file_name(key), "indexnow-key", key.encode(), kept),
-        )
-        before_index += 1
     manifest = manifest_json(origin.root, records, sectioned=bool(config.sections))
     records.insert(before_index + 1, _staged(folder, MANIFEST_NAME, "manifest", manifest, kept))
     origin_set.records = records
     return origin_set
-
-
-def _feed(
-    feed: FeedNotes, origin_set: OriginSet, config: Config, base_url: str, folder: str, kept: _Kept
-) -> FileRecord:
-    """The changes feed staged (G1), counted, and named in the robots.txt lines when asked
-    (SITEMAPGEN_CHANGES_FEED_IN_ROBOTS: Google reads a feed named in a ``Sitemap:`` line)."""
-    url = f"{base_url}{FEED_NAME}"
-    entries = feed.finish()
-    # A feed of no entries is as old as the feed file published before: the same bytes
-    # from run to run, not a new stamp each time.
-    since = kept.files.get(FEED_NAME, ("", ""))[1] or kept.stamp
-    data = feed_xml(entries, feed_url=url, site=origin_set.origin.root, fallback_updated=since)
-    origin_set.feed_entries = len(entries)
-    if config.changes_feed_in_robots:
-        origin_set.index_urls = (*origin_set.index_urls, url)
-    return _staged(folder, FEED_NAME, "feed", data, kept)
 
 
 class _Kept:

@@ -5,13 +5,12 @@ of its URLs were added, changed or removed: a POST of JSON ``{"host", "key",
 "keyLocation", "urlList"}``, at most 10,000 URLs of the one host per request, the key
 proved by a text file on that host holding the key.
 
-What changed is found by the state file (:mod:`..state.entry_changes`): this run's URLs,
-each with a :func:`fingerprint` of its ``<url>`` entry, compared with the previous run's.
+What changed is found by IndexNow's feature (:mod:`..features.entry_prints`): this run's URLs,
+each with a fingerprint of its ``<url>`` entry, compared with the previous run's.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import TYPE_CHECKING
 
@@ -26,7 +25,6 @@ __all__ = [
     "MAX_URLS_PER_REQUEST",
     "REMOVED",
     "batches",
-    "fingerprint",
     "key_file_name",
 ]
 
@@ -42,11 +40,6 @@ ADDED, CHANGED, REMOVED = "added", "changed", "removed"
 def key_file_name(key: str) -> str:
     """The key file the protocol looks for without a ``keyLocation``: ``<key>.txt``."""
     return f"{key}.txt"
-
-
-def fingerprint(entry: bytes) -> str:
-    """A short fingerprint of a ``<url>`` entry's bytes: equal entries, equal prints."""
-    return hashlib.blake2b(entry, digest_size=8).hexdigest()
 
 
 def batches(locs: Iterable[str], size: int = MAX_URLS_PER_REQUEST) -> Iterator[list[str]]:

@@ -4,8 +4,9 @@ URL order, and this run's, written in URL order.
 Each kind of note the state keeps per output and origin is a :class:`NoteKind`: its table
 of blocks, the table this run's blocks wait in until the commit, and the encoding of a
 block. The URL set (:mod:`.url_notes`), the pages' content (:mod:`.content_notes`) and
-IndexNow's entry fingerprints (:mod:`.entry_changes`) are its three users, each a
-subclass of :class:`Notes` that says what it computes from the join.
+IndexNow's entry fingerprints (:mod:`..features.entry_prints`, its kind in
+:mod:`.indexnow_changes`) are its three users, each a subclass of :class:`Notes` that
+says what it computes from the join.
 
 Notes are kept as blocks of lines, not a row per URL: a million URLs are a few hundred
 small rows, written and read at once, where a row per URL cost more than writing the

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..sitemaps.lastmod import FINGERPRINT_VERSION
 from ..sitemaps.sections import section_counts
-from .entry_changes import ENTRY_PRINTS, changed_locs, changes_to, create_changes
+from .indexnow_changes import ENTRY_PRINTS, changed_locs, changes_to, create_changes
 from .notes import chunks, has_notes, has_table, previous_notes
 from .published_entries import ENTRIES
 from .url_notes import URLS
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from ..sitemaps.evidence import Previous
     from ..sitemaps.manifest import FileRecord
-    from .entry_changes import Changes
+    from .indexnow_changes import Changes
     from .notes import NoteKind, Save
 
 __all__ = ["PublishState"]

@@ -1,6 +1,7 @@
 """The state as staging reads and writes it: the files the previous run published, and
 the notes of each kind (URL set, content, IndexNow's fingerprints, the changes feed, the
-published entries) for an origin. Two states implement it: the state file itself
+published entries) for an origin; the notes of the features' kinds are made by the
+features (:mod:`..features`). Two states implement it: the state file itself
 (:class:`.statefile.PublishState`), and a staging worker's view of it
 (:class:`.worker_notes.WorkerState`). Pure."""
 
@@ -9,16 +10,16 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .changes_feed_notes import FEED
 from .content_notes import CONTENTS, Note
-from .entry_changes import ENTRY_PRINTS, ChangeNotes
-from .feed_notes import FEED, FeedNotes
+from .indexnow_changes import ENTRY_PRINTS
 from .published_entries import ENTRIES, PublishedNotes
 from .url_notes import URLS, UrlNotes
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-    from .entry_changes import Changes
+    from .indexnow_changes import Changes
     from .notes import NoteKind, Save
 
 __all__ = ["KINDS", "StateView"]
@@ -56,28 +57,6 @@ class StateView(ABC):
     def url_notes(self, output: str, origin: str) -> UrlNotes:
         """Notes for the URLs this run writes for ``origin``."""
         return UrlNotes(*self.notes(URLS, output, origin))
-
-    def change_notes(
-        self, output: str, origin: str, *, submit: bool = True, feed: FeedNotes | None = None
-    ) -> ChangeNotes:
-        """Notes of what changed, for the URLs this run writes for ``origin``: kept for
-        IndexNow's submission (``submit``), and handed to the changes ``feed``."""
-        previous, save = self.notes(ENTRY_PRINTS, output, origin)
-        targets = [self.changes_to(origin)] if submit else []
-        if feed is not None:
-            targets.append(feed.changed)
-
-        def on_changes(changes: Changes) -> None:
-            for target in targets:
-                target(changes)
-
-        return ChangeNotes(previous, save, targets[0] if len(targets) == 1 else on_changes)
-
-    def feed_notes(self, output: str, origin: str, limit: int, stamp: str) -> FeedNotes:
-        """The changes feed of ``origin``: the previous run's entries, and this run's
-        kept for the next (``limit`` entries at most; ``stamp``: the run's time)."""
-        previous, save = self.notes(FEED, output, origin)
-        return FeedNotes(previous, save, limit, stamp)
 
     def published_notes(self, output: str, origin: str, now: int) -> PublishedNotes:
         """Notes of the entries this run publishes for ``origin``, for the next run to

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING, Any
 
-from .entry_changes import changes_to, create_changes
+from .indexnow_changes import changes_to, create_changes
 from .notes import StoredOrigins, has_table, previous_notes
 from .view import KINDS, StateView
 
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from pathlib import Path
 
-    from .entry_changes import Changes
+    from .indexnow_changes import Changes
     from .notes import NoteKind, Save
 
 __all__ = ["WorkerState", "adopt"]

@@ -5,19 +5,19 @@ and under which language a page lists itself.
 Google ignores a pair of language versions that does not name each other both ways, and
 wants each version to list every other and itself; writing what a page declares, broken
 links and all, only earns "no return tags" in Search Console. The SQL that applies these
-rules to every listed page, in bounded memory, is ``publish.cluster_index``.
+rules to every listed page, in bounded memory, is :mod:`.hreflang_clusters`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .facts import FactRejected, parse_hreflang
+from ..sitemaps.facts import FactRejected, parse_hreflang
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from .facts import Alternate
+    from ..sitemaps.facts import Alternate
 
 __all__ = [
     "CONFLICT",

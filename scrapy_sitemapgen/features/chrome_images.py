@@ -17,17 +17,23 @@ import dataclasses
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from .origin_watch import ExtraFile, OriginWatch
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
-    from .facts import UrlFacts
+    from ..publish.staging import OriginSet
+    from ..sitemaps.facts import UrlFacts
+    from .origin_watch import OriginStart
 
 __all__ = [
     "CHROME_SHOWN",
     "MIN_PAGES",
     "ChromeImages",
+    "ChromeImagesWatch",
     "ImageCounts",
     "chrome_check",
+    "chrome_images",
     "exact_counts",
 ]
 
@@ -241,3 +247,46 @@ class ChromeImages:
         """The ``count`` most-used chrome images and the pages each was left out of."""
         ranked = sorted(self.removed.items(), key=lambda pair: (-pair[1], pair[0]))
         return ranked[:count]
+
+
+def chrome_images(start: OriginStart) -> ChromeImagesWatch | None:
+    """The watch of an origin when SITEMAPGEN_IMAGE_CHROME_SHARE is set and the origin may
+    have chrome images; images are written in the XML urlsets only."""
+    config = start.config
+    if "xml" not in config.formats:
+        return None
+    check = chrome_check(
+        config.image_chrome_share,
+        folded=start.dedupe,
+        most_pages=start.source.most_entries(start.origin),
+    )
+    return None if check is None else ChromeImagesWatch(check, folded=start.dedupe)
+
+
+class ChromeImagesWatch(OriginWatch):
+    """Counts the images on the duplicates' pass (when staging makes one), decides after
+    it, leaves the chrome images out of every writing pass and adds the counts to the
+    set."""
+
+    def __init__(self, check: ChromeImages, *, folded: bool) -> None:
+        self.check = check
+        self._folded = folded
+
+    def survey(self, entries: Iterable[UrlFacts]) -> Iterable[UrlFacts]:
+        return self.check.counted(entries) if self._folded else entries
+
+    def surveyed(self, listed: Callable[[], Iterable[UrlFacts]], contents: int) -> None:
+        self.check.decide(listed, contents)
+
+    def rewrite(self, entries: Iterable[UrlFacts], *, first: bool) -> Iterable[UrlFacts]:
+        if not self.check.images:
+            return entries
+        return self.check.strip(entries, first=first)
+
+    def finish(self, origin_set: OriginSet) -> list[ExtraFile]:
+        check = self.check
+        if check.images and check.removed:
+            origin_set.chrome = check.removals
+            origin_set.chrome_images = len(check.removed)
+            origin_set.first_chrome = check.first()
+        return []

@@ -1,38 +1,29 @@
 """The changes feed of an origin as Atom 1.0 (RFC 4287): ``changes.atom``, the URLs added or
 changed lately, newest first (G1: Google reads an Atom feed beside the sitemaps, as P11
 names the format). Pure: it renders entries it is given; which entries they are is the
-state's (:mod:`..state.feed_notes`).
+feature's (:mod:`.changes_feed`).
 
 Written by hand, not through a tree, as the urlsets are: every value goes through the
-writer's :func:`.writer.escape` (the five entities of P1, characters XML 1.0 forbids
+writer's :func:`..sitemaps.writer.escape` (the five entities of P1, characters XML 1.0 forbids
 removed), so a page title with control characters, a lone surrogate or ``]]>`` still
 gives a well-formed file; characters beyond the BMP are kept, in UTF-8.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from .facts import format_w3c
-from .limits import ATOM_NS
-from .writer import escape
+from ..sitemaps.facts import format_w3c
+from ..sitemaps.limits import ATOM_NS
+from ..sitemaps.writer import escape
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-__all__ = ["FeedEntry", "atom_time", "feed_xml"]
+    from ..state.changes_feed_notes import FeedEntry
 
-
-@dataclass(frozen=True, slots=True)
-class FeedEntry:
-    """One entry of the feed: the URL (its ``id`` and ``link``), when it changed (its
-    lastmod, RFC 3339 in UTC) and its title (None: the page's title is not known)."""
-
-    loc: str
-    updated: str
-    title: str | None = None
+__all__ = ["atom_time", "feed_xml"]
 
 
 def atom_time(lastmod: str | None, fallback: str) -> str:

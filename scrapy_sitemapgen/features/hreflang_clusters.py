@@ -8,7 +8,7 @@ leaves them out) writes the listed URLs and the declared pairs into an SQLite fi
 own, and SQL (indexes and joins) judges every pair, so that memory does not grow with a
 million-page origin's clusters. Staging (in this process or a build's worker) then opens
 the file read-only and looks up each entry that has alternates (:class:`ClusterLookup`).
-The rules themselves are :mod:`..sitemaps.clusters`'; no Scrapy here.
+The rules themselves are :mod:`.hreflang_rules`'; no Scrapy here.
 """
 
 from __future__ import annotations
@@ -22,7 +22,11 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..sitemaps.clusters import (
+from ..sitemaps.content import duplicate_choice
+from ..sitemaps.facts import Alternate
+from ..sitemaps.verdicts import Finding
+from ..stats import DUPLICATE_CONTENT
+from .hreflang_rules import (
     CONFLICT,
     DROP_REASONS,
     FINDING_MISSING_SELF,
@@ -34,10 +38,7 @@ from ..sitemaps.clusters import (
     drop_reason,
     self_language,
 )
-from ..sitemaps.content import duplicate_choice
-from ..sitemaps.facts import Alternate
-from ..sitemaps.verdicts import Finding
-from ..stats import DUPLICATE_CONTENT
+from .origin_watch import OriginWatch
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -47,14 +48,17 @@ if TYPE_CHECKING:
     from ..sitemaps.urls import Origin
     from ..sitemaps.verdicts import Verdict
     from ..store.base import FactSource
+    from .origin_watch import OriginStart
 
 __all__ = [
     "ClusterIndex",
     "ClusterLookup",
+    "HreflangClustersWatch",
     "OriginClusters",
     "build_clusters",
     "clustered",
     "declares_alternates",
+    "hreflang_clusters",
 ]
 
 #: Rows handed to SQLite at once.
@@ -101,7 +105,7 @@ UPDATE edges SET outcome = CASE
 END
 """
 # The values the kept pages give a source, in URL order of those pages, each in its own
-# document order: the first is the source's self entry (sitemaps.clusters.self_language).
+# document order: the first is the source's self entry (hreflang_rules.self_language).
 _RETURNED = f"""
 SELECT e.src, back.hreflang FROM edges AS e
 JOIN edges AS back ON back.src = e.target AND back.target = e.src AND NOT back.conflict
@@ -125,7 +129,7 @@ def declares_alternates(source: FactSource, config: Config) -> bool:
 
 def _listed(source: FactSource, origin: Origin, config: Config) -> Iterator[tuple[UrlFacts, bool]]:
     """The origin's entries, each with whether staging lists it: a duplicate by content is
-    left out as ``publish.staging._Listing`` leaves it out."""
+    left out as ``publish.staging`` leaves it out."""
     chosen = (
         duplicate_choice(source.entries(origin), source.canonical_targets(origin))
         if config.dedupe_content and getattr(source, "has_content", True)
@@ -366,3 +370,25 @@ def clustered(entries: Iterable[UrlFacts], lookup: ClusterLookup) -> Iterator[Ur
         if facts.alternates:
             facts = dataclasses.replace(facts, alternates=lookup.alternates(facts.loc))
         yield facts
+
+
+def hreflang_clusters(start: OriginStart) -> HreflangClustersWatch | None:
+    """The watch of an origin when the publish built the clusters' index
+    (SITEMAPGEN_ALTERNATES_CHECK = "listed" and some listed page declares alternates)."""
+    return None if start.clusters is None else HreflangClustersWatch(start.clusters)
+
+
+class HreflangClustersWatch(OriginWatch):
+    """Writes the alternates the clusters' check kept, on every pass that writes them."""
+
+    def __init__(self, path: str) -> None:
+        self.lookup = ClusterLookup(path)
+
+    def rewrite(self, entries: Iterable[UrlFacts], *, first: bool) -> Iterable[UrlFacts]:
+        return clustered(entries, self.lookup)
+
+    def rewrite_news(self, entries: Iterable[UrlFacts]) -> Iterable[UrlFacts]:
+        return clustered(entries, self.lookup)
+
+    def close(self) -> None:
+        self.lookup.close()
