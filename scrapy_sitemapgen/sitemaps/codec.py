@@ -142,6 +142,14 @@ def _dump_extra(facts: UrlFacts, with_content: bool = True) -> str:
     return _compact_json(extra)
 
 
+def _video(kept: list[Any]) -> Video:
+    """A video from the JSON list of its :func:`video_fields`: a field of several values
+    (a tuple in ``Video``) comes back from JSON as a list. A list stored before a field
+    was added is shorter: the fields after it take their defaults."""
+    values: list[Any] = [tuple(value) if type(value) is list else value for value in kept]
+    return Video(*values)
+
+
 def _load_extra(text: str | None) -> dict[str, Any]:
     if not text:
         return {}
@@ -218,7 +226,7 @@ def row_facts(
         :MAX_IMAGES_PER_URL
     ]
     videos = unique_videos(
-        Video(*kept) for kept in [*page.get(_VIDEOS, ()), *item.get(_VIDEOS, ())]
+        _video(kept) for kept in [*page.get(_VIDEOS, ()), *item.get(_VIDEOS, ())]
     )
     return UrlFacts(
         loc,
