@@ -23,7 +23,7 @@ from .lastmod import published
 from .limits import MAX_IMAGES_PER_URL
 
 if TYPE_CHECKING:
-    from collections.abc import Generator, Iterable
+    from collections.abc import Callable, Generator, Iterable
 
 __all__ = [
     "ALTERNATES_LIKE",
@@ -81,9 +81,13 @@ _TITLE = "t"
 
 #: A video's fields as a plain tuple, in ``Video``'s order: how rows and extras keep
 #: videos (:func:`dataclasses.fields`, so a new field is kept with no change here).
-video_fields: Any = attrgetter(*(field.name for field in fields(Video)))
+video_fields: Callable[[Video], tuple[Any, ...]] = attrgetter(
+    *(field.name for field in fields(Video))
+)
 #: A news entry's fields as a plain tuple, in ``News``' order.
-_news_fields: Any = attrgetter(*(field.name for field in fields(News)))
+_news_fields: Callable[[News], tuple[str, ...]] = attrgetter(
+    *(field.name for field in fields(News))
+)
 
 
 # json.dumps() with options builds an encoder per call: these are built once (same text).
@@ -326,8 +330,10 @@ class RunRow(NamedTuple):
 
 
 #: Where a run row keeps its loc (they are sorted and merged by it), and the key that
-#: gives it.
+#: gives it. First, as the keyed files' entries keep their key: the build's merges
+#: (:func:`..build.run_merge.sorted_batches`) sort both by their first item.
 RUN_LOC = RunRow._fields.index("loc")
+assert RUN_LOC == 0
 run_loc = itemgetter(RUN_LOC)
 _RUN_NEWS = RunRow._fields.index("news")
 
