@@ -322,7 +322,8 @@ def test_choice_is_independent_of_order_at_scale() -> None:
 def test_content_goes_through_the_stored_row() -> None:
     """The content is a page fact: kept in the page's column, the latest page record's
     wins, and an item record of the URL leaves it as it was."""
-    from scrapy_sitemapgen.sitemaps.merge import entry, fact_row, merge
+    from scrapy_sitemapgen.sitemaps.codec import entry, fact_row
+    from scrapy_sitemapgen.sitemaps.merge import merge
 
     loc = "https://example.com/p"
     first = UrlFacts(loc, content=Content(A, RUN1, True))
@@ -457,7 +458,7 @@ def test_settle_against_a_text_only_note(
 def test_two_fingerprints_go_through_the_stored_row() -> None:
     """The text's fingerprint, when it differs, is kept beside the change's; a row of the
     text-only version (three fields) reads with its one fingerprint as both."""
-    from scrapy_sitemapgen.sitemaps.merge import entry, fact_row
+    from scrapy_sitemapgen.sitemaps.codec import entry, fact_row
 
     loc = "https://example.com/p"
     both = Content(A, RUN1, True, T)

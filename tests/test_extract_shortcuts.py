@@ -1,7 +1,8 @@
 """The page reader's shortcuts give what the long road gives.
 
 ``extract`` turns a page's image and alternate values into final URLs without joining and
-normalising the ones already in shape (``_normal_url``). The long road is the public one:
+normalising the ones already in shape (``sitemaps.urls.joined_loc``). The long road is the
+public one:
 ``pages.images.image_urls``/``pages.hreflang.alternates`` (join, deduplicate), then
 ``normalize_loc`` or the URL policy for each, a rejected value counted once. These properties build that road here
 from the public functions, the way the extractor did before the shortcuts, and hold the
@@ -22,7 +23,7 @@ from scrapy import Request
 from scrapy.http import HtmlResponse
 from scrapy.settings import Settings
 
-from scrapy_sitemapgen.crawl.extract import _normal_prefix, _normal_url, _Page
+from scrapy_sitemapgen.crawl.extract import _Page
 from scrapy_sitemapgen.pages.hreflang import alternates as page_alternates
 from scrapy_sitemapgen.pages.hrefs import absolute
 from scrapy_sitemapgen.pages.images import image_urls
@@ -32,6 +33,8 @@ from scrapy_sitemapgen.sitemaps.limits import MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
 from scrapy_sitemapgen.sitemaps.urls import (
     UrlRejected,
     is_normal,
+    joined_loc,
+    loc_prefix,
     normal_directory,
     normalize_loc,
     relative_join,
@@ -248,7 +251,7 @@ def test_images_and_alternates_match_the_long_road(
 @given(base=st.one_of(st.sampled_from(BASES), value), raw=value)
 def test_normal_url_is_the_join_normalised(base: str, raw: str) -> None:
     """When the shortcut answers, its URL is ``normalize_loc(absolute(base, raw))``."""
-    shortcut = _normal_url(raw, _normal_prefix(base) or "", base, normal_directory(base))
+    shortcut = joined_loc(raw, loc_prefix(base), base, normal_directory(base))
     if shortcut is None:
         return
     assert shortcut == normalize_loc(absolute(base, raw) or "")
@@ -340,30 +343,30 @@ def test_the_shortcut_takes_the_usual_shapes() -> None:
     """Not a property: that the shortcut is taken at all, for the values pages are full of
     (otherwise the properties above would hold of a shortcut that never answers)."""
     base = "http://127.0.0.1:8000/p/1"
-    prefix = _normal_prefix(base) or ""
+    prefix = loc_prefix(base)
     assert prefix == "http://127.0.0.1:8000"
-    assert _normal_url("/img/1-480.jpg", prefix, base) == "http://127.0.0.1:8000/img/1-480.jpg"
-    assert _normal_url("/de/p/1?a=1&b=2", prefix, base) == "http://127.0.0.1:8000/de/p/1?a=1&b=2"
+    assert joined_loc("/img/1-480.jpg", prefix, base) == "http://127.0.0.1:8000/img/1-480.jpg"
+    assert joined_loc("/de/p/1?a=1&b=2", prefix, base) == "http://127.0.0.1:8000/de/p/1?a=1&b=2"
     assert (
-        _normal_url("https://cdn.example.com/og/1.jpg", prefix, base)
+        joined_loc("https://cdn.example.com/og/1.jpg", prefix, base)
         == "https://cdn.example.com/og/1.jpg"
     )
     # The long road: dot segments, escapes, default ports, relative paths, upper case.
     for raw in ("/a/../b", "/a/./b", "/%41", "a/b", "/a b", "HTTPS://cdn.example.com/x", "//cdn/x"):
-        assert _normal_url(raw, prefix, base) is None, raw
+        assert joined_loc(raw, prefix, base) is None, raw
     # Relative paths, with the page's directory.
     directory = normal_directory("http://127.0.0.1:8000/en-US/sect.x.html?a=1")
     assert directory == "http://127.0.0.1:8000/en-US/"
-    assert _normal_url("sect.y.html", prefix, base, directory) == directory + "sect.y.html"
-    assert _normal_url("img/a.png?v=2", prefix, base, directory) == directory + "img/a.png?v=2"
-    assert _normal_url("../b/c.html", prefix, base, directory) == "http://127.0.0.1:8000/b/c.html"
+    assert joined_loc("sect.y.html", prefix, base, directory) == directory + "sect.y.html"
+    assert joined_loc("img/a.png?v=2", prefix, base, directory) == directory + "img/a.png?v=2"
+    assert joined_loc("../b/c.html", prefix, base, directory) == "http://127.0.0.1:8000/b/c.html"
     for raw in ("./a", "../../a", "a//b", "a/./b", "a:b", "?q", "#top", "a%20b", "a;b", ""):
-        assert _normal_url(raw, prefix, base, directory) is None, raw
+        assert joined_loc(raw, prefix, base, directory) is None, raw
     for odd in ("http://e.com/a//b/c", "http://e.com/a/./b", "http://e.com/a;p/b", "/a/b"):
         assert normal_directory(odd) == "", odd
-    assert _normal_prefix("http://example.com:80/x") is None
-    assert _normal_prefix("http://Example.com/x") is None
-    assert _normal_prefix("https://[::1]:8080/x") is None
+    assert loc_prefix("http://example.com:80/x") == ""
+    assert loc_prefix("http://Example.com/x") == ""
+    assert loc_prefix("https://[::1]:8080/x") == ""
 
 
 # --- page_facts over hostile pages: no crash, a valid entry -------------------------------

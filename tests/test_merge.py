@@ -16,15 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scrapy_sitemapgen.build.feed_reader import build_store
+from scrapy_sitemapgen.sitemaps.codec import COLUMNS, entry, fact_row
 from scrapy_sitemapgen.sitemaps.facts import Alternate, News, UrlFacts, Video
-from scrapy_sitemapgen.sitemaps.merge import (
-    COLUMNS,
-    entry,
-    fact_row,
-    latest_given,
-    merge,
-    newest,
-)
+from scrapy_sitemapgen.sitemaps.merge import latest_given, merge, newest
 from scrapy_sitemapgen.sitemaps.urls import UrlPolicy, origin_of
 from scrapy_sitemapgen.store.redis import RedisFactStore
 from scrapy_sitemapgen.store.sqlite import SqliteFactStore

@@ -708,7 +708,7 @@ def test_media_json_is_the_standard_librarys_text_for_every_code_point() -> None
     JSON is the standard encoder's, and both read back the same."""
     import json
 
-    from scrapy_sitemapgen.sitemaps.merge import _compact_json, _load_extra, _stdlib_compact_json
+    from scrapy_sitemapgen.sitemaps.codec import _compact_json, _load_extra, _stdlib_compact_json
 
     assert _compact_json is not _stdlib_compact_json  # orjson is installed for the tests
     every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
@@ -720,7 +720,7 @@ def test_media_json_is_the_standard_librarys_text_for_every_code_point() -> None
 
 
 def test_media_json_that_orjson_refuses_takes_the_standard_road() -> None:
-    from scrapy_sitemapgen.sitemaps.merge import _compact_json, _load_extra, _stdlib_compact_json
+    from scrapy_sitemapgen.sitemaps.codec import _compact_json, _load_extra, _stdlib_compact_json
 
     for value in ({"v": [["a\ud800b", None]]}, {"v": [["t", 2**70]]}):
         text = _compact_json(value)

@@ -12,7 +12,8 @@ from scrapy.settings import Settings
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_sitemapgen.settings import Config
-from scrapy_sitemapgen.sitemaps.merge import entry, fact_row, merge
+from scrapy_sitemapgen.sitemaps.codec import entry, fact_row
+from scrapy_sitemapgen.sitemaps.merge import merge
 from scrapy_sitemapgen.sitemaps.urls import origin_of
 from scrapy_sitemapgen.store.base import FactStore
 from scrapy_sitemapgen.store.redis import RedisFactStore

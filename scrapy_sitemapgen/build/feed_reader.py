@@ -21,9 +21,9 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
-from ..sitemaps.merge import unique_videos, video_fields
+from ..sitemaps.codec import run_row
 from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS, RecordReader, url_field
 from ..sitemaps.urls import origin_key, origin_of_root
 from ..stats import Tally
@@ -42,7 +42,6 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from datetime import datetime
 
-    from ..sitemaps.facts import Video
     from ..sitemaps.urls import Origin, UrlPolicy
 
 __all__ = [
@@ -96,10 +95,6 @@ def line_at(path: Path, offset: int) -> int:
     return line
 
 
-def _video_rows(videos: tuple[Video, ...]) -> tuple[tuple[Any, ...], ...] | None:
-    return tuple(video_fields(v) for v in unique_videos(videos)) or None
-
-
 def read_range(
     feed: str,
     start: int,
@@ -148,23 +143,8 @@ def read_range(
                 else:  # counted by the reader as skipped or excluded
                     tally.refused += 1
                 continue
-            loc, (lastmod, changefreq, priority, images, videos, news) = found
-            row = (
-                loc,
-                lastmod,
-                changefreq,
-                priority,
-                images or None,
-                _video_rows(videos) if videos else None,
-                (
-                    news.publication_name,
-                    news.publication_language,
-                    news.publication_date,
-                    news.title,
-                )
-                if news
-                else None,
-            )
+            loc, fields = found
+            row = run_row(loc, fields)
             key = origin_key(loc)
             rows = pending.get(key)
             if rows is None:

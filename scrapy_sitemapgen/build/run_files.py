@@ -20,12 +20,12 @@ if TYPE_CHECKING:
 __all__ = [
     "BLOCK_ROWS",
     "INDEX_KEYS",
+    "BlockRow",
     "Index",
     "LoadedSegment",
     "OriginKey",
     "Run",
     "RunOnDisk",
-    "RunRow",
     "Segment",
     "WholeRun",
     "covering",
@@ -44,12 +44,11 @@ __all__ = [
 #: :class:`Segment`).
 BLOCK_ROWS = 500
 
-#: One record of a feed as the run files keep it: ``(loc, lastmod, changefreq, priority,
-#: images, videos, news)``, the item's columns alone (images a tuple of locs, videos and
-#: news tuples of their fields; ``None``: not given). A plain tuple, as :mod:`marshal`
-#: takes no other. (Not :data:`..sitemaps.merge.Row`, a stored record of a crawl's two
-#: sources.)
-RunRow = tuple[Any, ...]
+#: A row of a block: a feed's record as the run files keep it (a plain tuple of
+#: :class:`..sitemaps.codec.RunRow`'s fields, which the codec alone builds and reads), or
+#: an entry of a keyed or counts file (its key first). Plain tuples: :mod:`marshal` takes
+#: no other.
+BlockRow = tuple[Any, ...]
 
 #: An origin's root, ``https://host[:port]/`` (:func:`..sitemaps.urls.origin_key`): the
 #: key the run files file its rows under, a prefix of every loc of it.
@@ -114,7 +113,7 @@ def dump_block(file: BinaryIO, rows: list[Any]) -> int:
     return 4 + len(data)
 
 
-def write_blocks(path: Path | str, rows: list[RunRow]) -> None:
+def write_blocks(path: Path | str, rows: list[BlockRow]) -> None:
     with open(path, "wb") as file:
         for start in range(0, len(rows), BLOCK_ROWS):
             dump_block(file, rows[start : start + BLOCK_ROWS])
@@ -130,7 +129,7 @@ def read_segment(path: str, start: int, end: int) -> bytes:
         return file.read(end - start)  # pragma: no cover - Windows
 
 
-def _blocks_of(data: bytes) -> Iterator[list[RunRow]]:
+def _blocks_of(data: bytes) -> Iterator[list[BlockRow]]:
     at = 0
     while at < len(data):
         length = int.from_bytes(data[at : at + 4], "little")
@@ -138,7 +137,7 @@ def _blocks_of(data: bytes) -> Iterator[list[RunRow]]:
         at += 4 + length
 
 
-def read_blocks(run: Run) -> Iterator[list[RunRow]]:
+def read_blocks(run: Run) -> Iterator[list[BlockRow]]:
     """The blocks of ``run``, in order."""
     match run:
         case LoadedSegment(data):

@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import os
 from bisect import bisect_right
-from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
+from ..sitemaps.codec import RUN_LOC, item_run_record, run_loc, run_row_of
 from ..sitemaps.merge import merge
 from .run_files import (
     BLOCK_ROWS,
+    BlockRow,
     Index,
     LoadedSegment,
     OriginKey,
     Run,
-    RunRow,
     Segment,
     WholeRun,
     dump_block,
@@ -42,17 +42,15 @@ __all__ = ["FAN_IN", "merge_passes", "merged_counts", "merged_rows", "runs_of", 
 #: 64 a merge would hold more, and each worker's peak would grow with the feed.
 FAN_IN = 32
 
-_LOC = itemgetter(0)
 
-
-def _whole_blocks(run: Run) -> Iterator[list[RunRow]]:
+def _whole_blocks(run: Run) -> Iterator[list[BlockRow]]:
     """A run's blocks, joined where a loc goes on into the next block, so that no loc of
     a block's last row comes again in a later one."""
-    pending: list[RunRow] | None = None
+    pending: list[BlockRow] | None = None
     for block in read_blocks(run):
         if pending is None:
             pending = block
-        elif block[0][0] == pending[-1][0]:
+        elif run_loc(block[0]) == run_loc(pending[-1]):
             pending += block
         else:
             yield pending
@@ -72,11 +70,11 @@ def sorted_batches(runs: list[Run]) -> Iterator[list[Any]]:
     the sorted pieces and merges them in C. Runs that are all segments (a small origin's:
     less than a block each, at most FAN_IN of them) are one batch, sorted at once."""
     if not any(isinstance(run, WholeRun) for run in runs):
-        rows: list[RunRow] = []
+        rows: list[BlockRow] = []
         for run in runs:
             for block in read_blocks(run):
                 rows += block
-        rows.sort(key=_LOC)  # stable: equal locs stay in the order of runs
+        rows.sort(key=run_loc)  # stable: equal locs stay in the order of runs
         if rows:
             yield rows
         return
@@ -92,13 +90,13 @@ def sorted_batches(runs: list[Run]) -> Iterator[list[Any]]:
             yield head[starts[n] :]
             yield from readers[n]
             return
-        bound = min(heads[n][-1][0] for n in live)  # type: ignore[index]
-        batch: list[RunRow] = []
+        bound = min(run_loc(heads[n][-1]) for n in live)  # type: ignore[index]
+        batch: list[BlockRow] = []
         for n in live:  # in run order: the sort keeps it for equal locs
             head = heads[n]
             assert head is not None
             start = starts[n]
-            cut = bisect_right(head, bound, start, key=_LOC)
+            cut = bisect_right(head, bound, start, key=run_loc)
             if cut == len(head):
                 batch += head[start:] if start else head
                 heads[n] = next(readers[n], None)
@@ -106,35 +104,26 @@ def sorted_batches(runs: list[Run]) -> Iterator[list[Any]]:
             elif cut > start:
                 batch += head[start:cut]
                 starts[n] = cut
-        batch.sort(key=_LOC)
+        batch.sort(key=run_loc)
         yield batch
         live = [n for n in live if heads[n]]
 
 
-def _as_record(row: RunRow) -> tuple[Any, ...]:
-    """A run row as the merge rules' record of an item (no page columns): its images and
-    videos are the item's media, given when either is."""
-    media = (row[4], row[5]) if row[4] or row[5] else None
-    return (None, row[1], row[2], row[3], None, media, row[6])
-
-
-def _combine(old: RunRow, new: RunRow) -> RunRow:
+def _combine(old: BlockRow, new: BlockRow) -> BlockRow:
     """Two rows of one URL, ``new`` read after ``old``, as :func:`~..sitemaps.merge.merge`
     combines two item records of it."""
-    merged = merge(_as_record(old), _as_record(new))
-    media: Any = merged[5]
-    images, videos = media or (None, None)
-    return (new[0], merged[1], merged[2], merged[3], images, videos, merged[6])
+    return run_row_of(run_loc(new), merge(item_run_record(old), item_run_record(new)))
 
 
-def merged_rows(runs: list[Run]) -> Iterator[RunRow]:
+def merged_rows(runs: list[Run]) -> Iterator[BlockRow]:
     """One origin's runs (in feed order, at most FAN_IN of them) in ``loc`` order, each
     URL once, its repeats combined."""
-    previous: RunRow | None = None
+    previous: BlockRow | None = None
+    at = RUN_LOC
     for batch in sorted_batches(runs):
         for row in batch:
             if previous is not None:
-                if row[0] == previous[0]:
+                if row[at] == previous[at]:
                     previous = _combine(previous, row)
                     continue
                 yield previous

@@ -19,7 +19,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from ..sitemaps.facts import News, UrlFacts, Video
+from ..sitemaps.codec import run_entries
 from ..sitemaps.urls import origin_of_root
 from .run_files import (
     INDEX_KEYS,
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Executor
     from pathlib import Path
 
+    from ..sitemaps.facts import UrlFacts
     from ..sitemaps.urls import Origin
 
 
@@ -329,21 +330,7 @@ class RunStore(PooledSource):
         if entry.runs is None:
             entry = self._with_runs({origin: entry})[origin]
         assert entry.runs is not None
-        count = 0
-        for loc, lastmod, changefreq, priority, images, videos, news in merged_rows(entry.runs):
-            count += 1
-            if news_only and news is None:
-                continue
-            yield UrlFacts(  # by position: keyword arguments cost more, and this runs per URL
-                loc,
-                lastmod,
-                changefreq,
-                priority,
-                images or (),
-                tuple(Video(*v) for v in videos) if videos else (),
-                (),
-                News(*news) if news else None,
-            )
+        count = yield from run_entries(merged_rows(entry.runs), news_only)
         self.add_counts([origin], [count])
 
     def entries(self, origin: Origin) -> Iterator[UrlFacts]:

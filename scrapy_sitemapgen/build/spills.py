@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from operator import itemgetter
 from typing import TYPE_CHECKING, BinaryIO
 
+from ..sitemaps.codec import rows_with_news, run_loc
 from .run_files import (
     BLOCK_ROWS,
+    BlockRow,
     Index,
     OriginKey,
-    RunRow,
     Segment,
     WholeRun,
     dump_block,
@@ -30,8 +30,6 @@ if TYPE_CHECKING:
     from .run_files import RunOnDisk
 
 __all__ = ["RangeRuns", "RangeSpills"]
-
-_LOC = itemgetter(0)
 
 
 @dataclass
@@ -54,7 +52,7 @@ class RangeSpills:
         self.folder = folder
         self.tag = tag
         self.run_records = run_records
-        self.pending: dict[OriginKey, list[RunRow]] = {}
+        self.pending: dict[OriginKey, list[BlockRow]] = {}
         self.held = 0
         #: Each spill's entries file: ``(key, run, rows, rows with news)`` in key order.
         #: Held here instead, a range's lists of runs and counts, one of each for each of
@@ -81,7 +79,7 @@ class RangeSpills:
                 pending = self.pending
                 for index, key in enumerate(sorted(pending)):
                     rows = pending[key]
-                    rows.sort(key=_LOC)  # stable: a repeated URL's rows stay in feed order
+                    rows.sort(key=run_loc)  # stable: a repeated URL's rows stay in feed order
                     run: WholeRun | Segment
                     if len(rows) < BLOCK_ROWS:  # one block, into the spill's shared file
                         if shared is None:
@@ -98,7 +96,7 @@ class RangeSpills:
                             key,
                             run_on_disk(run),
                             len(rows),
-                            sum(1 for row in rows if row[6] is not None),
+                            rows_with_news(rows),
                         )
                     )
                     if len(block) >= BLOCK_ROWS:

@@ -28,7 +28,7 @@ from ..pages.fingerprint import (
     structured_data,
 )
 from ..pages.hreflang import alternate_sources, header_alternate_sources
-from ..pages.hrefs import absolute, join_prefix, media_url
+from ..pages.hrefs import absolute, media_url
 from ..pages.images import image_sources
 from ..pages.jsonld import json_ld_blocks
 from ..pages.refresh import refresh_url
@@ -52,12 +52,10 @@ from ..sitemaps.limits import MAX_IMAGES_PER_URL
 from ..sitemaps.robots_txt import page_agents
 from ..sitemaps.urls import (
     UrlRejected,
-    is_normal,
-    is_normal_origin,
+    joined_loc,
+    loc_prefix,
     normal_directory,
-    normal_join,
     normalize_loc,
-    relative_join,
 )
 from ..stats import CANONICAL_NOT_HTTP, robots_txt_reason
 
@@ -107,36 +105,11 @@ def _is_http(url: str) -> bool:
     return url.partition(":")[0].lower() in _HTTP_SCHEMES
 
 
-def _normal_url(value: str, prefix: str, base: str, directory: str = "") -> str | None:
-    """``value`` joined to ``base`` and normalised, when it is already a <loc>, a path
-    from the root or a relative path that both steps leave as it is (``prefix``:
-    ``_normal_prefix(base)`` or ``""``; ``directory``: ``normal_directory(base)`` or
-    ``""``): the same string ``normalize_loc(absolute(base, value))`` gives, without
-    either (nor the page's encoding, which Scrapy works out anew each time); None for
-    every other value. Which values those are is the URL module's rule."""
-    first = value[:1]
-    if first == "/":
-        return normal_join(prefix, value)
-    if is_normal(value) and absolute(base, value) == value:
-        return value
-    if first:
-        return relative_join(directory, value)
-    return None
-
-
 @lru_cache(maxsize=256)
 def _hreflang(lang: str) -> str:
     """``parse_hreflang``, once per value: a site names the same few languages on every
     page (a rejected value is not remembered, and raises each time)."""
     return parse_hreflang(lang)
-
-
-def _normal_prefix(base: str) -> str | None:
-    """``scheme://host[:port]`` of ``base`` when it is a normal <loc>'s start: the prefix
-    ``normal_join`` takes, so that most rooted paths need neither joining nor
-    normalising."""
-    prefix = join_prefix(base)
-    return prefix if prefix is not None and is_normal_origin(prefix) else None
 
 
 class _Page:
@@ -218,9 +191,9 @@ class _Page:
 
     @property
     def prefix(self) -> str:
-        """``_normal_prefix(base)``, or ``""`` when the base has none."""
+        """``loc_prefix(base)``: what rooted paths in shape are put after."""
         if self._prefix is None:
-            self._prefix = _normal_prefix(self.base) or ""
+            self._prefix = loc_prefix(self.base)
         return self._prefix
 
     @property
@@ -321,8 +294,8 @@ class _Page:
     def _targets(self, hrefs: list[str]) -> list[str]:
         """The targets of ``hrefs`` (the main content's distinct links): each resolved
         against the base and normalised as a ``<loc>`` (:meth:`_target`); the rooted and
-        relative paths most links are take :func:`_normal_url`'s shortcut, and a
-        ``#part`` names the base itself."""
+        relative paths most links are take the URL layer's shortcut
+        (:func:`~..sitemaps.urls.joined_loc`), and a ``#part`` names the base itself."""
         base, prefix, directory = self.base, self.prefix, self.directory
         policy = self.config.url_policy.loc_from_normalized
         targets = []
@@ -339,7 +312,7 @@ class _Page:
                 if here:
                     targets.append(here)
                     continue
-            loc = _normal_url(path or value, prefix, base, directory)
+            loc = joined_loc(path or value, prefix, base, directory)
             if loc is not None:
                 targets.append(policy(loc))
                 continue
@@ -394,7 +367,7 @@ class _Page:
         base, prefix, directory = self.base, self.prefix, self.directory
         tried: set[str] = set()
         for value in image_sources(self.nodes):
-            url = _normal_url(value, prefix, base, directory)
+            url = joined_loc(value, prefix, base, directory)
             if url is None:
                 raw = media_url(base, value)
                 if raw is None or raw in tried:
@@ -437,12 +410,12 @@ class _Page:
         url = self.response.url
         sources = [(alternate_sources(self.nodes), self.base, self.prefix)]
         if self.links:
-            header_prefix = self.prefix if url == self.base else _normal_prefix(url) or ""
+            header_prefix = self.prefix if url == self.base else loc_prefix(url)
             sources.append((header_alternate_sources(self.links), url, header_prefix))
         for values, base, prefix in sources:
             for hreflang, value in values:
                 lang = hreflang.strip()
-                loc = _normal_url(value, prefix, base)
+                loc = joined_loc(value, prefix, base)
                 href = loc or absolute(base, value)
                 if href is None or (lang, href) in seen:
                     continue

@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 from urllib.parse import urljoin, urlsplit
 
+from ..sitemaps.urls import join_prefix
 from .elements import ASCII_LOWER
 
 __all__ = [
     "absolute",
-    "join_prefix",
     "media_url",
 ]
 
@@ -23,9 +23,6 @@ _UNFETCHABLE_SCHEMES = frozenset({"data", "javascript", "blob", "about"})
 _PLAIN_ABSOLUTE_RE = re.compile(
     r"https?://[^\x00-\x20\x7f\\/?#]+(?:/[^\x00-\x20\x7f\\;?#]*)?(?:\?[^\x00-\x20\x7f\\#]+)?"
 )
-# "scheme://netloc" of a base URL that the URL parser splits without changing: lower-case
-# http(s), an ASCII netloc without brackets or stripped characters.
-_PLAIN_ORIGIN_RE = re.compile(r"https?://[A-Za-z0-9._~!$&'()*+,;=:@%-]+(?=[/?#]|\Z)")
 _PLAIN_ROOTED_RE = re.compile(r"/(?![/\\])[^\x00-\x20\x7f\\;?#]*(?:\?[^\x00-\x20\x7f\\#]+)?")
 
 
@@ -51,21 +48,6 @@ def absolute(base: str, value: str) -> str | None:
         return urljoin(base, value)
     except ValueError:
         return value
-
-
-def join_prefix(base: str) -> str | None:
-    """``scheme://netloc`` of an http(s) ``base``, which urljoin puts before a path from the
-    root; None when urljoin must do the work."""
-    plain = _PLAIN_ORIGIN_RE.match(base)
-    if plain is not None:
-        return plain.group()
-    try:
-        parts = urlsplit(base)
-    except ValueError:
-        return None
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        return None
-    return f"{parts.scheme}://{parts.netloc}"
 
 
 def media_url(base: str, value: str) -> str | None:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..sitemaps.codec import published_entry
 from ..sitemaps.evidence import OriginEvidence, published_set
-from ..sitemaps.merge import published_entry
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
@@ -42,6 +42,8 @@ __all__ = [
     "parse_hreflang",
     "parse_lastmod",
     "parse_priority",
+    "unique_videos",
+    "video_key",
 ]
 
 #: A lastmod further ahead of the crawl clock than this is a broken server clock or a
@@ -106,6 +108,19 @@ class Video:
     player_loc: str | None = None
     duration: int | None = None
     publication_date: str | None = None
+
+
+def video_key(video: Video) -> tuple[str | None, str | None]:
+    """Videos are one per (content, player) pair: the first seen is kept."""
+    return (video.content_loc, video.player_loc)
+
+
+def unique_videos(videos: Iterable[Video]) -> tuple[Video, ...]:
+    """``videos`` without repeats of a :func:`video_key`, first kept, in order."""
+    found: dict[tuple[str | None, str | None], Video] = {}
+    for video in videos:
+        found.setdefault(video_key(video), video)
+    return tuple(found.values())
 
 
 @dataclass(frozen=True, slots=True)

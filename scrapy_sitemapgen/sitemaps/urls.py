@@ -13,7 +13,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 
 from w3lib.url import safe_url_string
 
@@ -30,6 +30,9 @@ __all__ = [
     "fill_origin",
     "is_normal",
     "is_normal_origin",
+    "join_prefix",
+    "joined_loc",
+    "loc_prefix",
     "normal_directory",
     "normal_join",
     "normalize_loc",
@@ -74,6 +77,9 @@ _NORMAL_RELATIVE_RE = re.compile(
     rf"(?!\.)[{_SEGMENT_CHARS}]+(?:/[{_PATH_CHARS}]*)?(?:\?[{_QUERY_CHARS}]+)?"
 )
 _BAD_ESCAPE_RE = re.compile(r"%(?![0-9A-F]{2})")
+# "scheme://netloc" of a base URL that the URL parser splits without changing: lower-case
+# http(s), an ASCII netloc without brackets or stripped characters.
+_PLAIN_ORIGIN_RE = re.compile(r"https?://[A-Za-z0-9._~!$&'()*+,;=:@%-]+(?=[/?#]|\Z)")
 # Bound once: is_normal and normal_join run for every loc, link and image.
 _clean_match = _CLEAN_RE.fullmatch
 _rooted_match = _NORMAL_ROOTED_RE.fullmatch
@@ -237,6 +243,57 @@ def relative_join(directory: str, path: str) -> str | None:
     ):
         return directory + path
     return None
+
+
+def join_prefix(base: str) -> str | None:
+    """``scheme://netloc`` of an http(s) ``base``, which urljoin puts before a path from the
+    root; None when urljoin must do the work."""
+    plain = _PLAIN_ORIGIN_RE.match(base)
+    if plain is not None:
+        return plain.group()
+    try:
+        parts = urlsplit(base)
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return None
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def loc_prefix(base: str) -> str:
+    """``scheme://host[:port]`` of ``base`` when it is a normal <loc>'s start, else ``""``:
+    the ``prefix`` :func:`joined_loc` (and :func:`normal_join`) take, worked out once for
+    the many links of a page."""
+    prefix = join_prefix(base)
+    return prefix if prefix is not None and is_normal_origin(prefix) else ""
+
+
+def joined_loc(value: str, prefix: str, base: str, directory: str = "") -> str | None:
+    """``value`` (an href or src of a page) joined to the page's ``base`` and normalised,
+    when it is already a <loc>, a path from the root or a relative path that both steps
+    leave as it is: the same string ``normalize_loc(urljoin(base, value.strip()))`` gives,
+    without either (nor the page's encoding); None for every other value, which takes the
+    long road. ``prefix`` is :func:`loc_prefix` of ``base``, ``directory``
+    :func:`normal_directory` of it or ``""`` (no relative shortcut). The shortcuts of the
+    page reader, one rule: it runs for every link and image of every page."""
+    first = value[:1]
+    if first == "/":
+        return normal_join(prefix, value)
+    if is_normal(value) and (";" not in value or _joined(base, value) == value):
+        # A normal URL without ";" (a path parameter, which a join rebuilds) is its own
+        # join, whatever the base.
+        return value
+    if first:
+        return relative_join(directory, value)
+    return None
+
+
+def _joined(base: str, value: str) -> str:
+    """``urljoin``, ``value`` as it is where the URL parser refuses it."""
+    try:
+        return urljoin(base, value)
+    except ValueError:
+        return value
 
 
 def _normalize_fully(url: str, encoding: str) -> str:

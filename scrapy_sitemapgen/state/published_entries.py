@@ -3,7 +3,7 @@ evidence last confirmed each: what a page the next run cannot judge (a 5xx, a ti
 not reached) is published again from (:mod:`..sitemaps.evidence`).
 
 Kept as blocks of ``loc<TAB>confirmed<TAB>entry`` lines: ``confirmed`` in seconds since
-the epoch, ``entry`` the JSON of :func:`..sitemaps.merge.published_text` (compact JSON
+the epoch, ``entry`` the JSON of :func:`..sitemaps.codec.published_text` (compact JSON
 escapes every tab and line feed). A run that publishes a feed (``sitemapgen-build
 --input``) keeps none: a feed states the whole site, and nothing is kept without it.
 Pure.
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..sitemaps.codec import published_text
 from ..sitemaps.evidence import Previous
-from ..sitemaps.merge import published_text
 from .notes import BLOCK, NoteKind, Notes, Save, pack, unpack
 
 if TYPE_CHECKING:

@@ -11,11 +11,10 @@ interleave a read and a write of the same entry.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
+from ..sitemaps.codec import REDIS_MERGE, redis_entry, redis_run, redis_value
 from ..sitemaps.evidence import removes
-from ..sitemaps.merge import entry, fact_row
 from ..sitemaps.urls import Origin, origin_of
 from .base import FactStore, StoreError
 
@@ -29,30 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = ["RedisFactStore"]
 
-# sitemaps.merge.merge in Lua (held to it by tests/test_merge.py): lastmod.newest() for the
-# two lastmods (tests/test_lastmod_decision.py), latest_given() for the rest. KEYS: origins
-# set, locs zset, facts hash. ARGV: origin key, loc, the new row (JSON list; null: not given).
-_MERGE = """
-redis.call('SADD', KEYS[1], ARGV[1])
-redis.call('ZADD', KEYS[2], 0, ARGV[2])
-local new = cjson.decode(ARGV[3])
-local old = redis.call('HGET', KEYS[3], ARGV[2])
-if old then
-  old = cjson.decode(old)
-  for i = 1, 2 do
-    if new[i] == cjson.null or (old[i] ~= cjson.null and old[i] > new[i]) then new[i] = old[i] end
-  end
-  for i = 3, 7 do
-    if new[i] == cjson.null then new[i] = old[i] end
-  end
-end
-redis.call('HSET', KEYS[3], ARGV[2], cjson.encode(new))
-return 1
-"""
 _BATCH = 1000
-#: Where a row (a JSON list: the seven columns of sitemaps.merge.COLUMNS) keeps the run
-#: that last recorded it; a row without one is an earlier version's, an earlier run's.
-_RUN = 7
 
 
 def _text(value: bytes | str) -> str:
@@ -88,7 +64,7 @@ class RedisFactStore(FactStore):
             self._client.ping()
         except self._errors as exc:
             raise StoreError(f"cannot reach the Redis store {url}: {exc}") from exc
-        self._merge = self._client.register_script(_MERGE)
+        self._merge = self._client.register_script(REDIS_MERGE)
         self._pipe = self._client.pipeline(transaction=False)
         self._waiting = 0
         #: Whether this process has marked the store as holding alternates.
@@ -116,11 +92,7 @@ class RedisFactStore(FactStore):
         origin = self._origin_key(origin_of(facts.loc))
         self._merge(
             keys=[self._key("origins"), self._key("locs", origin), self._key("facts", origin)],
-            args=[
-                origin,
-                facts.loc,
-                json.dumps([*fact_row(facts, from_item), self._run], ensure_ascii=False),
-            ],
+            args=[origin, facts.loc, redis_value(facts, from_item, self._run)],
             client=self._pipe,
         )
         if facts.alternates and not self._alternates_marked:
@@ -200,8 +172,8 @@ class RedisFactStore(FactStore):
         for locs in self._batches(self._key("locs", key)):
             for loc, row in zip(locs, self._client.hmget(facts_key, locs)):
                 if row is not None:
-                    values = json.loads(row)
-                    if len(values) <= _RUN or values[_RUN] < run:
+                    recorded = redis_run(row)
+                    if recorded is None or recorded < run:
                         yield _text(loc)
 
     def record_canonical(self, target: str) -> None:
@@ -236,7 +208,7 @@ class RedisFactStore(FactStore):
             for loc, row in zip(locs, rows):
                 if row is None:
                     continue
-                yield entry(_text(loc), tuple(json.loads(row)[:_RUN]))
+                yield redis_entry(_text(loc), row)
 
     def canonical_targets(self, origin: Origin) -> Iterator[str]:
         self.flush()

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..sitemaps.codec import ALTERNATES_LIKE, COLUMNS, ENTRY_SELECT, fact_row, row_facts
 from ..sitemaps.evidence import removes
-from ..sitemaps.merge import fact_row, row_facts
 from ..sitemaps.urls import Origin, origin_of
 from .base import FactStore, StoreError
 from .journal import SCHEMA as JOURNAL_SCHEMA
@@ -52,10 +52,9 @@ CREATE TABLE IF NOT EXISTS urls (
 # sitemaps.merge.merge in SQL (held to it by tests/test_merge.py): lastmod.newest() for the
 # two lastmods (tests/test_lastmod_decision.py), latest_given() for the rest. SQLite's
 # two-argument max() is NULL if either side is, hence the COALESCE.
-_UPSERT = """
-INSERT INTO urls (scheme, host, port, loc, page_lastmod, item_lastmod, changefreq, priority,
-                  page_extra, item_extra, news, run)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+_UPSERT = f"""
+INSERT INTO urls (scheme, host, port, loc, {", ".join(COLUMNS)}, run)
+VALUES (?, ?, ?, ?, {", ".join("?" * len(COLUMNS))}, ?)
 ON CONFLICT DO UPDATE SET
     run = excluded.run,
     page_lastmod = COALESCE(MAX(page_lastmod, excluded.page_lastmod),
@@ -106,12 +105,8 @@ CREATE TABLE IF NOT EXISTS runs (name TEXT PRIMARY KEY, value INTEGER NOT NULL) 
 #: ``run`` column of ``urls`` came with the last two; an older store's rows have none,
 #: and count as an earlier crawl's.)
 _ADDED_TABLES = VERDICT_TABLES | {"canonical_targets", "judged", "runs"}
-# COALESCE(item_lastmod, page_lastmod) is lastmod.published() (the item's beats the page's),
-# chosen here so that row_facts() gets the lastmod to publish.
-_SELECT = (
-    "SELECT loc, COALESCE(item_lastmod, page_lastmod), changefreq, priority,"
-    " page_extra, item_extra, news FROM urls"
-)
+# What row_facts() reads, the lastmod to publish chosen in SQL (codec.ENTRY_SELECT).
+_SELECT = f"SELECT {ENTRY_SELECT} FROM urls"
 
 
 class SqliteFactStore(FactStore):
@@ -284,11 +279,11 @@ class SqliteFactStore(FactStore):
 
     def has_alternates(self) -> bool:
         """Whether some page declares alternates, found in SQL without reading a row into
-        Python: the page JSON's key ``"a":[``, which no JSON string can hold (its quotes
-        would be escaped); the scan stops at the first."""
+        Python: the page extras' key of alternates (:data:`~..sitemaps.codec.ALTERNATES_LIKE`);
+        the scan stops at the first."""
         self.flush()
         found = self._db.execute(
-            """SELECT 1 FROM urls WHERE page_extra LIKE '%"a":[%' LIMIT 1"""
+            "SELECT 1 FROM urls WHERE page_extra LIKE ? LIMIT 1", (ALTERNATES_LIKE,)
         ).fetchone()
         return found is not None
 
