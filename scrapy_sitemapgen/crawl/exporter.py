@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import is_asyncio_available, run_in_thread
+from scrapy.utils.defer import maybe_deferred_to_future
 
 from .. import stats as keys
 from ..failures import failure_of
-from ..publish.delivery import DestinationError, check_destination
+from ..publish.delivery import DestinationError, FeedStorages, check_destination
 from ..publish.publisher import PublishOutcome, publish
 from ..state.repair import prepare_state
 from ..stats import Reporter
@@ -28,8 +29,9 @@ from .robots_rules import RobotsRules
 from .startup import checked_config, refuse_start
 
 if TYPE_CHECKING:
-    from scrapy import Spider
+    from scrapy import Request, Spider
     from scrapy.crawler import Crawler
+    from scrapy.http import Response
     from typing_extensions import Self
 
     from ..publish.cluster_index import ClusterIndex
@@ -55,6 +57,8 @@ class SitemapExporter:
         self.config = config
         self.stats = crawler.stats
         self.reporter = Reporter(crawler.stats, logger)
+        #: The feed storages of a remote output, built from this crawler's settings.
+        self.storages = FeedStorages(crawler)
         # The offline build's spider republishes what a store holds: it starts no crawl.
         republishes = getattr(crawler.spidercls, "sitemapgen_republishes", False)
         self.recorder = Recorder(crawler, config, self.reporter, starts_runs=not republishes)
@@ -90,7 +94,7 @@ class SitemapExporter:
         for warning in config.warnings:
             logger.warning("Sitemap: %(warning)s", {"warning": warning})
         try:
-            check_destination(config, crawler)
+            check_destination(config, FeedStorages(crawler))
         except DestinationError as exc:
             refuse_start(str(exc))
         if config.audit and not is_asyncio_available():
@@ -185,6 +189,16 @@ class SitemapExporter:
         for line in lines:
             logger.info("Sitemap audit of %(line)s", {"line": line})
 
+    async def _fetch(self, request: Request) -> Response | Request:
+        """IndexNow's request straight to the downloader: by ``spider_closed`` the engine
+        takes no request any more, its downloader still does (``publish.submissions``)."""
+        engine = self.crawler.engine
+        assert engine is not None
+        result: Response | Request = await maybe_deferred_to_future(
+            engine.downloader.fetch(request)
+        )
+        return result
+
     def _publish_failed(self) -> None:
         """Count the failed publish and have the crawl exit non-zero (``crawl.exitstatus``)."""
         self.stats.set_value(keys.OUTPUT_FAILED, 1)
@@ -257,8 +271,9 @@ class SitemapExporter:
                     source,
                     self.config,
                     self.reporter,
-                    self.crawler,
+                    self.storages,
                     feeds,
+                    fetch=self._fetch if self.crawler.engine is not None else None,
                     empty_reason=self.empty_reason,
                     outcome=outcome,
                     keep_clusters=self.audit is not None,
