@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Protocol
@@ -17,6 +18,7 @@ from ..failures import failure_of
 from ..sitemaps.lastmod import observes
 from ..sitemaps.urls import origin_folder
 from ..state.statefile import PublishState
+from ..store.base import StoreError
 from .close_report import CloseReport, count_clusters, log_clusters
 from .cluster_index import ClusterIndex, build_clusters
 from .delivery import Stagings, publish_feeds, publish_local, publish_remote
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
     from .staging import OriginSet
     from .submissions import Fetch
 
-__all__ = ["FeedTargets", "PublishOutcome", "publish"]
+__all__ = ["FeedTargets", "PublishOutcome", "failure_of_publish", "kept_after", "publish"]
 
 logger = logging.getLogger(__name__)
 
@@ -241,6 +243,34 @@ async def publish(
             else:
                 clusters.close()
     return outcome
+
+
+def failure_of_publish(exc: Exception, config: Config) -> object:
+    """The cause and path of a publish's exception, for its caller's ERROR line: the
+    store's own errors are the store's, a database's error the state file's (the store's
+    were found while recording), an error of a file the output's."""
+    if isinstance(exc, StoreError):
+        return exc
+    if type(exc).__module__.split(".", 1)[0] == "redis":
+        return failure_of(exc, config.store, what="store")
+    if isinstance(exc, sqlite3.Error):
+        return failure_of(exc, config.state_path)
+    return failure_of(exc, config.output_dir or config.uri)
+
+
+async def kept_after(source: FactSource, outcome: PublishOutcome) -> str:
+    """What a publish that raised kept: the origins it published, and the others'
+    earlier sets."""
+    try:
+        count = len(await run_in_thread(source.origins))
+    except Exception:  # the store may be what failed
+        count = 0
+    # A store that failed may have lost what it had not committed: no total then.
+    total = f" of {count:,}" if count >= max(outcome.published, 1) else ""
+    return (
+        "each origin not published keeps the files it had before "
+        f"({outcome.published:,}{total} origins published)"
+    )
 
 
 def _verdict_lookup(store: FactSource) -> Callable[[str], Verdict | None]:
