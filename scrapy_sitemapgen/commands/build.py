@@ -124,7 +124,9 @@ class BuildCommand(ScrapyCommand):
             raise UsageError("name the source: --jobdir DIR, --store FILE or --input FEED.jsonl")
         elif "://" not in store and not Path(store).is_file():
             raise UsageError(f"no sitemap store at {store}")
-        self.build = _Build(Path(opts.input) if opts.input else None, store, opts.workers)
+        if store:  # what --store and --jobdir mean: the store the settings name
+            settings.set("SITEMAPGEN_STORE", store, priority="cmdline")
+        self.build = _Build(Path(opts.input) if opts.input else None, bool(store), opts.workers)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         settings = self.settings
@@ -190,12 +192,15 @@ def _interrupted() -> int:
 
 
 class _Build:
-    """One build: the source read (``input``, recorded into ``store`` when one is named),
-    then published, and the exit status decided."""
+    """One build: the source read (the ``input`` feed, or the store SITEMAPGEN_STORE
+    names, the feed's records recorded into it first), then published, and the exit
+    status decided."""
 
-    def __init__(self, input_path: Path | None, store: str | None, workers: int) -> None:
+    def __init__(self, input_path: Path | None, stored: bool, workers: int) -> None:
         self.input = input_path
-        self.store = store
+        #: Whether a store is named (SITEMAPGEN_STORE): it is the source, or the feed's
+        #: records are recorded into it first.
+        self.stored = stored
         self.workers = workers
 
     async def run(self, crawler: Crawler) -> int:
@@ -216,6 +221,8 @@ class _Build:
         return status
 
     async def _build(self, crawler: Crawler) -> int:
+        """Check the settings and the output as a crawl's start does, then read and
+        publish; the exit status."""
         try:
             config = checked_config(crawler.settings)
         except StartupError:  # its line is logged
@@ -242,10 +249,10 @@ class _Build:
         reporter = Reporter(crawler.stats, logger)
         fetch, close_downloads = _downloads(crawler) if config.indexnow_key else (None, None)
         try:
-            if self.store is None:
+            if not self.stored:
                 assert self.input is not None
                 return await self._publish_feed(self.input, config, reporter, storages, fetch)
-            return await self._publish_store(crawler, self.store, config, reporter, storages, fetch)
+            return await self._publish_store(crawler, config, reporter, storages, fetch)
         finally:
             if close_downloads is not None:
                 await close_downloads()
@@ -292,7 +299,6 @@ class _Build:
     async def _publish_store(
         self,
         crawler: Crawler,
-        location: str,
         config: Config,
         reporter: Reporter,
         storages: FeedStorages | None,
@@ -300,13 +306,7 @@ class _Build:
     ) -> int:
         """A stored crawl published with that crawl's verdicts (the feed's records
         recorded into it first, one by one, through the item pipeline's reader)."""
-        config = replace(
-            config,
-            store=location,
-            jobdir=None,
-            commit_writes=_COMMIT_WRITES,
-            commit_seconds=_COMMIT_SECONDS,
-        )
+        config = replace(config, commit_writes=_COMMIT_WRITES, commit_seconds=_COMMIT_SECONDS)
         recorder = Recorder(crawler, config, reporter, starts_runs=False)
         try:
             recorder.check()
