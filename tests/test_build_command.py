@@ -103,6 +103,25 @@ def test_build_from_a_missing_feed_is_a_usage_error(tmp_path: Path) -> None:
     assert "no feed at" in result.stderr
 
 
+def test_an_offline_build_starts_no_crawl(tmp_path: Path) -> None:
+    """The feed is read, then published: no spider opens, no engine, extension, middleware
+    or pipeline runs, and the stats are dumped at the end all the same."""
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text('{"loc": "https://a.example/"}\n')
+    result = build(tmp_path, "--input", str(feed), "-s", f"SITEMAPGEN_URI={tmp_path / 'out'}")
+    assert result.returncode == 0, result.stderr[-3000:]
+    for crawl_line in (
+        "Spider opened",
+        "Closing spider",
+        "Enabled extensions",
+        "Enabled downloader middlewares",
+        "Enabled item pipelines",
+    ):
+        assert crawl_line not in result.stderr
+    assert "Sitemap: reading " in result.stderr
+    assert "'sitemapgen/urls/written': 1" in result.stderr.split("Dumping Scrapy stats:")[1]
+
+
 def test_an_offline_build_opens_no_port(tmp_path: Path) -> None:
     """Nothing is crawled, so no extension runs: Scrapy's telnet console and
     remote-control server stay off, even when the project gave them an order."""
