@@ -32,8 +32,9 @@ _LOG_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) \[([^\]]+)\] (
 
 
 def phases(log: Path, started: float, ended: float) -> dict[str, float] | None:
-    """Start-up (to "Spider opened"), ingestion (to "Closing spider"), writing and publishing
-    (to the close report's first per-origin "Sitemap: ..." line), the rest (stats, exit)."""
+    """Start-up (to "Sitemap: reading ..."), ingestion (to "Sitemap: ... read, ..."),
+    writing and publishing (to the close report's first per-origin "Sitemap: ..." line),
+    the rest (stats, exit)."""
     marks: dict[str, float] = {}
     for line in log.read_text(errors="replace").splitlines():
         match = _LOG_LINE.match(line)
@@ -41,15 +42,12 @@ def phases(log: Path, started: float, ended: float) -> dict[str, float] | None:
             continue
         when = datetime.strptime(match[1], "%Y-%m-%d %H:%M:%S.%f").timestamp()
         message = match[4]
-        if message == "Spider opened":
+        ours = match[2].startswith("scrapy_sitemapgen.")
+        if ours and message.startswith("Sitemap: reading "):
             marks.setdefault("opened", when)
-        elif message.startswith("Closing spider ("):
+        elif ours and message.startswith("Sitemap: ") and " read, " in message:
             marks.setdefault("closing", when)
-        elif (
-            match[2].startswith("scrapy_sitemapgen.")  # the close report's logger
-            and message.startswith("Sitemap: ")
-            and " URLs (" in message
-        ):
+        elif ours and message.startswith("Sitemap: ") and " URLs (" in message:  # close report
             marks.setdefault("written", when)
     if len(marks) < 3:
         return None

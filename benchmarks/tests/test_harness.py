@@ -217,9 +217,9 @@ def test_crawl_summary_and_url_set_errors() -> None:
 
 
 def test_memory_run_reads_the_phases_from_a_real_build_log(tmp_path: Path) -> None:
-    """The phases come from the log lines of a real ``sitemapgen-build`` (the spider's
-    opening, its closing, the close report's per-origin line): a renamed logger or message
-    would leave them unknown."""
+    """The phases come from the log lines of a real ``sitemapgen-build`` (the feed's
+    reading begun and done, the close report's per-origin line): a renamed logger or
+    message would leave them unknown."""
     from benchmarks.memory import memory_run
 
     result = memory_run(1000, 1, tmp_path)

@@ -1,261 +1,83 @@
 """``scrapy sitemapgen-build``: write the sitemaps from a stored crawl, or from a JSON-lines
-feed of records, without crawling."""
+feed of records, without crawling: the source is read, then published (:mod:`..publish`).
+
+No spider runs and no engine starts. What the publish needs of Scrapy is built from the
+command's settings: the stats collector (STATS_CLASS), the feed storages of a remote
+output, and, when IndexNow submissions go out, the downloader with its middlewares.
+Scrapy builds each of them from a :class:`~scrapy.crawler.Crawler`, so the command makes
+one, which is never crawled."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import scrapy
+from scrapy import Spider, signals
 from scrapy.commands import ScrapyCommand
-from scrapy.exceptions import UsageError
+from scrapy.crawler import Crawler
+from scrapy.exceptions import CloseSpider, UsageError
 from scrapy.utils.asyncio import run_in_thread
+from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from scrapy.utils.log import LogCounterHandler, configure_logging, log_scrapy_info
 from scrapy.utils.misc import load_object
+from scrapy.utils.reactor import install_reactor, is_reactor_installed
 
 from .. import stats as keys
-from ..addon import Addon
 from ..build.feed_reader import build_store
 from ..build.pool import collector_paused
-from ..crawl.exporter import SitemapExporter
-from ..crawl.pipeline import SitemapItemPipeline
+from ..crawl.recorder import Recorder
+from ..crawl.startup import StartupError, checked_config, refuse_start
 from ..locations import store_location
-from ..settings import Config, is_enabled
-from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS, URL_FIELDS, url_field
+from ..publish.delivery import DestinationError, FeedStorages, check_destination
+from ..publish.publisher import PublishOutcome, failure_of_publish, kept_after, publish
+from ..sitemaps.exclusions import OriginExclusions
+from ..sitemaps.records import (
+    DEFAULT_JSON_PARSER,
+    JSON_PARSERS,
+    URL_FIELDS,
+    RecordReader,
+    url_field,
+)
 from ..state.repair import prepare_state
-from ..stats import Tally
+from ..stats import Reporter, Tally
+from ..store.base import StoreError
 from . import add_store_options
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable, Coroutine
 
-    from scrapy.crawler import Crawler
+    from scrapy import Request
+    from scrapy.http import Response
     from scrapy.settings import BaseSettings
 
-    from ..build.run_store import RunStore
-    from ..sitemaps.urls import UrlPolicy
+    from ..publish.submissions import Fetch
+    from ..settings import Config
+    from ..store.base import FactSource
 
 __all__ = ["BuildCommand"]
 
 
 logger = logging.getLogger(__name__)
 
-
-class _NothingToCrawl(scrapy.Spider):
-    """Requests nothing: it records the ``input`` feed's records, if any, then closes, and
-    the exporter publishes the store.
-
-    Into a store the user named (``--store``, ``--jobdir``), the records are merged one by
-    one through the item pipeline, straight into it (not through the engine, which would
-    cost more than the record). Otherwise nothing needs to outlive the run, and the feed is
-    read by ``workers`` processes into sorted runs (build/feed_reader.py), with the
-    pipeline's own validation, much faster than the pipeline's record-at-a-time road."""
-
-    name = "sitemapgen-build"
-    #: The exporter starts no crawl on the store: it publishes what the store's crawl
-    #: recorded, with that crawl's verdicts (docs/recurring.rst).
-    sitemapgen_republishes = True
-    input: str | None = None
-    bulk = False
-    workers = 1
-    early: _EarlyRead | None = None
-
-    async def start(self) -> Any:
-        if self.input:
-            exporter = self.crawler.get_extension(SitemapExporter)
-            if self.bulk and exporter is not None and exporter.recorder.store is not None:
-                await self._build(Path(self.input), exporter)
-            else:
-                self._ingest(Path(self.input))
-        return
-        yield
-
-    async def _build(self, path: Path, exporter: SitemapExporter) -> None:
-        early = self.early
-        if early is not None and early.policy == exporter.config.url_policy:
-            store, tally = await run_in_thread(early.take)
-        else:  # the crawler's settings differ from the command's (another add-on changed them)
-            if early is not None:
-                logger.info(
-                    "Sitemap: the crawl's URL rules differ from the command's settings (an "
-                    "add-on changed them); reading %(path)s again with the crawl's",
-                    {"path": path},
-                )
-                await run_in_thread(early.discard)
-            store, tally = await run_in_thread(
-                build_store,
-                path,
-                exporter.config.url_policy,
-                datetime.now(timezone.utc),
-                workers=self.workers,
-            )
-        exporter.publish_from(store)
-        stats = self.crawler.stats
-        tally.replay(exporter.reporter)
-        if tally.records:
-            stats.set_value(keys.ITEMS_RECORDED, tally.records)
-        if tally.bad_lines:
-            logger.warning(
-                "Sitemap: %(path)s: %(count)d line(s) are not JSON objects, the first at byte "
-                "%(offset)d; skipped",
-                {"path": path, "count": tally.bad_lines, "offset": tally.first_bad_offset},
-            )
-            stats.set_value(keys.skipped("bad_record"), tally.bad_lines)
-        self._explain_unusable(path, tally, exporter)
-
-    def _ingest(self, path: Path) -> None:
-        pipeline = self.crawler.get_item_pipeline(SitemapItemPipeline)
-        assert pipeline is not None
-        stats = self.crawler.stats
-        tally = Tally()
-        passed = offset = 0
-        recorded_before = stats.get_value(keys.ITEMS_RECORDED, 0)
-        parse = JSON_PARSERS[DEFAULT_JSON_PARSER]  # the offline build's reader of lines
-        with path.open("rb") as lines:
-            for number, line in enumerate(lines, 1):
-                seq, offset = offset, offset + len(line)
-                if not line.strip():
-                    continue
-                try:
-                    record = parse(line)
-                except ValueError:  # UnicodeDecodeError included
-                    record = None
-                if type(record) is not dict:
-                    tally.bad_lines += 1
-                    if tally.bad_lines == 1:
-                        logger.warning("Sitemap: %s:%d is not a JSON object; skipped", path, number)
-                    continue
-                if not record.get("loc"):  # what the pipeline's reader reads as no loc
-                    tally.add_no_loc(seq, url_field(record))
-                    if tally.no_loc == 1:
-                        tally.first_no_loc_line = number
-                    continue
-                passed += 1
-                pipeline.process_item(record)
-        if tally.bad_lines:
-            stats.set_value(keys.skipped("bad_record"), tally.bad_lines)
-        tally.records = stats.get_value(keys.ITEMS_RECORDED, 0) - recorded_before
-        tally.refused = passed - tally.records
-        self._explain_unusable(path, tally, self.crawler.get_extension(SitemapExporter))
-
-    def _explain_unusable(self, path: Path, tally: Tally, exporter: SitemapExporter | None) -> None:
-        """Warn once about the feed's records without loc (the usual cause: a feed of
-        ``url`` fields); if no record at all was usable, have the close report say why."""
-        if tally.no_loc:
-            hint = "each record needs loc, the page's absolute URL"
-            if tally.no_loc_fields:
-                name, count = min(
-                    tally.no_loc_fields.items(),
-                    key=lambda item: (-item[1], URL_FIELDS.index(item[0].lower()), item[0]),
-                )
-                if count == tally.no_loc:
-                    who = "they have"
-                else:
-                    who = f"{count:,} of them {'has' if count == 1 else 'have'}"
-                hint = f"{who} {name!r}: name the page's URL loc, or map it (jq '.loc = .{name}')"
-            logger.warning(
-                "Sitemap: %(path)s: %(count)d record(s) have no loc field (the first at line "
-                "%(line)d); %(hint)s",
-                {
-                    "path": path,
-                    "count": tally.no_loc,
-                    "line": tally.first_no_loc_line,
-                    "hint": hint,
-                },
-            )
-            self.crawler.stats.set_value(keys.ITEMS_NO_LOC, tally.no_loc)
-        if tally.records or exporter is None:
-            return
-        why = []
-        if tally.no_loc:
-            why.append(f"{tally.no_loc:,} record(s) have no loc field")
-        if tally.refused:
-            why.append(
-                f"the loc of {tally.refused:,} record(s) was refused or excluded (see "
-                "sitemapgen/skipped/item_* and sitemapgen/excluded/* in the stats)"
-            )
-        if tally.bad_lines:
-            why.append(f"{tally.bad_lines:,} line(s) are not JSON objects")
-        exporter.empty_reason = f"{path}: {', '.join(why)}" if why else f"{path} holds no record"
-
-
-def _names_addon(key: object) -> bool:
-    """Whether an ``ADDONS`` key (a class or its import path) is this package's add-on."""
-    if isinstance(key, str):
-        try:
-            key = load_object(key)
-        except (ImportError, ValueError, NameError, AttributeError):
-            return False
-    return key is Addon
-
-
-_SERVERS = (
-    "scrapy.extensions.telnet.TelnetConsole",
-    "scrapy.extensions.remote_control.RemoteControl",
-)
-
-
-class _EarlyRead:
-    """The feed read in a thread from the moment the command runs, while Scrapy builds the
-    crawler and opens the spider, so that start-up overlaps the reading instead of preceding
-    it; the spider takes the store if its URL policy is the one read with."""
-
-    def __init__(self, path: Path, policy: UrlPolicy, workers: int) -> None:
-        self.policy = policy
-        self._thread = ThreadPoolExecutor(1, thread_name_prefix="sitemapgen-read")
-        self._result: Future[tuple[RunStore, Tally]] | None = self._thread.submit(
-            build_store, path, policy, datetime.now(timezone.utc), workers=workers
-        )
-        self._thread.shutdown(wait=False)
-
-    @classmethod
-    def start(cls, path: Path, settings: BaseSettings, workers: int) -> _EarlyRead | None:
-        """None when the settings would not let a build run: the crawler says why."""
-        if not is_enabled(settings):
-            return None
-        try:
-            policy = Config.from_settings(settings).url_policy
-        except Exception:  # reported by the crawler, where the components check them
-            return None
-        return cls(path, policy, workers)
-
-    def take(self) -> tuple[RunStore, Tally]:
-        result, self._result = self._result, None
-        assert result is not None, "taken twice"
-        return result.result()
-
-    def discard(self) -> None:
-        """Close the store if the spider never took it (the crawl failed to start)."""
-        result, self._result = self._result, None
-        if result is None:
-            return
-        try:
-            store, _ = result.result()
-        except Exception:  # the crawl's own failure is what gets reported
-            return
-        store.close()
-
-
-def _prepare_state(settings: BaseSettings) -> None:
-    """The state file checked (and healed) before the feed's early read starts; the
-    exporter checks it again as the crawler starts, quickly, since it is sound by then."""
-    try:
-        config = Config.from_settings(settings)
-    except Exception:  # reported by the crawler, where the components check them
-        return
-    if config.enabled:
-        prepare_state(config.state_path, config.state_key, config.uri, config.output_dir)
+#: A store the build records a feed into has nothing to lose to a crash (the feed is still
+#: there): its writes are committed in big transactions.
+_COMMIT_WRITES = 100_000
+_COMMIT_SECONDS = 3600.0
 
 
 class BuildCommand(ScrapyCommand):
-    """Runs a crawl that requests nothing, so the very components of a real crawl (the
-    exporter, Scrapy's feed storages, stats, logging) write the set from the stored facts:
-    after a crawl was stopped, or to publish with other output settings."""
+    """Reads the source (a stored crawl, a JSON-lines feed, or a feed recorded into a
+    store) and publishes it with the crawl's publish: after a crawl was stopped, to
+    publish with other output settings, or from records made elsewhere."""
 
     requires_project = False
+    requires_crawler_process = False
 
     def syntax(self) -> str:
         return "[--jobdir DIR | --store FILE | --input FEED.jsonl] [-s SITEMAPGEN_...=VALUE ...]"
@@ -288,7 +110,6 @@ class BuildCommand(ScrapyCommand):
             raise UsageError(f"unexpected arguments: {' '.join(args)}")
         if opts.workers < 1:
             raise UsageError(f"--workers must be at least 1, not {opts.workers}")
-        self.workers = opts.workers
         named = store_location(
             store_option=opts.store,
             store_setting=settings.get("SITEMAPGEN_STORE"),
@@ -299,88 +120,376 @@ class BuildCommand(ScrapyCommand):
         if opts.input:
             if not Path(opts.input).is_file():
                 raise UsageError(f"no feed at {opts.input}")
-            self.input = opts.input  # recorded into the store given, or read in bulk
-            self.bulk = not store
         elif not store:
             raise UsageError("name the source: --jobdir DIR, --store FILE or --input FEED.jsonl")
         elif "://" not in store and not Path(store).is_file():
             raise UsageError(f"no sitemap store at {store}")
-        if store:
+        if store:  # what --store and --jobdir mean: the store the settings name
             settings.set("SITEMAPGEN_STORE", store, priority="cmdline")
-        settings.set("JOBDIR", None, priority="cmdline")  # no scheduler state is needed
-        # Requests a killed crawl left pending are for that crawl's resume, not for us.
-        settings.set("SITEMAPGEN_RESUME_REQUESTS", False, priority="cmdline")
-        # Nothing is requested: the pages the store's crawl did not reach stay unreached.
-        settings.set("SITEMAPGEN_RECHECK_UNREACHED", False, priority="cmdline")
-        # A shared (Redis) store: this run is the one that writes.
-        settings.set("SITEMAPGEN_SHARED_WRITE", "always", priority="cmdline")
-        # Nothing is fetched: a feed's records are not checked against robots.txt, whichever
-        # road they take (docs/listing.rst, "robots.txt, as each engine reads it").
-        settings.set("SITEMAPGEN_RESPECT_ROBOTS_TXT", False, priority="cmdline")
-        # Nothing to lose to a crash here (the source is still there): big transactions.
-        settings.set("SITEMAPGEN_COMMIT_WRITES", 100_000, priority="command")
-        settings.set("SITEMAPGEN_COMMIT_SECONDS", 3600, priority="command")
-        addons = settings.getdict("ADDONS")
-        if not any(_names_addon(key) for key in addons):  # a project's own: not twice
-            settings.set("ADDONS", {**addons, Addon: 500}, priority="cmdline")
-        # Nothing is crawled: no telnet console or remote-control server to listen on a
-        # port, nor any download handler, and none of them imported (aiohttp above all, for
-        # remote control; the HTTP handler builds a TLS context), unless the
-        # project named one itself. Servers go out of the base dict: the add-on's check for
-        # its exporter loads every class EXTENSIONS names (Scrapy's
-        # setdefault_in_component_priority_dict), which would import them all the same.
-        extensions = settings.getdict("EXTENSIONS_BASE")
-        for path in _SERVERS:
-            extensions[path] = None  # an order in the project's EXTENSIONS still wins
-        settings.set("EXTENSIONS_BASE", extensions, priority="cmdline")
-        handlers = settings.getdict("DOWNLOAD_HANDLERS")
-        # IndexNow's submissions (SITEMAPGEN_INDEXNOW_KEY) are the one download a build makes.
-        wanted = ("http", "https") if settings.get("SITEMAPGEN_INDEXNOW_KEY") else ()
-        for scheme in settings.getdict("DOWNLOAD_HANDLERS_BASE"):
-            if scheme not in wanted:
-                handlers.setdefault(scheme, None)
-        settings.set("DOWNLOAD_HANDLERS", handlers, priority="cmdline")
-        # Nothing to retry: RetryMiddleware would import the HTTP handler for its exceptions.
-        settings.set("RETRY_ENABLED", False, priority="cmdline")
+        self.build = _Build(Path(opts.input) if opts.input else None, bool(store), opts.workers)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        assert self.crawler_process is not None
-        assert self.settings is not None
-        bulk = getattr(self, "bulk", False)
-        _prepare_state(self.settings)
-        with collector_paused():
-            crawler = self._crawl(bulk)
-        self.exitcode = _exit_status(crawler)
-
-    def _crawl(self, bulk: bool) -> Crawler:
-        """The build's crawler, run to its end (it reads the feed and publishes)."""
-        assert self.crawler_process is not None
-        assert self.settings is not None
-        early = _EarlyRead.start(Path(self.input), self.settings, self.workers) if bulk else None
+        settings = self.settings
+        assert settings is not None
+        configure_logging(settings)
+        log_scrapy_info(settings)
+        # Scrapy builds its stats collector, feed storages and downloader from a crawler:
+        # this one is never crawled. Its add-ons apply to its settings as a crawl's would.
+        crawler = Crawler(Spider, settings)
+        crawler.addons.load_settings(crawler.settings)
+        crawler.stats = load_object(crawler.settings["STATS_CLASS"])(crawler)
+        counter = LogCounterHandler(crawler, level=crawler.settings.get("LOG_LEVEL"))
+        logging.root.addHandler(counter)
         try:
-            crawler = self.crawler_process.create_crawler(_NothingToCrawl)
-            self.crawler_process.crawl(
-                crawler,
-                input=getattr(self, "input", None),
-                bulk=bulk,
-                workers=self.workers,
-                early=early,
-            )
-            self.crawler_process.start()
+            with collector_paused():
+                self.exitcode = _run(crawler.settings, lambda: self.build.run(crawler))
         finally:
-            if early is not None:
-                early.discard()
-        return crawler
+            logging.root.removeHandler(counter)
 
 
-def _exit_status(crawler: Crawler) -> int:
-    """1 when the build did not publish every origin it had (its exporter's outcome), did
-    not start, or had nothing to publish; 0 otherwise."""
+def _run(settings: BaseSettings, main: Callable[[], Coroutine[Any, Any, int]]) -> int:
+    """``main()`` run to its end in the event loop a crawl of these settings would use
+    (TWISTED_REACTOR, ASYNCIO_EVENT_LOOP; no reactor with TWISTED_REACTOR_ENABLED =
+    False): Scrapy's feed storages and download handlers need the reactor. 1 when it was
+    interrupted (Ctrl-C) before it returned."""
+    if not settings.getbool("TWISTED_REACTOR_ENABLED"):
+        try:
+            return asyncio.run(main())
+        except KeyboardInterrupt:
+            return _interrupted()
+    if not is_reactor_installed():
+        reactor_path = settings["TWISTED_REACTOR"]
+        if reactor_path:
+            install_reactor(reactor_path, settings["ASYNCIO_EVENT_LOOP"])
+    from twisted.internet import reactor as installed  # the one installed just above
+
+    reactor: Any = installed  # the module stands for the installed reactor
+
+    results: list[Any] = []
+
+    def start() -> None:
+        done = deferred_from_coro(main())
+        done.addBoth(results.append)
+        done.addBoth(lambda _: reactor.stop())
+
+    reactor.callWhenRunning(start)
+    reactor.run()
+    if not results:
+        return _interrupted()
+    result = results[0]
+    if isinstance(result, int):
+        return result
+    result.raiseException()  # a Failure: main() raised
+    return 1
+
+
+def _interrupted() -> int:
+    logger.warning(
+        "Sitemap: the build was interrupted; each origin not published keeps the files it "
+        "had before"
+    )
+    return 1
+
+
+class _Build:
+    """One build: the source read (the ``input`` feed, or the store SITEMAPGEN_STORE
+    names, the feed's records recorded into it first), then published, and the exit
+    status decided."""
+
+    def __init__(self, input_path: Path | None, stored: bool, workers: int) -> None:
+        self.input = input_path
+        #: Whether a store is named (SITEMAPGEN_STORE): it is the source, or the feed's
+        #: records are recorded into it first.
+        self.stored = stored
+        self.workers = workers
+
+    async def run(self, crawler: Crawler) -> int:
+        """The build, with its stats dumped at the end; returns the exit status: 1 when the
+        settings or the output refused it, or it did not publish every origin it had, or
+        had nothing to publish; 0 otherwise."""
+        stats = crawler.stats
+        started = datetime.now(timezone.utc)
+        stats.set_value("start_time", started)
+        status = 1
+        try:
+            status = await self._build(crawler)
+        finally:
+            finished = datetime.now(timezone.utc)
+            stats.set_value("finish_time", finished)
+            stats.set_value("elapsed_time_seconds", (finished - started).total_seconds())
+            stats.close_spider(reason="finished" if status == 0 else "failed")
+        return status
+
+    async def _build(self, crawler: Crawler) -> int:
+        """Check the settings and the output as a crawl's start does, then read and
+        publish; the exit status."""
+        try:
+            config = checked_config(crawler.settings)
+        except StartupError:  # its line is logged
+            return 1
+        if not config.enabled:
+            logger.error("Sitemap: SITEMAPGEN_ENABLED is False, so nothing was built")
+            return 1
+        for warning in config.warnings:
+            logger.warning("Sitemap: %(warning)s", {"warning": warning})
+        if not config.local or config.indexnow_key:
+            # Scrapy's storages and downloader middlewares work for a spider (a blocking
+            # storage reads FEED_TEMPDIR through it, the offsite filter asserts one): this
+            # one is never opened, it only names the build.
+            crawler.spider = Spider.from_crawler(crawler, name="sitemapgen-build")
+        storages = None if config.local else FeedStorages(crawler)
+        try:
+            check_destination(config, storages)
+        except DestinationError as exc:
+            try:
+                refuse_start(str(exc))
+            except StartupError:
+                return 1
+        prepare_state(config.state_path, config.state_key, config.uri, config.output_dir)
+        reporter = Reporter(crawler.stats, logger)
+        fetch, close_downloads = _downloads(crawler) if config.indexnow_key else (None, None)
+        try:
+            if not self.stored:
+                assert self.input is not None
+                return await self._publish_feed(self.input, config, reporter, storages, fetch)
+            return await self._publish_store(crawler, config, reporter, storages, fetch)
+        finally:
+            if close_downloads is not None:
+                await close_downloads()
+
+    async def _publish_feed(
+        self,
+        path: Path,
+        config: Config,
+        reporter: Reporter,
+        storages: FeedStorages | None,
+        fetch: Fetch | None,
+    ) -> int:
+        """A feed read whole into sorted runs by ``workers`` processes, then published:
+        nothing needs to outlive the build, and that is much faster than recording each
+        record into a store."""
+        reporter.by_origin = OriginExclusions(config.log_origins)
+        logger.info("Sitemap: reading %(path)s", {"path": path})
+        source, tally = await run_in_thread(
+            build_store, path, config.url_policy, datetime.now(timezone.utc), workers=self.workers
+        )
+        try:
+            stats = reporter.stats
+            tally.replay(reporter)
+            if tally.records:
+                stats.set_value(keys.ITEMS_RECORDED, tally.records)
+            if tally.bad_lines:
+                logger.warning(
+                    "Sitemap: %(path)s: %(count)d line(s) are not JSON objects, the first at "
+                    "byte %(offset)d; skipped",
+                    {"path": path, "count": tally.bad_lines, "offset": tally.first_bad_offset},
+                )
+                stats.set_value(keys.skipped("bad_record"), tally.bad_lines)
+            empty_reason = _explain_unusable(path, tally, reporter)
+            logger.info(
+                "Sitemap: %(path)s read, %(records)d record(s) taken; publishing to %(out)s",
+                {"path": path, "records": tally.records, "out": config.uri},
+            )
+            return await _publish(
+                source, config, reporter, storages, fetch, empty_reason=empty_reason
+            )
+        finally:
+            source.close()
+
+    async def _publish_store(
+        self,
+        crawler: Crawler,
+        config: Config,
+        reporter: Reporter,
+        storages: FeedStorages | None,
+        fetch: Fetch | None,
+    ) -> int:
+        """A stored crawl published with that crawl's verdicts (the feed's records
+        recorded into it first, one by one, through the item pipeline's reader)."""
+        config = replace(config, commit_writes=_COMMIT_WRITES, commit_seconds=_COMMIT_SECONDS)
+        recorder = Recorder(crawler, config, reporter, starts_runs=False)
+        try:
+            recorder.check()
+        except StoreError as exc:
+            try:
+                refuse_start(str(exc))
+            except StartupError:
+                return 1
+        try:
+            recorder.open()
+        except CloseSpider:  # its line is logged
+            recorder.close()
+            return 1
+        store = recorder.store
+        assert store is not None
+        try:
+            empty_reason = None
+            if self.input is not None:
+                empty_reason = _ingest(self.input, recorder, reporter)
+            recorder.stop(finished=True)
+            coordination = store.coordination()
+            if coordination is not None:
+                await run_in_thread(store.flush)
+            log = recorder.verdicts if recorder.audits else None
+            return await _publish(
+                store,
+                config,
+                reporter,
+                storages,
+                fetch,
+                empty_reason=empty_reason,
+                settled=None if log is None else log.published_lastmod,
+                finish=store.finish_run,
+                lost=recorder.count_lost,
+            )
+        finally:
+            recorder.close()
+
+
+async def _publish(
+    source: FactSource,
+    config: Config,
+    reporter: Reporter,
+    storages: FeedStorages | None,
+    fetch: Fetch | None,
+    *,
+    empty_reason: str | None,
+    settled: Callable[[str, str | None], None] | None = None,
+    finish: Callable[[], None] | None = None,
+    lost: Callable[[], None] | None = None,
+) -> int:
+    """``source`` published as the crawl's exporter publishes its store; the exit status.
+    ``finish`` ends the store's run once it is published; ``lost`` counts what a store
+    lost when the publish raised."""
+    stats = reporter.stats
+    outcome = PublishOutcome()
     try:
-        exporter = crawler.get_extension(SitemapExporter)
-    except RuntimeError:  # refused before its extensions were built (crawl.startup)
+        try:
+            await publish(
+                source,
+                config,
+                reporter,
+                storages,
+                fetch=fetch,
+                empty_reason=empty_reason,
+                outcome=outcome,
+                settled=settled,
+            )
+            if outcome.failed:  # each failed file has had its line
+                stats.set_value(keys.OUTPUT_FAILED, 1)
+                return 1
+            if finish is not None:
+                await run_in_thread(finish)
+        finally:
+            # Counted after writing: a build's run store learns its count as it merges.
+            stats.set_value(keys.URLS_STORED, await run_in_thread(len, source))
+    except Exception as exc:
+        stats.set_value(keys.OUTPUT_FAILED, 1)
+        if lost is not None:
+            lost()
+        logger.error(
+            "Sitemap: writing to %(out)s failed: %(failure)s; %(kept)s",
+            {
+                "out": config.uri,
+                "failure": failure_of_publish(exc, config),
+                "kept": await kept_after(source, outcome),
+            },
+        )
+        logger.debug("Sitemap: the publish's failure", exc_info=True)
         return 1
-    if exporter is None or exporter.failed:
-        return 1
-    stats = crawler.stats.get_stats() if crawler.stats else {}
-    return 0 if stats.get(keys.ORIGINS) else 1
+    return 0 if stats.get_value(keys.ORIGINS) else 1
+
+
+def _ingest(path: Path, recorder: Recorder, reporter: Reporter) -> str | None:
+    """Record the feed's records into the recorder's store, each read as the item
+    pipeline reads an item; returns why nothing was usable, if so."""
+    stats = reporter.stats
+    reader = RecordReader(recorder.config.url_policy, reporter, None)
+    tally = Tally()
+    passed = offset = recorded = 0
+    parse = JSON_PARSERS[DEFAULT_JSON_PARSER]  # the offline build's reader of lines
+    with path.open("rb") as lines:
+        for number, line in enumerate(lines, 1):
+            seq, offset = offset, offset + len(line)
+            if not line.strip():
+                continue
+            try:
+                record = parse(line)
+            except ValueError:  # UnicodeDecodeError included
+                record = None
+            if type(record) is not dict:
+                tally.bad_lines += 1
+                if tally.bad_lines == 1:
+                    logger.warning("Sitemap: %s:%d is not a JSON object; skipped", path, number)
+                continue
+            if not record.get("loc"):  # what the reader reads as no loc
+                tally.add_no_loc(seq, url_field(record))
+                if tally.no_loc == 1:
+                    tally.first_no_loc_line = number
+                continue
+            passed += 1
+            facts = reader.facts(record.get, datetime.now(timezone.utc))
+            if facts is not None and recorder.record(facts, from_item=True):
+                recorded += 1
+    if recorded:
+        stats.inc_value(keys.ITEMS_RECORDED, recorded)
+    if tally.bad_lines:
+        stats.set_value(keys.skipped("bad_record"), tally.bad_lines)
+    tally.records = recorded
+    tally.refused = passed - tally.records
+    return _explain_unusable(path, tally, reporter)
+
+
+def _explain_unusable(path: Path, tally: Tally, reporter: Reporter) -> str | None:
+    """Warn once about the feed's records without loc (the usual cause: a feed of ``url``
+    fields); if no record at all was usable, what the close report says why."""
+    if tally.no_loc:
+        hint = "each record needs loc, the page's absolute URL"
+        if tally.no_loc_fields:
+            name, count = min(
+                tally.no_loc_fields.items(),
+                key=lambda item: (-item[1], URL_FIELDS.index(item[0].lower()), item[0]),
+            )
+            if count == tally.no_loc:
+                who = "they have"
+            else:
+                who = f"{count:,} of them {'has' if count == 1 else 'have'}"
+            hint = f"{who} {name!r}: name the page's URL loc, or map it (jq '.loc = .{name}')"
+        logger.warning(
+            "Sitemap: %(path)s: %(count)d record(s) have no loc field (the first at line "
+            "%(line)d); %(hint)s",
+            {"path": path, "count": tally.no_loc, "line": tally.first_no_loc_line, "hint": hint},
+        )
+        reporter.stats.set_value(keys.ITEMS_NO_LOC, tally.no_loc)
+    if tally.records:
+        return None
+    why = []
+    if tally.no_loc:
+        why.append(f"{tally.no_loc:,} record(s) have no loc field")
+    if tally.refused:
+        why.append(
+            f"the loc of {tally.refused:,} record(s) was refused or excluded (see "
+            "sitemapgen/skipped/item_* and sitemapgen/excluded/* in the stats)"
+        )
+    if tally.bad_lines:
+        why.append(f"{tally.bad_lines:,} line(s) are not JSON objects")
+    return f"{path}: {', '.join(why)}" if why else f"{path} holds no record"
+
+
+def _downloads(crawler: Crawler) -> tuple[Fetch, Callable[[], Coroutine[Any, Any, None]]]:
+    """IndexNow's road: Scrapy's downloader with its middlewares (proxies, user agent,
+    timeouts), as a crawl sends the submissions, and what closes its download handlers
+    (the engine's stop, which they wait for in a crawl)."""
+    from scrapy.core.downloader import Downloader  # only with IndexNow
+
+    downloader = Downloader(crawler)
+
+    async def fetch(request: Request) -> Response | Request:
+        result: Response | Request = await maybe_deferred_to_future(downloader.fetch(request))
+        return result
+
+    async def close() -> None:
+        downloader.close()
+        await crawler.signals.send_catch_log_async(signals.engine_stopped)
+
+    return fetch, close

@@ -5,17 +5,17 @@ the stats dump) it publishes the store's sitemaps through :mod:`..publish`."""
 from __future__ import annotations
 
 import logging
-import sqlite3
 from typing import TYPE_CHECKING
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import is_asyncio_available, run_in_thread
+from scrapy.utils.defer import maybe_deferred_to_future
 
 from .. import stats as keys
 from ..failures import failure_of
-from ..publish.delivery import DestinationError, check_destination
-from ..publish.publisher import PublishOutcome, publish
+from ..publish.delivery import DestinationError, FeedStorages, check_destination
+from ..publish.publisher import PublishOutcome, failure_of_publish, kept_after, publish
 from ..state.repair import prepare_state
 from ..stats import Reporter
 from ..store.base import StoreError
@@ -23,13 +23,14 @@ from .exitstatus import exit_non_zero
 from .feed import SitemapFeeds
 from .live_audit import LiveAudit, write_reports
 from .recheck import Recheck
-from .recorder import Recorder, store_failure
+from .recorder import Recorder
 from .robots_rules import RobotsRules
 from .startup import checked_config, refuse_start
 
 if TYPE_CHECKING:
-    from scrapy import Spider
+    from scrapy import Request, Spider
     from scrapy.crawler import Crawler
+    from scrapy.http import Response
     from typing_extensions import Self
 
     from ..features.hreflang_clusters import ClusterIndex
@@ -55,20 +56,15 @@ class SitemapExporter:
         self.config = config
         self.stats = crawler.stats
         self.reporter = Reporter(crawler.stats, logger)
-        # The offline build's spider republishes what a store holds: it starts no crawl.
-        republishes = getattr(crawler.spidercls, "sitemapgen_republishes", False)
-        self.recorder = Recorder(crawler, config, self.reporter, starts_runs=not republishes)
+        #: The feed storages of a remote output, built from this crawler's settings.
+        self.storages = FeedStorages(crawler)
+        self.recorder = Recorder(crawler, config, self.reporter)
         #: Each origin's robots.txt for the listing rules (SITEMAPGEN_RESPECT_ROBOTS_TXT).
         self.robots = RobotsRules(crawler, config) if config.respect_robots_txt else None
-        #: Published instead of the recorder's store when set (see :meth:`publish_from`).
-        self._source: FactSource | None = None
         #: What the last write staged and delivered, per origin (for tests and tools).
         #: The feeds of the ``sitemap`` format (``-O sitemap.xml:sitemap``).
         self.feeds = SitemapFeeds(crawler, config.sitemap_feeds)
         self._feeds_active = False
-        #: Why nothing was recorded, when the caller knows (a build's feed held no usable
-        #: record): said by the close report when there is nothing to publish.
-        self.empty_reason: str | None = None
         #: The pages published before that the crawl did not reach, requested once when
         #: the spider idles (SITEMAPGEN_RECHECK_UNREACHED), before the audit.
         self.recheck = Recheck(crawler, config, self.recorder)
@@ -90,7 +86,7 @@ class SitemapExporter:
         for warning in config.warnings:
             logger.warning("Sitemap: %(warning)s", {"warning": warning})
         try:
-            check_destination(config, crawler)
+            check_destination(config, FeedStorages(crawler))
         except DestinationError as exc:
             refuse_start(str(exc))
         if config.audit and not is_asyncio_available():
@@ -134,12 +130,6 @@ class SitemapExporter:
     def spider_opened(self) -> None:
         self.recorder.open()
         self._feeds_active = self.feeds.active
-
-    def publish_from(self, source: FactSource) -> None:
-        """Publish ``source`` instead of the recorder's store at close (it then takes
-        ``source``'s close too): the offline build reads a whole feed into sorted runs
-        faster than it could record it."""
-        self._source = source
 
     def _writes_shared(self, coordination: Coordination) -> bool:
         """Whether this process writes the sitemaps of a store that several crawl
@@ -185,6 +175,16 @@ class SitemapExporter:
         for line in lines:
             logger.info("Sitemap audit of %(line)s", {"line": line})
 
+    async def _fetch(self, request: Request) -> Response | Request:
+        """IndexNow's request straight to the downloader: by ``spider_closed`` the engine
+        takes no request any more, its downloader still does (``publish.submissions``)."""
+        engine = self.crawler.engine
+        assert engine is not None
+        result: Response | Request = await maybe_deferred_to_future(
+            engine.downloader.fetch(request)
+        )
+        return result
+
     def _publish_failed(self) -> None:
         """Count the failed publish and have the crawl exit non-zero (``crawl.exitstatus``)."""
         self.stats.set_value(keys.OUTPUT_FAILED, 1)
@@ -192,37 +192,11 @@ class SitemapExporter:
             self.failed = True
             exit_non_zero(self.crawler)
 
-    def _failure(self, exc: Exception) -> object:
-        """The cause and path of a publish's exception: the store's own errors are the
-        store's, a database's error the state file's (the store's were found while
-        recording), an error of a file the output's."""
-        config = self.config
-        if isinstance(exc, StoreError) or type(exc).__module__.split(".", 1)[0] == "redis":
-            return store_failure(exc, config.store)
-        if isinstance(exc, sqlite3.Error):
-            return failure_of(exc, config.state_path)
-        return failure_of(exc, config.output_dir or config.uri)
-
-    async def _kept(self, source: FactSource, outcome: PublishOutcome) -> str:
-        """What a publish that raised kept: the origins it published, and the others'
-        earlier sets."""
-        try:
-            count = len(await run_in_thread(source.origins))
-        except Exception:  # the store may be what failed
-            count = 0
-        # A store that failed may have lost what it had not committed: no total then.
-        total = f" of {count:,}" if count >= max(outcome.published, 1) else ""
-        return (
-            "each origin not published keeps the files it had before "
-            f"({outcome.published:,}{total} origins published)"
-        )
-
     async def spider_closed(self, spider: Spider, reason: str) -> None:
         recorder = self.recorder
         store = recorder.store
         if store is None:
             return
-        source: FactSource = store if self._source is None else self._source
         outcome = PublishOutcome()
         try:
             recorder.stop(finished=reason == "finished")
@@ -251,15 +225,15 @@ class SitemapExporter:
             try:
                 feeds = self.feeds if self._feeds_active else None
                 # The audit compares the live lastmods with those published: the verdicts
-                # learn the ones the content notes kept (a build's source keeps no verdicts).
-                log = recorder.verdicts if recorder.audits and self._source is None else None
+                # learn the ones the content notes kept.
+                log = recorder.verdicts if recorder.audits else None
                 await publish(
-                    source,
+                    store,
                     self.config,
                     self.reporter,
-                    self.crawler,
+                    self.storages,
                     feeds,
-                    empty_reason=self.empty_reason,
+                    fetch=self._fetch if self.crawler.engine is not None else None,
                     outcome=outcome,
                     keep_clusters=self.audit is not None,
                     settled=None if log is None else log.published_lastmod,
@@ -267,14 +241,13 @@ class SitemapExporter:
                 )
                 if outcome.failed:  # each failed file has had its line
                     self._publish_failed()
-                elif self._source is None:
+                else:
                     # A shared store's next crawl starts a run of its own.
                     await run_in_thread(store.finish_run)
             finally:
-                # Counted after writing: a build's run store learns its count as it merges.
-                self.stats.set_value(keys.URLS_STORED, await run_in_thread(len, source))
+                self.stats.set_value(keys.URLS_STORED, await run_in_thread(len, store))
                 try:
-                    await self._report_audit(source, outcome.clusters)
+                    await self._report_audit(store, outcome.clusters)
                 finally:
                     if outcome.clusters is not None:
                         outcome.clusters.close()
@@ -285,15 +258,11 @@ class SitemapExporter:
                 "Sitemap: writing to %(out)s failed: %(failure)s; %(kept)s",
                 {
                     "out": self.config.uri,
-                    "failure": self._failure(exc),
-                    "kept": await self._kept(source, outcome),
+                    "failure": failure_of_publish(exc, self.config),
+                    "kept": await kept_after(store, outcome),
                 },
                 extra={"spider": spider},
             )
             logger.debug("Sitemap: the publish's failure", exc_info=True, extra={"spider": spider})
         finally:
-            try:
-                recorder.close()
-            finally:
-                if self._source is not None:
-                    self._source.close()
+            recorder.close()

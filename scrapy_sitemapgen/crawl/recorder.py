@@ -1,4 +1,6 @@
-"""Recorder: the crawl's side of the store, from the spider's opening to its close.
+"""Recorder: the crawl's side of the store, from the spider's opening to its close (and
+the offline build's, which opens a stored crawl's store to publish it, or to record a
+feed's records into it first).
 
 It opens the backend that the settings name, records the facts the middleware and the
 pipeline give it, commits on a timer, and keeps the request journal a resumed crawl needs.
@@ -76,7 +78,7 @@ class Recorder:
     ) -> None:
         self.crawler = crawler
         #: Whether opening the store starts a crawl on it (False: the offline build, which
-        #: publishes what the store's crawl recorded).
+        #: publishes what the store's crawl recorded, and tracks no request of it).
         self.starts_runs = starts_runs
         self.config = config
         self.reporter = reporter
@@ -149,7 +151,7 @@ class Recorder:
         try:
             store = config.store_backend.from_config(config, location)
             coordination = store.coordination()
-            if coordination is not None and config.shared_write == "last":
+            if coordination is not None and config.shared_write == "last" and self.starts_runs:
                 coordination.worker_started()
         except _STORE_ERRORS as exc:
             logger.error(
@@ -164,7 +166,9 @@ class Recorder:
             store.start_run(resumed=self.resumed or not self.starts_runs)
         except _STORE_ERRORS as exc:
             self._store_failed("(the start of the crawl)", exc)
-        journal = store.journal() if config.resume_requests and self.keeps_store else None
+        # The requests a killed crawl left pending are that crawl's, for its resume.
+        tracks = config.resume_requests and self.keeps_store and self.starts_runs
+        journal = store.journal() if tracks else None
         if journal is not None:
             self.journal = journal
             self._marker = Path(location).with_name(Path(location).name + ".closed")

@@ -29,7 +29,7 @@ import tempfile
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import run_in_thread
@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DestinationError",
+    "FeedStorages",
     "Stagings",
     "check_destination",
     "local_folder",
@@ -83,11 +84,37 @@ class DestinationError(ValueError):
     """SITEMAPGEN_URI cannot take the files; found before the crawl's first request."""
 
 
-def check_destination(config: Config, crawler: Crawler) -> None:
+class FeedStorages:
+    """Scrapy's feed storages for the output's URIs, one per file, built as FeedExporter
+    builds them: the class FEED_STORAGES names for the URI's scheme, made with
+    ``build_from_crawler`` (S3, GCS and FTP read their credentials and options from the
+    crawler's settings) and opened for the crawler's spider (a blocking storage's temporary
+    file goes to its FEED_TEMPDIR). The publish knows no crawler: its caller hands it
+    these."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+
+    def storage_class(self, uri: str) -> Any:
+        """The class FEED_STORAGES names for ``uri``'s scheme, loaded."""
+        return load_object(storage_for(uri, self.crawler.settings))
+
+    def build(self, uri: str) -> Any:
+        """A new storage for the file ``uri``, which it overwrites."""
+        cls = self.storage_class(uri)
+        return build_from_crawler(cls, self.crawler, uri, feed_options={"overwrite": True})
+
+    def open(self, storage: Any) -> IO[bytes]:
+        """The file that ``storage`` stores when given back to its ``store()``."""
+        target: IO[bytes] = storage.open(self.crawler.spider)
+        return target
+
+
+def check_destination(config: Config, storages: FeedStorages | None) -> None:
     """Raise :class:`DestinationError` when the output could not take the files, so that a
     crawl of hours does not end in "writing failed". A local folder must be creatable and
     writable (tried, and what the try made removed); a remote URI's feed storage must be
-    buildable, as FeedExporter builds it, which checks what the storage needs (boto3 for
+    buildable from ``storages``, as FeedExporter builds it, which checks what the storage needs (boto3 for
     S3, a host for FTP), and must have its libraries. Existing origin folders directly
     under a local output must take a new file and a rename (the first
     ``_ORIGIN_FOLDERS_PROBED`` of them), and an existing state file must be writable."""
@@ -95,7 +122,7 @@ def check_destination(config: Config, crawler: Crawler) -> None:
         assert config.output_dir is not None
         problem = _folder_problem(config.output_dir) or _origin_folders_problem(config.output_dir)
     else:
-        problem = _storage_problem(crawler, config.uri)
+        problem = _storage_problem(storages, config.uri)
     problem = problem or _state_problem(config.state_path)
     if problem:
         raise DestinationError(f"SITEMAPGEN_URI={config.uri!r} cannot be written: {problem}.")
@@ -207,20 +234,22 @@ def _importable(module: str) -> bool:
         return False
 
 
-def _storage_problem(crawler: Crawler, uri: str) -> str | None:
+def _storage_problem(storages: FeedStorages | None, uri: str) -> str | None:
     """What stops the feed storage of ``uri`` from being built, or None. Nothing is
     opened or stored: the storage is built for one origin's index, and dropped."""
+    if storages is None:
+        return "a remote output needs Scrapy's feed storages, and none were given"
     probe = f"{origin_folder(uri, _PROBE_ORIGIN).rstrip('/')}/{INDEX_NAME}"
     library = _LIBRARIES.get(uri_scheme(uri))
     if library is not None and not _importable(library[0]):
         return f"its feed storage needs the {library[1]} library, which is not installed"
     try:
-        cls = _storage_class(crawler, probe)
+        cls = storages.storage_class(probe)
     except Exception as exc:  # FEED_STORAGES names a class that cannot be loaded
         return f"its feed storage cannot be loaded ({type(exc).__name__}: {exc})"
     name = getattr(cls, "__name__", str(cls))
     try:
-        build_from_crawler(cls, crawler, probe, feed_options={"overwrite": True})
+        storages.build(probe)
     except NotConfigured as exc:
         return f"{name} is disabled ({exc or 'NotConfigured'})"
     except AssertionError:  # S3 and GCS assert that the URI has a host: the bucket
@@ -503,17 +532,13 @@ def publish_local(sets: list[OriginSet], reporter: Reporter) -> set[str]:
     return moved
 
 
-def _storage_class(crawler: Crawler, uri: str) -> Any:
-    return load_object(storage_for(uri, crawler.settings))
-
-
-async def _upload(crawler: Crawler, uri: str, source: Path, reporter: Reporter) -> bool:
+async def _upload(storages: FeedStorages, uri: str, source: Path, reporter: Reporter) -> bool:
     """One file through one storage, the way FeedExporter stores a feed slot."""
-    cls = _storage_class(crawler, uri)
+    cls = storages.storage_class(uri)
     name = getattr(cls, "__name__", str(cls))
     try:
-        storage = build_from_crawler(cls, crawler, uri, feed_options={"overwrite": True})
-        target = storage.open(crawler.spider)
+        storage = storages.build(uri)
+        target = storages.open(storage)
         with source.open("rb") as data:
             shutil.copyfileobj(data, target)
         await ensure_awaitable(storage.store(target))
@@ -532,7 +557,7 @@ async def _upload(crawler: Crawler, uri: str, source: Path, reporter: Reporter) 
 
 
 async def publish_remote(
-    sets: list[OriginSet], crawler: Crawler, reporter: Reporter
+    sets: list[OriginSet], storages: FeedStorages, reporter: Reporter
 ) -> list[Origin]:
     """Upload every origin's changed files; return the origins delivered completely."""
     delivered = []
@@ -555,7 +580,7 @@ async def publish_remote(
                 )
                 continue
             if not await _upload(
-                crawler, f"{folder}/{record.name}", Path(origin_set.staging, record.name), reporter
+                storages, f"{folder}/{record.name}", Path(origin_set.staging, record.name), reporter
             ):
                 failed += 1
         if not failed:
@@ -583,7 +608,11 @@ def _feed_bytes(staging: str, main: FileRecord, uri: str, config: Config) -> Pat
 
 
 async def publish_feeds(
-    sets: list[OriginSet], uris: list[str], config: Config, crawler: Crawler, reporter: Reporter
+    sets: list[OriginSet],
+    uris: list[str],
+    config: Config,
+    storages: FeedStorages,
+    reporter: Reporter,
 ) -> None:
     """Write the crawl's sitemap into each feed of the ``sitemap`` format (``-O
     sitemap.xml:sitemap``), through its feed storage, after FeedExporter stored it: the
@@ -620,10 +649,10 @@ async def publish_feeds(
             )
             logger.debug("Sitemap: the failure preparing %(uri)s", {"uri": uri}, exc_info=True)
             continue
-        stored = await _upload(crawler, uri, source, reporter)
+        stored = await _upload(storages, uri, source, reporter)
         for written in beside:
             stored &= await _upload(
-                crawler,
+                storages,
                 _beside(uri, written.name),
                 Path(origin_set.staging, written.name),
                 reporter,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Protocol
@@ -18,6 +19,7 @@ from ..features.hreflang_clusters import ClusterIndex, build_clusters
 from ..sitemaps.lastmod import observes
 from ..sitemaps.urls import origin_folder
 from ..state.statefile import PublishState
+from ..store.base import StoreError
 from .close_report import CloseReport, count_clusters, log_clusters
 from .delivery import Stagings, publish_feeds, publish_local, publish_remote
 from .recurring import RecurringSource
@@ -27,17 +29,17 @@ from .submissions import NotifyLog, notify
 if TYPE_CHECKING:
     from collections.abc import Callable, Container, Generator, Iterable
 
-    from scrapy.crawler import Crawler
-
     from ..settings import Config
     from ..sitemaps.urls import Origin
     from ..sitemaps.verdicts import Verdict
     from ..stats import Reporter
     from ..store.base import FactSource
     from ..store.verdict_log import VerdictLog
+    from .delivery import FeedStorages
     from .staging import OriginSet
+    from .submissions import Fetch
 
-__all__ = ["FeedTargets", "PublishOutcome", "publish"]
+__all__ = ["FeedTargets", "PublishOutcome", "failure_of_publish", "kept_after", "publish"]
 
 logger = logging.getLogger(__name__)
 
@@ -100,9 +102,10 @@ async def publish(
     store: FactSource,
     config: Config,
     reporter: Reporter,
-    crawler: Crawler | None,
+    storages: FeedStorages | None = None,
     feeds: FeedTargets | None = None,
     *,
+    fetch: Fetch | None = None,
     empty_reason: str | None = None,
     outcome: PublishOutcome | None = None,
     keep_clusters: bool = False,
@@ -111,8 +114,10 @@ async def publish(
 ) -> PublishOutcome:
     """Stage every origin's set from ``store``, deliver it, remember what was published,
     and log and count the result. Staging runs in a thread: a million URLs take seconds.
-    ``crawler`` builds the feed storages of a remote output (None: local output only).
-    ``feeds`` also get the one-origin sitemap, from the staged files (a local delivery
+    No crawler is needed: ``reporter`` holds the stats it counts into, ``storages`` builds
+    the feed storages of a remote output and of ``feeds`` (None: local output only),
+    ``fetch`` sends IndexNow's submissions (None: none sent), and the caller decides the
+    exit status from the outcome (``outcome.failed``). ``feeds`` also get the one-origin sitemap, from the staged files (a local delivery
     moves them away), before the output does. ``empty_reason`` is logged if there was
     nothing to publish. Returns ``outcome`` (a new one if None), which counts the origins
     as they are published, also when the publish raises part-way.
@@ -184,7 +189,7 @@ async def publish(
             state,
             reporter,
             stagings.staging_of,
-            group=None if feeds is not None and crawler is not None else GROUP_ORIGINS,
+            group=None if feeds is not None and storages is not None else GROUP_ORIGINS,
             clusters=None if clusters is None else clusters.path,
             settled=settled,
             recurring=recurring is not None,
@@ -206,7 +211,8 @@ async def publish(
                         state,
                         config,
                         reporter,
-                        crawler,
+                        storages,
+                        fetch,
                         feeds,
                         closing,
                         notify_log,
@@ -239,6 +245,34 @@ async def publish(
     return outcome
 
 
+def failure_of_publish(exc: Exception, config: Config) -> object:
+    """The cause and path of a publish's exception, for its caller's ERROR line: the
+    store's own errors are the store's, a database's error the state file's (the store's
+    were found while recording), an error of a file the output's."""
+    if isinstance(exc, StoreError):
+        return exc
+    if type(exc).__module__.split(".", 1)[0] == "redis":
+        return failure_of(exc, config.store, what="store")
+    if isinstance(exc, sqlite3.Error):
+        return failure_of(exc, config.state_path)
+    return failure_of(exc, config.output_dir or config.uri)
+
+
+async def kept_after(source: FactSource, outcome: PublishOutcome) -> str:
+    """What a publish that raised kept: the origins it published, and the others'
+    earlier sets."""
+    try:
+        count = len(await run_in_thread(source.origins))
+    except Exception:  # the store may be what failed
+        count = 0
+    # A store that failed may have lost what it had not committed: no total then.
+    total = f" of {count:,}" if count >= max(outcome.published, 1) else ""
+    return (
+        "each origin not published keeps the files it had before "
+        f"({outcome.published:,}{total} origins published)"
+    )
+
+
 def _verdict_lookup(store: FactSource) -> Callable[[str], Verdict | None]:
     """The crawl's verdict of a URL, from a store that keeps verdicts (the SQLite store's
     ``VerdictLog``); a store that keeps none (Redis, a build's run store) knows none."""
@@ -254,7 +288,8 @@ async def _deliver(
     state: PublishState,
     config: Config,
     reporter: Reporter,
-    crawler: Crawler | None,
+    storages: FeedStorages | None,
+    fetch: Fetch | None,
     feeds: FeedTargets | None,
     closing: CloseReport,
     notify_log: NotifyLog,
@@ -263,15 +298,15 @@ async def _deliver(
     """One group of staged sets: delivered, remembered, counted, submitted to IndexNow.
     Returns the staging folders the delivery renamed into place."""
     moved: set[str] = set()
-    if feeds is not None and crawler is not None:
-        await publish_feeds(sets, await feeds.closed(), config, crawler, reporter)
+    if feeds is not None and storages is not None:
+        await publish_feeds(sets, await feeds.closed(), config, storages, reporter)
     if config.local:
         moved = await run_in_thread(publish_local, sets, reporter)
         delivered = {s.origin for s in sets}
     else:
-        if crawler is None:
-            raise ValueError(f"delivering to {config.uri} needs a crawler for its feed storage")
-        delivered = set(await publish_remote(sets, crawler, reporter))
+        if storages is None:
+            raise ValueError(f"delivering to {config.uri} needs Scrapy's feed storages")
+        delivered = set(await publish_remote(sets, storages, reporter))
     # IndexNow: the origins no previous run left fingerprints for, before the commit.
     first_runs = (
         {s.origin for s in sets if not state.has_fingerprints(config.state_key, s.origin.name)}
@@ -288,7 +323,7 @@ async def _deliver(
     closing.add(sets, delivered)
     if config.indexnow_key:
         try:
-            await notify(sets, delivered, first_runs, state, config, crawler, reporter, notify_log)
+            await notify(sets, delivered, first_runs, state, config, fetch, reporter, notify_log)
         except Exception as exc:  # the sitemaps are published: this must not undo that
             reporter.stats.inc_value(keys.INDEXNOW_FAILED)
             logger.error(

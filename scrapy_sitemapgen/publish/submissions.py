@@ -17,13 +17,13 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from scrapy import Request
 from scrapy.exceptions import IgnoreRequest, NotSupported
 from scrapy.http import Response
 from scrapy.utils.asyncio import sleep
-from scrapy.utils.defer import maybe_deferred_to_future
 
 from .. import stats as keys
 from ..sitemaps.indexnow import ADDED, batches, key_file_name, key_folder
@@ -32,17 +32,20 @@ from ..sitemaps.urls import base_url_for, fill_origin
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from scrapy.crawler import Crawler
-
     from ..settings import Config
     from ..sitemaps.urls import Origin
     from ..state.statefile import PublishState
     from ..stats import Reporter
     from .staging import OriginSet
 
-__all__ = ["NotifyLog", "notify"]
+__all__ = ["Fetch", "NotifyLog", "notify"]
 
 logger = logging.getLogger(__name__)
+
+#: One request through Scrapy's downloader and its middlewares: the response, or the
+#: request a middleware asks for instead (a redirect). The publish's caller gives it (the
+#: crawl's exporter: its engine's downloader).
+Fetch = Callable[[Request], Awaitable[Response | Request]]
 
 #: What the protocol says each refusal means (https://www.indexnow.org/documentation).
 MEANINGS = {
@@ -115,12 +118,14 @@ async def notify(
     first_runs: set[Origin],
     state: PublishState,
     config: Config,
-    crawler: Crawler | None,
+    fetch: Fetch | None,
     reporter: Reporter,
     log: NotifyLog | None = None,
 ) -> None:
-    """Submit what changed in each delivered origin. ``first_runs``: origins without a
-    previous run's fingerprints, whose URLs go only with SITEMAPGEN_INDEXNOW_INITIAL.
+    """Submit what changed in each delivered origin, through ``fetch`` (None: nothing to
+    send through, each origin's submission is left out with a warning). ``first_runs``:
+    origins without a previous run's fingerprints, whose URLs go only with
+    SITEMAPGEN_INDEXNOW_INITIAL.
     ``log``: the lines of a publish's groups (none: every origin's line at INFO)."""
     if log is None:
         log = NotifyLog([s.origin for s in sets], len(sets))
@@ -143,7 +148,7 @@ async def notify(
                 {"root": origin.root, "count": counts[ADDED]},
             )
             continue
-        if crawler is None or crawler.engine is None:
+        if fetch is None:
             if origin not in log.shown:
                 log.no_crawler += 1
             logger.log(
@@ -152,9 +157,7 @@ async def notify(
                 {"root": origin.root},
             )
             continue
-        await _notify_origin(
-            origin, state.changed_locs(origin.name), config, crawler, reporter, log
-        )
+        await _notify_origin(origin, state.changed_locs(origin.name), config, fetch, reporter, log)
 
 
 def _owned(
@@ -180,7 +183,7 @@ async def _notify_origin(
     origin: Origin,
     changes: Iterator[tuple[str, str]],
     config: Config,
-    crawler: Crawler,
+    fetch: Fetch,
     reporter: Reporter,
     log: NotifyLog,
 ) -> None:
@@ -195,7 +198,7 @@ async def _notify_origin(
             "keyLocation": location,
             "urlList": batch,
         }
-        if await _submit(json.dumps(body).encode(), len(batch), config, crawler, reporter):
+        if await _submit(json.dumps(body).encode(), len(batch), config, fetch, reporter):
             sent += len(batch)
         else:
             failed += len(batch)
@@ -213,10 +216,9 @@ async def _notify_origin(
         )
 
 
-async def _fetch(crawler: Crawler, request: Request) -> Response:
-    assert crawler.engine is not None
+async def _fetch(fetch: Fetch, request: Request) -> Response:
     for _ in range(_MAX_FOLLOW_UPS):
-        result = await maybe_deferred_to_future(crawler.engine.downloader.fetch(request))
+        result = await fetch(request)
         if isinstance(result, Response):
             return result
         request = result  # a redirect a downloader middleware asks for
@@ -232,9 +234,7 @@ def _wait_for(response: Response | None, wait: float) -> float:
     return wait
 
 
-async def _submit(
-    body: bytes, urls: int, config: Config, crawler: Crawler, reporter: Reporter
-) -> bool:
+async def _submit(body: bytes, urls: int, config: Config, fetch: Fetch, reporter: Reporter) -> bool:
     """POST one batch; True when the endpoint took it (200 or 202)."""
     stats = reporter.stats
     request = Request(
@@ -251,7 +251,7 @@ async def _submit(
         stats.inc_value(keys.INDEXNOW_REQUESTS)
         response: Response | None = None
         try:
-            response = await _fetch(crawler, request)
+            response = await _fetch(fetch, request)
         except (NotSupported, IgnoreRequest) as exc:  # no handler, or a middleware said no
             stats.inc_value(keys.indexnow_error(type(exc).__name__))
             stats.inc_value(keys.INDEXNOW_URLS_FAILED, urls)
