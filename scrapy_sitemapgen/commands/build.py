@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +15,7 @@ from scrapy.exceptions import UsageError
 from scrapy.utils.asyncio import run_in_thread
 from scrapy.utils.misc import load_object
 
+from .. import clock
 from .. import stats as keys
 from ..addon import Addon
 from ..build.feed_reader import build_store
@@ -89,7 +89,7 @@ class _NothingToCrawl(scrapy.Spider):
                 build_store,
                 path,
                 exporter.config.url_policy,
-                datetime.now(timezone.utc),
+                clock.now(),
                 workers=self.workers,
             )
         exporter.publish_from(store)
@@ -207,7 +207,7 @@ class _EarlyRead:
         self.policy = policy
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="sitemapgen-read")
         self._result: Future[tuple[RunStore, Tally]] | None = self._thread.submit(
-            build_store, path, policy, datetime.now(timezone.utc), workers=workers
+            build_store, path, policy, clock.now(), workers=workers
         )
         self._thread.shutdown(wait=False)
 
