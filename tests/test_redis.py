@@ -25,6 +25,7 @@ from scrapy_sitemapgen.store.redis import RedisFactStore
 from .helpers import BASE_SETTINGS, GeneratedSite, RedisServer, SiteSpider, files, read_urls
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 
@@ -87,6 +88,15 @@ def test_canonical_targets_stream_in_loc_order_across_batches(redis_server: Redi
     store.close()
 
 
+def _wait_until(condition: Callable[[], bool], worker: subprocess.Popen[str], what: str) -> None:
+    """Poll ``condition`` until it holds, while ``worker`` runs; fail after two minutes."""
+    deadline = time.monotonic() + 120
+    while not condition():
+        assert worker.poll() is None, f"the worker ended before {what}"
+        assert time.monotonic() < deadline, f"no {what} in two minutes"
+        time.sleep(0.05)
+
+
 def _crawl(site: GeneratedSite, settings: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
     command = [
         sys.executable,
@@ -134,7 +144,9 @@ def test_two_scrapy_redis_workers_give_the_single_process_set(
             "SITEMAPGEN_SHARED_WRITE": "last" if who_writes == "last" else "never",
         }
         workers = [_crawl(site, shared, tmp_path)]
-        time.sleep(2)  # the second worker joins a crawl under way, as a scaled-out one does
+        # The second worker joins a crawl under way, as a scaled-out one does: the first
+        # has fetched pages, and the queue holds their links.
+        _wait_until(lambda: len(site.server.requested) >= 10, workers[0], "pages fetched")
         workers.append(_crawl(site, shared, tmp_path))
         logs = [worker.communicate(timeout=300)[0] for worker in workers]
         assert [w.returncode for w in workers] == [0, 0], logs[0][-2000:] + logs[1][-2000:]
@@ -181,7 +193,12 @@ def test_a_killed_worker_keeps_what_it_recorded(redis_server: RedisServer, tmp_p
             {"SITEMAPGEN_STORE": redis_server.url, "SITEMAPGEN_URI": str(tmp_path / "x")},
             tmp_path,
         )
-        time.sleep(4)
+        # Killed once it has recorded something (a batch reached Redis), mid-crawl.
+        probe = RedisFactStore(redis_server.url)
+        try:
+            _wait_until(lambda: len(probe) > 0, worker, "page recorded")
+        finally:
+            probe.close()
         worker.send_signal(signal.SIGKILL)
         worker.communicate(timeout=60)
     finally:
