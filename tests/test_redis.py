@@ -10,6 +10,7 @@ import logging
 import signal
 import subprocess
 import sys
+import threading
 import time
 from typing import TYPE_CHECKING
 
@@ -22,10 +23,20 @@ from scrapy_sitemapgen.sitemaps.facts import UrlFacts
 from scrapy_sitemapgen.sitemaps.urls import Origin
 from scrapy_sitemapgen.store.redis import RedisFactStore
 
-from .helpers import BASE_SETTINGS, GeneratedSite, RedisServer, SiteSpider, files, read_urls
+from .helpers import (
+    BASE_SETTINGS,
+    GeneratedSite,
+    RedisServer,
+    Route,
+    SiteServer,
+    SiteSpider,
+    files,
+    read_urls,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from http.server import BaseHTTPRequestHandler
     from pathlib import Path
 
 
@@ -97,6 +108,35 @@ def _wait_until(condition: Callable[[], bool], worker: subprocess.Popen[str], wh
         time.sleep(0.05)
 
 
+#: The second worker's User-Agent: how the site tells its requests from the first's.
+SECOND_WORKER = "second-worker"
+
+
+class _Joining:
+    """The site holds the first worker's answers, once ``after`` pages were asked for,
+    until the second worker asks for a page: the second joins a crawl under way, with links
+    in the shared queue, however long each process takes to start."""
+
+    def __init__(self, server: SiteServer, after: int) -> None:
+        self.joined = threading.Event()
+        self._server = server
+        self._after = after
+        self._answer = server.answer
+        server.answer = self.answer  # type: ignore[method-assign]
+
+    def answer(self, handler: BaseHTTPRequestHandler, route: Route) -> None:
+        if handler.headers.get("User-Agent") == SECOND_WORKER:
+            if handler.path.startswith("/p/"):
+                self.joined.set()
+        elif len(self._server.requested) > self._after:
+            self.joined.wait(120)
+        self._answer(handler, route)
+
+    def started(self) -> bool:
+        """Whether the first worker has asked for its ``after`` pages."""
+        return len(self._server.requested) >= self._after
+
+
 def _crawl(site: GeneratedSite, settings: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
     command = [
         sys.executable,
@@ -128,7 +168,6 @@ def test_two_scrapy_redis_workers_give_the_single_process_set(
 ) -> None:
     """Default: workers of a shared store do not write, sitemapgen-build does. "last": the
     last worker to close writes, exactly one of them (a Redis lock)."""
-    # Slow enough that both workers take from the shared queue.
     site = GeneratedSite(500, delay=0.02)
     shared_out = tmp_path / "shared"
     try:
@@ -143,11 +182,12 @@ def test_two_scrapy_redis_workers_give_the_single_process_set(
             "SITEMAPGEN_URI": str(shared_out if who_writes == "last" else tmp_path / "never"),
             "SITEMAPGEN_SHARED_WRITE": "last" if who_writes == "last" else "never",
         }
-        workers = [_crawl(site, shared, tmp_path)]
         # The second worker joins a crawl under way, as a scaled-out one does: the first
         # has fetched pages, and the queue holds their links.
-        _wait_until(lambda: len(site.server.requested) >= 10, workers[0], "pages fetched")
-        workers.append(_crawl(site, shared, tmp_path))
+        joining = _Joining(site.server, after=len(site.server.requested) + 10)
+        workers = [_crawl(site, shared, tmp_path)]
+        _wait_until(joining.started, workers[0], "pages fetched")
+        workers.append(_crawl(site, {**shared, "USER_AGENT": SECOND_WORKER}, tmp_path))
         logs = [worker.communicate(timeout=300)[0] for worker in workers]
         assert [w.returncode for w in workers] == [0, 0], logs[0][-2000:] + logs[1][-2000:]
         assert all("'sitemapgen/pages/recorded'" in log for log in logs), logs[1][
