@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scrapy.core.engine import ExecutionEngine
 from scrapy.crawler import Crawler, CrawlerRunner
 from scrapy.utils.defer import maybe_deferred_to_future
 
@@ -31,6 +32,19 @@ from .helpers import (
 )
 
 CrawlFn = Callable[..., Any]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def quick_idle_look() -> Iterator[None]:
+    """Scrapy's engine looks at an idle spider after each answer and, besides, every 5 s
+    (its heartbeat): a spider that the audit keeps open (``DontCloseSpider``) while it
+    fetches through ``engine.download_async`` closes at the next look, up to 5 s after
+    the audit is done. The in-process crawls look every 0.05 s; only the wait changes."""
+    engine = ExecutionEngine
+    interval = engine._SLOT_HEARTBEAT_INTERVAL
+    engine._SLOT_HEARTBEAT_INTERVAL = 0.05
+    yield
+    engine._SLOT_HEARTBEAT_INTERVAL = interval
 
 
 @pytest.fixture(scope="session")
