@@ -12,9 +12,9 @@ the tests do (``tests/conftest.py``, the ``clock`` fixture) instead of sleeping 
 to pass. A test that runs a command as a child process cannot reach this module: the
 fixture also sets ``SITEMAPGEN_TEST_NOW`` (an ISO 8601 moment), which a process reads here
 once, when the package is first imported. It is a testing aid, like
-``SITEMAPGEN_TEST_CHROMIUM`` (docs/development.rst), not a setting: a setting reaches
-neither the state's repair, which runs before the settings are read, nor every caller
-without the crawler at hand.
+``SITEMAPGEN_TEST_CHROMIUM`` (docs/development.rst), not a setting: the pure layers that
+ask for the time (the lastmod parser, the state's repair) have no settings at hand, and
+a user has no reason to set the time.
 """
 
 from __future__ import annotations
