@@ -9,12 +9,16 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
+from scrapy.core.engine import ExecutionEngine
 from scrapy.crawler import Crawler, CrawlerRunner
 from scrapy.utils.defer import maybe_deferred_to_future
+
+from scrapy_sitemapgen import clock as package_clock
 
 from .helpers import (
     BASE_SETTINGS,
@@ -28,6 +32,19 @@ from .helpers import (
 )
 
 CrawlFn = Callable[..., Any]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def quick_idle_look() -> Iterator[None]:
+    """Scrapy's engine looks at an idle spider after each answer and, besides, every 5 s
+    (its heartbeat): a spider that the audit keeps open (``DontCloseSpider``) while it
+    fetches through ``engine.download_async`` closes at the next look, up to 5 s after
+    the audit is done. The in-process crawls look every 0.05 s; only the wait changes."""
+    engine = ExecutionEngine
+    interval = engine._SLOT_HEARTBEAT_INTERVAL
+    engine._SLOT_HEARTBEAT_INTERVAL = 0.05
+    yield
+    engine._SLOT_HEARTBEAT_INTERVAL = interval
 
 
 @pytest.fixture(scope="session")
@@ -62,6 +79,38 @@ def crawl(tmp_path: Path) -> CrawlFn:
         return crawler
 
     return run
+
+
+class Clock:
+    """The package's clock (:mod:`scrapy_sitemapgen.clock`) stopped at :attr:`now`, in this
+    process and in the child processes a test starts (``SITEMAPGEN_TEST_NOW``)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, moment: datetime) -> None:
+        self._monkeypatch = monkeypatch
+        self.now = moment
+        self.set(moment)
+
+    def set(self, moment: datetime) -> None:
+        """Stop the clock at ``moment`` (aware)."""
+        self.now = moment
+        package_clock.stop_at(moment)
+        self._monkeypatch.setenv(package_clock.TEST_NOW_ENV, moment.isoformat())
+
+    def advance(self, seconds: float) -> datetime:
+        """Move the clock ``seconds`` on, as a later run would find it; the new time."""
+        self.set(self.now + timedelta(seconds=seconds))
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Clock]:
+    """The package's clock stopped at the current second, for the test to move (``advance``)
+    instead of sleeping for a second to pass; running in real time again after it."""
+    stopped = Clock(monkeypatch, datetime.now(timezone.utc).replace(microsecond=0))
+    try:
+        yield stopped
+    finally:
+        package_clock.stop_at(None)
 
 
 @pytest.fixture

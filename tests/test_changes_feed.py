@@ -10,7 +10,6 @@ feed (RFC 4287 4.1.1: a feed has an author unless every entry has one).
 
 from __future__ import annotations
 
-import asyncio
 import re
 import sqlite3
 from typing import TYPE_CHECKING, Any
@@ -37,7 +36,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
-    from .conftest import CrawlFn
+    from .conftest import Clock, CrawlFn
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 # RFC 3339's date-time (section 5.6), as Atom's updated must be (RFC 4287 3.3).
@@ -389,7 +388,7 @@ async def test_with_indexnow_on_both_see_the_same_changes(
 
 @deferred_f_from_coro_f
 async def test_a_feed_with_no_changes_yet_keeps_its_bytes(
-    server: SiteServer, crawl: CrawlFn, tmp_path: Path
+    server: SiteServer, crawl: CrawlFn, clock: Clock, tmp_path: Path
 ) -> None:
     """IndexNow's fingerprints from before the feed was turned on: the feed's first run
     finds no change, so the feed has no entry; its ``updated`` (RFC 4287 requires one)
@@ -408,6 +407,6 @@ async def test_a_feed_with_no_changes_yet_keeps_its_bytes(
     parsed = _read(out, server)
     assert parsed.entries == []
     first = _feed_path(out, server).read_bytes()
-    await asyncio.sleep(1.1)  # a run's time is to the second: the next one is another
+    clock.advance(1)  # a run's time is to the second: the next one is another
     await crawl({**indexnow, **FEED_ON}, start_url=u("/"))
     assert _feed_path(out, server).read_bytes() == first

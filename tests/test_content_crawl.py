@@ -9,6 +9,7 @@ import asyncio
 import dataclasses
 import logging
 import sqlite3
+import time
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -362,8 +363,14 @@ async def test_redis_workers(
     }
 
     async def workers() -> list[Any]:
+        seen = len(server.requested)
         first = asyncio.ensure_future(crawl(shared, start_url=server.url("/")))
-        await asyncio.sleep(0.5)  # the second joins a crawl under way, its queue filled
+        # The second joins a crawl under way, its queue filled: the first asked for a page
+        # that the home page links to.
+        deadline = time.monotonic() + 60
+        while not set(server.requested[seen:]) - {"/", "/robots.txt"}:
+            assert not first.done() and time.monotonic() < deadline, "the first did not start"
+            await asyncio.sleep(0.05)
         second = await crawl(shared, start_url=server.url("/"))
         return [await first, second]
 

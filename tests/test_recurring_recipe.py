@@ -22,10 +22,9 @@ import shlex
 import shutil
 import subprocess
 import sys
-import threading
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +33,7 @@ import yaml
 
 import scrapy_sitemapgen
 
-from .helpers import assert_valid, read_bytes, read_urls
+from .helpers import LocalServer, assert_valid, read_bytes, read_urls
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -170,11 +169,11 @@ class ConditionalSite:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = LocalServer(("127.0.0.1", 0), Handler)
         self.root = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         #: The origin's folder in the output (scheme, host and port).
         self.folder = f"http_127.0.0.1_{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.httpd.start()
 
     def answer(self, handler: BaseHTTPRequestHandler) -> None:
         headers = handler.headers

@@ -10,6 +10,7 @@ import logging
 import signal
 import subprocess
 import sys
+import threading
 import time
 from typing import TYPE_CHECKING
 
@@ -22,9 +23,20 @@ from scrapy_sitemapgen.sitemaps.urls import Origin
 from scrapy_sitemapgen.store.redis import RedisFactStore
 
 from .generated_site import SPIDER
-from .helpers import BASE_SETTINGS, GeneratedSite, RedisServer, SiteSpider, files, read_urls
+from .helpers import (
+    BASE_SETTINGS,
+    GeneratedSite,
+    RedisServer,
+    Route,
+    SiteServer,
+    SiteSpider,
+    files,
+    read_urls,
+)
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from http.server import BaseHTTPRequestHandler
     from pathlib import Path
 
 
@@ -87,6 +99,44 @@ def test_canonical_targets_stream_in_loc_order_across_batches(redis_server: Redi
     store.close()
 
 
+def _wait_until(condition: Callable[[], bool], worker: subprocess.Popen[str], what: str) -> None:
+    """Poll ``condition`` until it holds, while ``worker`` runs; fail after two minutes."""
+    deadline = time.monotonic() + 120
+    while not condition():
+        assert worker.poll() is None, f"the worker ended before {what}"
+        assert time.monotonic() < deadline, f"no {what} in two minutes"
+        time.sleep(0.05)
+
+
+#: The second worker's User-Agent: how the site tells its requests from the first's.
+SECOND_WORKER = "second-worker"
+
+
+class _Joining:
+    """The site holds the first worker's answers, once ``after`` pages were asked for,
+    until the second worker asks for a page: the second joins a crawl under way, with links
+    in the shared queue, however long each process takes to start."""
+
+    def __init__(self, server: SiteServer, after: int) -> None:
+        self.joined = threading.Event()
+        self._server = server
+        self._after = after
+        self._answer = server.answer
+        server.answer = self.answer  # type: ignore[method-assign]
+
+    def answer(self, handler: BaseHTTPRequestHandler, route: Route) -> None:
+        if handler.headers.get("User-Agent") == SECOND_WORKER:
+            if handler.path.startswith("/p/"):
+                self.joined.set()
+        elif len(self._server.requested) > self._after:
+            self.joined.wait(120)
+        self._answer(handler, route)
+
+    def started(self) -> bool:
+        """Whether the first worker has asked for its ``after`` pages."""
+        return len(self._server.requested) >= self._after
+
+
 def _crawl(site: GeneratedSite, settings: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
     command = [
         sys.executable,
@@ -118,7 +168,6 @@ def test_two_scrapy_redis_workers_give_the_single_process_set(
 ) -> None:
     """Default: workers of a shared store do not write, sitemapgen-build does. "last": the
     last worker to close writes, exactly one of them (a Redis lock)."""
-    # Slow enough that both workers take from the shared queue.
     site = GeneratedSite(500, delay=0.02)
     shared_out = tmp_path / "shared"
     try:
@@ -133,9 +182,12 @@ def test_two_scrapy_redis_workers_give_the_single_process_set(
             "SITEMAPGEN_URI": str(shared_out if who_writes == "last" else tmp_path / "never"),
             "SITEMAPGEN_SHARED_WRITE": "last" if who_writes == "last" else "never",
         }
+        # The second worker joins a crawl under way, as a scaled-out one does: the first
+        # has fetched pages, and the queue holds their links.
+        joining = _Joining(site.server, after=len(site.server.requested) + 10)
         workers = [_crawl(site, shared, tmp_path)]
-        time.sleep(2)  # the second worker joins a crawl under way, as a scaled-out one does
-        workers.append(_crawl(site, shared, tmp_path))
+        _wait_until(joining.started, workers[0], "pages fetched")
+        workers.append(_crawl(site, {**shared, "USER_AGENT": SECOND_WORKER}, tmp_path))
         logs = [worker.communicate(timeout=300)[0] for worker in workers]
         assert [w.returncode for w in workers] == [0, 0], logs[0][-2000:] + logs[1][-2000:]
         assert all("'sitemapgen/pages/recorded'" in log for log in logs), logs[1][
@@ -181,7 +233,12 @@ def test_a_killed_worker_keeps_what_it_recorded(redis_server: RedisServer, tmp_p
             {"SITEMAPGEN_STORE": redis_server.url, "SITEMAPGEN_URI": str(tmp_path / "x")},
             tmp_path,
         )
-        time.sleep(4)
+        # Killed once it has recorded something (a batch reached Redis), mid-crawl.
+        probe = RedisFactStore(redis_server.url)
+        try:
+            _wait_until(lambda: len(probe) > 0, worker, "page recorded")
+        finally:
+            probe.close()
         worker.send_signal(signal.SIGKILL)
         worker.communicate(timeout=60)
     finally:

@@ -10,10 +10,8 @@ fingerprints of the old state are the hand-written visible texts of the pages, h
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sqlite3
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -32,7 +30,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
-    from .conftest import CrawlFn
+    from .conftest import Clock, CrawlFn
 
 PAGES = ["/price", "/links", "/footer", "/still", "/edited"]
 # What the upgrade WARNING says, in part.
@@ -98,17 +96,9 @@ def shop() -> Iterator[SiteServer]:
     server.close()
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
-
-
-async def _a_second_later(than: str) -> None:
-    """Wait until the clock (to the second, as lastmods are written) is past ``than``.
-    Waited for before a crawl whose pages must share one observed lastmod: each page's is
-    the time it was fetched, so the crawl starts just after a second begins, not across
-    the end of one."""
-    while _now() <= than:
-        await asyncio.sleep(0.1)
+def _now(clock: Clock) -> str:
+    """The clock's time as an observed lastmod is written."""
+    return clock.now.isoformat()
 
 
 def _read_back(out: Path, origin: str) -> dict[str, str | None]:
@@ -134,41 +124,40 @@ def _expected(server: SiteServer, lastmod: str, **moved: str) -> dict[str, str |
     return {server.url("/"): None, **{server.url(p): moved.get(p[1:], lastmod) for p in PAGES}}
 
 
-async def _two_runs(server: SiteServer, crawl: CrawlFn, out: Path) -> str:
+async def _two_runs(server: SiteServer, crawl: CrawlFn, clock: Clock, out: Path) -> str:
     """Runs 1 and 2: every page but the home page gets an observed lastmod, returned."""
     u = server.url
     server.routes = routes(1)
     await crawl(start_url=u("/"))
     assert _listed(server, out) == {u(p): None for p in ["/", *PAGES]}  # first sight
     server.routes = routes(2)
-    await _a_second_later(_now())  # the crawl's pages in one second, as it reads them
-    before = _now()
+    clock.advance(1)  # a later run: its pages observed in another second
+    before = _now(clock)
     await crawl(start_url=u("/"))
-    after = _now()
+    after = _now(clock)
     got = _listed(server, out)
     observed = got[u("/price")]
     assert observed is not None and before <= observed <= after
     assert got == _expected(server, observed)
-    await _a_second_later(observed)
     return observed
 
 
 @deferred_f_from_coro_f
 async def test_what_moves_a_lastmod(
-    shop: SiteServer, crawl: CrawlFn, tmp_path: Path, caplog
+    shop: SiteServer, crawl: CrawlFn, clock: Clock, tmp_path: Path, caplog
 ) -> None:
     """Run 3: the JSON-LD price and the body link's target are changes (the time run 3
     fetched them); the footer's year is not, nor is a page left alone."""
     server = shop
     u = server.url
     out = tmp_path / "out"
-    second = await _two_runs(server, crawl, out)
+    second = await _two_runs(server, crawl, clock, out)
     server.routes = routes(3)
-    await _a_second_later(_now())  # the crawl's pages in one second, as it reads them
-    before = _now()
+    clock.advance(1)  # a later run: its pages observed in another second
+    before = _now(clock)
     with caplog.at_level(logging.WARNING):
         await crawl(start_url=u("/"))
-    after = _now()
+    after = _now(clock)
     got = _listed(server, out)
     third = got[u("/price")]
     assert third is not None and before <= third <= after and third > second
@@ -206,7 +195,7 @@ def _write_text_only_state(server: SiteServer, state: Path, run: int) -> int:
 
 @deferred_f_from_coro_f
 async def test_state_of_the_text_only_fingerprint(
-    shop: SiteServer, crawl: CrawlFn, tmp_path: Path, caplog
+    shop: SiteServer, crawl: CrawlFn, clock: Clock, tmp_path: Path, caplog
 ) -> None:
     """The first run on a state written with the text-only fingerprint moves no lastmod
     for what the old fingerprint did not cover (the price, the link, the footer), still
@@ -215,14 +204,14 @@ async def test_state_of_the_text_only_fingerprint(
     server = shop
     u = server.url
     out = tmp_path / "out"
-    second = await _two_runs(server, crawl, out)
+    second = await _two_runs(server, crawl, clock, out)
     assert _write_text_only_state(server, out / ".sitemapgen-state.sqlite3", 2) == 6
     server.routes = routes(3, edited=True)
-    await _a_second_later(_now())  # the crawl's pages in one second, as it reads them
-    before = _now()
+    clock.advance(1)  # a later run: its pages observed in another second
+    before = _now(clock)
     with caplog.at_level(logging.WARNING):
         await crawl(start_url=u("/"))
-    after = _now()
+    after = _now(clock)
     said = [r for r in caplog.records if UPGRADE in r.getMessage()]
     assert len(said) == 1 and said[0].levelno == logging.WARNING
     assert "lastmod" in said[0].getMessage()
@@ -232,17 +221,16 @@ async def test_state_of_the_text_only_fingerprint(
     # /edited's text changed: the text is compared across the upgrade
     assert got == _expected(server, second, edited=edited)
     # The next run compares the new fingerprints: the price changes again, and counts.
-    await _a_second_later(edited)
     caplog.clear()
     server.routes = {
         **routes(3, edited=True),
         "/price": Route(body=_page("Price", "second", head=_offer("14.00"))),
     }
-    await _a_second_later(_now())  # the crawl's pages in one second, as it reads them
-    before = _now()
+    clock.advance(1)  # a later run: its pages observed in another second
+    before = _now(clock)
     with caplog.at_level(logging.WARNING):
         await crawl(start_url=u("/"))
-    after = _now()
+    after = _now(clock)
     assert not [r for r in caplog.records if UPGRADE in r.getMessage()]
     got = _listed(server, out)
     fourth = got[u("/price")]
@@ -252,16 +240,17 @@ async def test_state_of_the_text_only_fingerprint(
 
 @deferred_f_from_coro_f
 async def test_build_on_a_state_of_the_text_only_fingerprint(
-    shop: SiteServer, crawl: CrawlFn, tmp_path: Path
+    shop: SiteServer, crawl: CrawlFn, clock: Clock, tmp_path: Path
 ) -> None:
     """``sitemapgen-build --store`` reads the same notes: on a text-only state it moves no
     lastmod for the price, the link or the footer, and warns once."""
     server = shop
     u = server.url
     out = tmp_path / "out"
-    second = await _two_runs(server, crawl, out)
+    second = await _two_runs(server, crawl, clock, out)
     _write_text_only_state(server, out / ".sitemapgen-state.sqlite3", 2)
     server.routes = routes(3)
+    clock.advance(1)  # a lastmod the build moved would show this run's time
     store = tmp_path / "store.sqlite3"
     await crawl(
         {"SITEMAPGEN_STORE": str(store), "SITEMAPGEN_URI": str(tmp_path / "elsewhere")},

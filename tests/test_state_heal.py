@@ -4,14 +4,12 @@ publishes the very same bytes (issue 38, items 3 and 7). Real crawls, real SQLit
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
 import re
 import shutil
 import sqlite3
-import time
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import pytest
@@ -27,7 +25,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
-    from .conftest import CrawlFn
+    from .conftest import Clock, CrawlFn
 
 STATE = ".sitemapgen-state.sqlite3"
 LM_HEADER = "Wed, 21 Oct 2015 07:28:00 GMT"
@@ -100,12 +98,12 @@ def close_counts(caplog: pytest.LogCaptureFixture) -> list[str]:
     return re.findall(r"URLs \(([+-]\d+, -\d+) since the previous run\)", caplog.text)
 
 
-async def crawl_twice(crawl: CrawlFn, pages: Pages, out: Path) -> dict[str, bytes]:
+async def crawl_twice(crawl: CrawlFn, clock: Clock, pages: Pages, out: Path) -> dict[str, bytes]:
     """A first run, then a second after the dateless pages changed (their lastmods now
     "observed"); the published set of the second."""
     settings = {**SETTINGS, "SITEMAPGEN_URI": str(out)}
     await crawl(settings, start_url=pages.a.url("/"))
-    await asyncio.sleep(1.1)  # the second run's time differs from the first's
+    clock.advance(1)  # the second run's time differs from the first's
     pages.edit()
     await crawl(settings, start_url=pages.a.url("/"))
     before = published(out)
@@ -113,7 +111,7 @@ async def crawl_twice(crawl: CrawlFn, pages: Pages, out: Path) -> dict[str, byte
     # The pages without a date carry the time the second run found them changed.
     assert observed[pages.a.origin.name][pages.a.url("/page3")] is not None
     assert observed[pages.b.origin.name][pages.b.url("/b2")] is not None
-    await asyncio.sleep(1.1)  # a file stamped anew by the next run would show it
+    clock.advance(1)  # a file stamped anew by the next run would show it
     return before
 
 
@@ -158,11 +156,16 @@ class CheckingSpider(SiteSpider):
 @pytest.mark.parametrize("how", ["truncated", "zeroed", "random", "foreign"])
 @deferred_f_from_coro_f
 async def test_a_damaged_state_is_moved_aside_and_rebuilt_byte_for_byte(
-    crawl: CrawlFn, pages: Pages, tmp_path: Path, caplog: pytest.LogCaptureFixture, how: str
+    crawl: CrawlFn,
+    clock: Clock,
+    pages: Pages,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    how: str,
 ) -> None:
     caplog.set_level(logging.INFO, logger="scrapy_sitemapgen")
     out = tmp_path / "out"
-    before = await crawl_twice(crawl, pages, out)
+    before = await crawl_twice(crawl, clock, pages, out)
     assert len([n for n in before if pages.a.origin.name in n]) >= 8  # several files
     state = out / STATE
     damage(state, how)
@@ -196,7 +199,7 @@ async def test_a_damaged_state_is_moved_aside_and_rebuilt_byte_for_byte(
 
 @deferred_f_from_coro_f
 async def test_a_layout_with_placeholders_is_rebuilt(
-    crawl: CrawlFn, pages: Pages, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    crawl: CrawlFn, clock: Clock, pages: Pages, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Origin folders made from the placeholders, the state file above them: the rebuild
     finds each origin's folder by the template."""
@@ -211,7 +214,7 @@ async def test_a_layout_with_placeholders_is_rebuilt(
     before = {p: p.read_bytes() for p in out.glob("*/maps/*")}
     assert len(before) >= 12
     damage(out / STATE, "random")
-    await asyncio.sleep(1.1)
+    clock.advance(1)
     caplog.clear()
     await crawl(settings, start_url=pages.a.url("/"))
     assert "rebuilt from the published set (2 origin(s), 12 URL(s))" in caplog.text
@@ -222,12 +225,12 @@ async def test_a_layout_with_placeholders_is_rebuilt(
 @pytest.mark.parametrize("follows", [False, True])
 @deferred_f_from_coro_f
 async def test_the_rebuilt_notes_take_the_real_fingerprints_once(
-    crawl: CrawlFn, pages: Pages, tmp_path: Path, follows: bool
+    crawl: CrawlFn, clock: Clock, pages: Pages, tmp_path: Path, follows: bool
 ) -> None:
     """After the heal's run, a change of content is seen as one again: the dateless page
     gets a new observed lastmod, the unchanged ones keep theirs."""
     out = tmp_path / "out"
-    await crawl_twice(crawl, pages, out)
+    await crawl_twice(crawl, clock, pages, out)
     settings = {
         **SETTINGS,
         "SITEMAPGEN_URI": str(out),
@@ -236,7 +239,7 @@ async def test_the_rebuilt_notes_take_the_real_fingerprints_once(
     damage(out / STATE, "random")
     await crawl(settings, start_url=pages.a.url("/"))
     healed = lastmods(out)
-    await asyncio.sleep(1.1)
+    clock.advance(1)
     pages.edit()  # /page3 and /b2 change; nothing else does
     await crawl(settings, start_url=pages.a.url("/"))
     now = lastmods(out)
@@ -288,11 +291,11 @@ async def test_a_state_that_cannot_be_rebuilt_starts_afresh(
 
 @deferred_f_from_coro_f
 async def test_a_copied_output_folder_carries_on(
-    crawl: CrawlFn, pages: Pages, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    crawl: CrawlFn, clock: Clock, pages: Pages, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="scrapy_sitemapgen")
     out = tmp_path / "first" / "out"
-    before = await crawl_twice(crawl, pages, out)
+    before = await crawl_twice(crawl, clock, pages, out)
     copy = tmp_path / "elsewhere" / "copy"
     shutil.copytree(out, copy)
     caplog.clear()
@@ -304,13 +307,13 @@ async def test_a_copied_output_folder_carries_on(
 
 @deferred_f_from_coro_f
 async def test_a_state_keyed_by_the_absolute_path_is_adopted(
-    crawl: CrawlFn, pages: Pages, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    crawl: CrawlFn, clock: Clock, pages: Pages, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A state file of an earlier version names the output by its absolute path: its rows
     are re-keyed once, and the copied folder carries on."""
     caplog.set_level(logging.INFO, logger="scrapy_sitemapgen")
     out = tmp_path / "first" / "out"
-    before = await crawl_twice(crawl, pages, out)
+    before = await crawl_twice(crawl, clock, pages, out)
     db = sqlite3.connect(out / STATE)
     tables = ["files", "url_blocks", "content_blocks", "sections", "indexnow_blocks"]
     with db:
@@ -352,7 +355,7 @@ def test_the_state_key(tmp_path: Path, uri: str, state: str, key: str) -> None:
     assert Config.from_settings(Settings(settings)).state_key == key.format(tmp=tmp_path)
 
 
-def test_the_build_heals_the_state_before_it_reads_the_feed(tmp_path: Path) -> None:
+def test_the_build_heals_the_state_before_it_reads_the_feed(tmp_path: Path, clock: Clock) -> None:
     feed = tmp_path / "feed.jsonl"
     records = [
         {"loc": f"https://{host}.example/p{i}", **({"lastmod": "2024-05-01"} if i % 2 else {})}
@@ -368,7 +371,7 @@ def test_the_build_heals_the_state_before_it_reads_the_feed(tmp_path: Path) -> N
     before = published(out)
     assert len(before) >= 12
     damage(out / STATE, "truncated")
-    time.sleep(1.1)
+    clock.advance(1)  # the child's clock too (SITEMAPGEN_TEST_NOW)
     again = build(tmp_path, *args)
     assert again.returncode == 0, again.stderr[-3000:]
     warnings = log_messages(again.stderr, "WARNING")

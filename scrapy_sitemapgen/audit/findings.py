@@ -9,6 +9,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .. import clock
 from ..sitemaps.sections import DEFAULT_SECTION, section_of
 from ..sitemaps.verdicts import FINDINGS, LISTED, Finding, Verdict
 from .legend import LEGEND, by_severity, verdict_line
@@ -115,7 +116,7 @@ def build_report(
     ``sections``, counted per section too; ``missing``: False when the live sitemaps could
     not be read (no ``missing_from_sitemap`` findings); ``clusters``: the findings of its
     broken hreflang clusters, which the publish found (``features.hreflang_clusters``)."""
-    now = now or datetime.now(timezone.utc)
+    now = now or clock.now()
     listed = list(log.listed(origin))
     verdicts: dict[str, int] = {}
     ages: dict[str, int] = {}

@@ -27,6 +27,7 @@ from scrapy.utils.log import LogCounterHandler, configure_logging, log_scrapy_in
 from scrapy.utils.misc import load_object
 from scrapy.utils.reactor import install_reactor, is_reactor_installed
 
+from .. import clock
 from .. import stats as keys
 from ..build.feed_reader import build_store
 from ..build.pool import collector_paused
@@ -271,7 +272,7 @@ class _Build:
         reporter.by_origin = OriginExclusions(config.log_origins)
         logger.info("Sitemap: reading %(path)s", {"path": path})
         source, tally = await run_in_thread(
-            build_store, path, config.url_policy, datetime.now(timezone.utc), workers=self.workers
+            build_store, path, config.url_policy, clock.now(), workers=self.workers
         )
         try:
             stats = reporter.stats
@@ -428,7 +429,7 @@ def _ingest(path: Path, recorder: Recorder, reporter: Reporter) -> str | None:
                     tally.first_no_loc_line = number
                 continue
             passed += 1
-            facts = reader.facts(record.get, datetime.now(timezone.utc))
+            facts = reader.facts(record.get, clock.now())
             if facts is not None and recorder.record(facts, from_item=True):
                 recorded += 1
     if recorded:

@@ -9,7 +9,6 @@ with the spider), and a switched-off feature costs nothing.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +16,7 @@ from parsel import Selector
 from scrapy.http import HtmlResponse
 from scrapy.utils.response import get_base_url
 
+from .. import clock
 from ..features.hreflang_rules import html_language
 from ..pages.canonical import canonical_urls
 from ..pages.dates import page_dates
@@ -61,6 +61,7 @@ from ..stats import CANONICAL_NOT_HTTP, robots_txt_reason
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
+    from datetime import datetime
 
     from scrapy.http import Response
 
@@ -511,7 +512,7 @@ def page_facts(
         if named is not None and exclusion == "canonical_elsewhere" and facts.elsewhere:
             named(facts.elsewhere)
         return None
-    now = now or datetime.now(timezone.utc)
+    now = now or clock.now()
     html = facts.html
     alternates = facts.alternates() if config.alternates else ()
     return UrlFacts(

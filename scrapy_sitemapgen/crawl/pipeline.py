@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 
+from .. import clock
 from ..sitemaps.records import RecordReader
 from ..stats import ITEMS_RECORDED
 from .exporter import SitemapExporter
@@ -54,7 +54,7 @@ class SitemapItemPipeline:
             adapter = ItemAdapter(item)
         else:
             return item
-        facts = self._reader.facts(adapter.get, datetime.now(timezone.utc))
+        facts = self._reader.facts(adapter.get, clock.now())
         if facts is None:
             return item
         robots = self.robots

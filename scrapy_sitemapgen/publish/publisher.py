@@ -7,11 +7,11 @@ import logging
 import shutil
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Protocol
 
 from scrapy.utils.asyncio import run_in_thread
 
+from .. import clock
 from .. import stats as keys
 from ..build.source import first_origins
 from ..failures import failure_of
@@ -148,7 +148,7 @@ async def publish(
     outcome = PublishOutcome() if outcome is None else outcome
     stagings = _Stagings(config)
     state = await run_in_thread(PublishState, config.state_path)
-    now = datetime.now(timezone.utc)
+    now = clock.now()
     recurring: RecurringSource | None = None
     if getattr(store, "has_content", True):
         recurring = await run_in_thread(RecurringSource, store, config, state, int(now.timestamp()))

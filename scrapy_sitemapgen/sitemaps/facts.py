@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
 
+from .. import clock
 from .langtags import ISO_639_1, ISO_3166_1_ALPHA_2, ISO_15924
 from .limits import (
     CHANGEFREQ_VALUES,
@@ -211,7 +212,7 @@ def format_w3c(moment: datetime) -> str:
 
 
 def _check_not_future(moment: datetime, now: datetime | None, value: object) -> None:
-    now = now or datetime.now(timezone.utc)
+    now = now or clock.now()
     if moment > now + FUTURE_TOLERANCE:
         raise FactRejected("lastmod_future", value)
 

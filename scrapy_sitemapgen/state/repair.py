@@ -22,12 +22,12 @@ import re
 import sqlite3
 import time
 import zlib
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lxml import etree  # type: ignore[import-untyped]  # lxml ships no stubs
 
+from .. import clock
 from ..sitemaps.lastmod import UNKNOWN_FINGERPRINT, Seen
 from ..sitemaps.limits import SITEMAP_NS
 from ..sitemaps.manifest import FileRecord
@@ -202,7 +202,7 @@ def _is_corrupt(exc: sqlite3.Error) -> bool:
 
 def _move_aside(path: Path) -> Path:
     """Rename the state file and its journal files to ``<name>.corrupt-<UTC time>``."""
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = clock.now().strftime("%Y%m%dT%H%M%SZ")
     aside = path.with_name(f"{path.name}.corrupt-{stamp}")
     number = 1
     while aside.exists():  # two in the same second
