@@ -192,7 +192,7 @@ def _install() -> tuple[Any, Any, int]:
 
 def _halves(feed: Path, parts: int) -> list[tuple[int, int]]:
     """``parts`` byte ranges of the feed, each starting at a line's start: the package's
-    ``feed_ranges`` again, since importing the package would put its start-up in the
+    ``input_ranges`` again, since importing the package would put its start-up in the
     floor (only the standard library is imported here)."""
     size = feed.stat().st_size
     bounds = [0]

@@ -107,7 +107,7 @@ def run(args: argparse.Namespace, record: Record, work: Path) -> int:
 
 
 def _choice_memory(urls: int, rng: random.Random) -> dict[str, int]:
-    from scrapy_sitemapgen.sitemaps.content import duplicate_choice
+    from scrapy_sitemapgen.sitemaps.duplicates import duplicate_choice
     from scrapy_sitemapgen.sitemaps.facts import Content, UrlFacts
 
     def pages() -> Iterator[UrlFacts]:

@@ -60,7 +60,6 @@ ITEMS_NO_LOC = skipped("item_no_loc")
 #: The skip reason of a canonical that is no http(s) URL (``file:``, ``javascript:``),
 #: passed over as if the page had none, and its count.
 CANONICAL_NOT_HTTP = "canonical_not_http"
-SKIPPED_CANONICAL_NOT_HTTP = skipped(CANONICAL_NOT_HTTP)
 
 #: ``<image:image>`` entries left out as the site's chrome (SITEMAPGEN_IMAGE_CHROME_SHARE):
 #: one per image per page it was on, counted when the sitemaps are written.

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from scrapy_sitemapgen.build.feed_reader import line_at
+from scrapy_sitemapgen.build.input_reader import line_at
 from scrapy_sitemapgen.sitemaps.records import url_field
 
 from .helpers import files, read_urls, run_scrapy, write_project

@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scrapy_sitemapgen.build import feed_reader as bulk
+from scrapy_sitemapgen.build import input_reader as bulk
 from scrapy_sitemapgen.build import run_files, run_merge, spills
-from scrapy_sitemapgen.build.feed_reader import build_store, feed_ranges, read_range
+from scrapy_sitemapgen.build.input_reader import build_store, input_ranges, read_range
 from scrapy_sitemapgen.sitemaps.urls import Origin, UrlPolicy
 
 from .helpers import PROPERTY, files, read_entries
@@ -215,7 +215,7 @@ def test_ranges_cover_every_line_once(tmp_path: Path) -> None:
     ]
     feed.write_bytes(b"".join(lines))
     for parts in (1, 2, 3, 7, 499, 500, 2000):
-        ranges = feed_ranges(feed, parts)
+        ranges = input_ranges(feed, parts)
         assert ranges[0][0] == 0 and ranges[-1][1] == feed.stat().st_size
         assert all(end == start for (_, end), (start, _) in itertools.pairwise(ranges))
         data = feed.read_bytes()
@@ -284,7 +284,7 @@ def test_a_line_across_a_range_cut_is_read_once(tmp_path: Path) -> None:
     )
     size = feed.stat().st_size
     seen = 0
-    for start, end in feed_ranges(feed, 4):
+    for start, end in input_ranges(feed, 4):
         _, tally = read_range(str(feed), start, end, str(tmp_path), f"t{start}", UrlPolicy(), NOW)
         seen += tally.records
     assert seen == 10 and size > 0
@@ -556,7 +556,7 @@ with open(sys.argv[1], "a") as marks:  # one line each time this script is run
     marks.write(__name__ + "\\n")
 
 if __name__ == "__main__":
-    from scrapy_sitemapgen.build.feed_reader import build_store
+    from scrapy_sitemapgen.build.input_reader import build_store
     from scrapy_sitemapgen.sitemaps.urls import UrlPolicy
 
     store, tally = build_store(

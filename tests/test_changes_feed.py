@@ -20,8 +20,8 @@ import scrapy
 from lxml import etree
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from scrapy_sitemapgen.features.changes_feed_atom import atom_time, feed_xml
-from scrapy_sitemapgen.state.changes_feed_notes import FeedEntry
+from scrapy_sitemapgen.features.changes_feed_atom import atom_time, changes_feed_xml
+from scrapy_sitemapgen.state.changes_feed_notes import ChangesFeedEntry
 
 from .helpers import (
     IndexNowServer,
@@ -242,10 +242,12 @@ async def test_a_hostile_title_stays_well_formed(
 def test_feed_xml_removes_what_xml_forbids() -> None:
     """Control characters and a lone surrogate cannot be in an XML 1.0 file (P1): the
     title keeps the rest; a URL with no known title is its own title."""
-    data = feed_xml(
+    data = changes_feed_xml(
         [
-            FeedEntry("https://a.example/x", "2026-01-01T00:00:00+00:00", "A\x00B\x1f]]>\ud800C"),
-            FeedEntry("https://a.example/y?a=1&b=2", "2026-01-01T00:00:00+00:00"),
+            ChangesFeedEntry(
+                "https://a.example/x", "2026-01-01T00:00:00+00:00", "A\x00B\x1f]]>\ud800C"
+            ),
+            ChangesFeedEntry("https://a.example/y?a=1&b=2", "2026-01-01T00:00:00+00:00"),
         ],
         feed_url="https://a.example/changes.atom",
         site="https://a.example/",

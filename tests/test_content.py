@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from scrapy_sitemapgen.sitemaps.content import duplicate_choice
+from scrapy_sitemapgen.sitemaps.duplicates import duplicate_choice
 from scrapy_sitemapgen.sitemaps.facts import Content, UrlFacts
 from scrapy_sitemapgen.sitemaps.lastmod import (
     FINGERPRINT_VERSION,

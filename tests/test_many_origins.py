@@ -339,7 +339,7 @@ def _store_in_one_process(feed: Path, tmp_path: Path, *, run_records: int) -> An
     """The run store of ``feed``, read in this process, ``run_records`` rows a spill."""
     from datetime import datetime, timezone
 
-    from scrapy_sitemapgen.build.feed_reader import build_store
+    from scrapy_sitemapgen.build.input_reader import build_store
     from scrapy_sitemapgen.sitemaps.urls import UrlPolicy
 
     return build_store(
@@ -474,7 +474,7 @@ def test_the_runs_of_a_build_in_workers_stay_in_the_ranges_index_files(tmp_path:
     from datetime import datetime, timezone
 
     from scrapy_sitemapgen.build import run_files, run_merge, run_store
-    from scrapy_sitemapgen.build.feed_reader import build_store
+    from scrapy_sitemapgen.build.input_reader import build_store
     from scrapy_sitemapgen.sitemaps.urls import UrlPolicy
 
     feed = tmp_path / "feed.jsonl"
@@ -541,7 +541,7 @@ def test_a_build_in_workers_holds_a_number_an_origin_not_an_entry(tmp_path: Path
     import tracemalloc
     from datetime import datetime, timezone
 
-    from scrapy_sitemapgen.build.feed_reader import build_store
+    from scrapy_sitemapgen.build.input_reader import build_store
 
     def kept(origins: int) -> int:
         feed = tmp_path / f"feed-{origins}.jsonl"
@@ -580,7 +580,7 @@ def test_a_run_store_gives_its_first_origins_in_origin_order(tmp_path: Path) -> 
     from datetime import datetime, timezone
 
     from scrapy_sitemapgen.build import run_store as runs
-    from scrapy_sitemapgen.build.feed_reader import build_store
+    from scrapy_sitemapgen.build.input_reader import build_store
 
     hosts = [f"h{k:04d}.example" for k in range(1200)] + ["a.example", "a.example.com"]
     locs = [f"http://{host}/" for host in hosts]
@@ -622,7 +622,7 @@ def test_an_origin_whose_root_is_not_its_key_is_looked_up_at_once(tmp_path: Path
     a default port through) has its runs looked up while the store is built, not lost."""
     from datetime import datetime, timezone
 
-    from scrapy_sitemapgen.build.feed_reader import build_store
+    from scrapy_sitemapgen.build.input_reader import build_store
 
     feed = tmp_path / "feed.jsonl"
     locs = [f"http://h.example:80/p{n}" for n in range(50)]
@@ -656,7 +656,7 @@ def test_staging_in_workers_leaves_the_collector_alone_and_no_cycle_behind(
     from scrapy.settings import Settings
     from scrapy.utils.test import get_crawler
 
-    from scrapy_sitemapgen.build.feed_reader import build_store
+    from scrapy_sitemapgen.build.input_reader import build_store
     from scrapy_sitemapgen.publish.delivery import Stagings, publish_local
     from scrapy_sitemapgen.publish.staging import OriginSet, stage_origins
     from scrapy_sitemapgen.settings import Config
@@ -743,7 +743,7 @@ def test_a_worker_sends_a_tally_back_only_for_an_origin_that_met_something(
     from scrapy.settings import Settings
     from scrapy.utils.test import get_crawler
 
-    from scrapy_sitemapgen.build.feed_reader import build_store
+    from scrapy_sitemapgen.build.input_reader import build_store
     from scrapy_sitemapgen.build.pool import stage_task, tasks
     from scrapy_sitemapgen.publish.delivery import Stagings
     from scrapy_sitemapgen.publish.staging import stage_origin, stage_origins
@@ -872,7 +872,7 @@ def test_a_range_read_holds_no_entry_an_origin_between_spills(tmp_path: Path) ->
     import tracemalloc
     from datetime import datetime, timezone
 
-    from scrapy_sitemapgen.build.feed_reader import read_range
+    from scrapy_sitemapgen.build.input_reader import read_range
     from scrapy_sitemapgen.build.run_merge import merged_counts
 
     def peak(origins: int) -> int:

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scrapy_sitemapgen.build.feed_reader import build_store
+from scrapy_sitemapgen.build.input_reader import build_store
 from scrapy_sitemapgen.sitemaps.codec import COLUMNS, entry, fact_row
 from scrapy_sitemapgen.sitemaps.facts import Alternate, News, UrlFacts, Video
 from scrapy_sitemapgen.sitemaps.merge import latest_given, merge, newest

@@ -1,6 +1,6 @@
 """The offline build's store: sorted runs on disk, merged on the fly.
 
-A feed's rows (:mod:`.feed_reader`) are kept in runs sorted by ``loc``. :class:`RunStore`
+A feed's rows (:mod:`.input_reader`) are kept in runs sorted by ``loc``. :class:`RunStore`
 reads each origin's runs through the :class:`~..store.base.FactSource` interface, merged
 in ``loc`` order, repeated URLs combined by the merge rules (:mod:`.run_merge`), so the
 exporter writes and publishes them as it would a crawl's store: the same bytes. Its

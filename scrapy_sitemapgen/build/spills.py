@@ -1,5 +1,5 @@
 """One feed range's rows spilled into sorted runs, and the range's index and counts files
-merged from the spills at its end: what a reading worker writes (:mod:`.feed_reader`).
+merged from the spills at its end: what a reading worker writes (:mod:`.input_reader`).
 Nothing here imports Scrapy."""
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from scrapy.utils.reactor import install_reactor, is_reactor_installed
 
 from .. import clock
 from .. import stats as keys
-from ..build.feed_reader import build_store
+from ..build.input_reader import build_store
 from ..build.pool import collector_paused
 from ..crawl.recorder import Recorder
 from ..crawl.startup import StartupError, checked_config, refuse_start
@@ -81,7 +81,7 @@ class BuildCommand(ScrapyCommand):
     requires_crawler_process = False
 
     def syntax(self) -> str:
-        return "[--jobdir DIR | --store FILE | --input FEED.jsonl] [-s SITEMAPGEN_...=VALUE ...]"
+        return "[--jobdir DIR | --store FILE | --input RECORDS.jsonl] [-s SITEMAPGEN_...=VALUE ...]"
 
     def short_desc(self) -> str:
         return "Write sitemaps from a stored crawl or a JSON-lines feed, without crawling"
@@ -91,7 +91,7 @@ class BuildCommand(ScrapyCommand):
         add_store_options(parser)
         parser.add_argument(
             "--input",
-            metavar="FEED",
+            metavar="RECORDS.jsonl",
             help="a JSON-lines feed: one object per page with loc and the item fields",
         )
         parser.add_argument(
@@ -122,7 +122,7 @@ class BuildCommand(ScrapyCommand):
             if not Path(opts.input).is_file():
                 raise UsageError(f"no feed at {opts.input}")
         elif not store:
-            raise UsageError("name the source: --jobdir DIR, --store FILE or --input FEED.jsonl")
+            raise UsageError("name the source: --jobdir DIR, --store FILE or --input RECORDS.jsonl")
         elif "://" not in store and not Path(store).is_file():
             raise UsageError(f"no sitemap store at {store}")
         if store:  # what --store and --jobdir mean: the store the settings name

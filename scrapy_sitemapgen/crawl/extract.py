@@ -505,28 +505,28 @@ def page_facts(
         if agent is not None:
             reporter.exclude(robots_txt_reason(agent), loc)
             return None
-    facts = _Page(response, config, reporter, loc)
-    exclusion = facts.exclusion()
+    page = _Page(response, config, reporter, loc)
+    exclusion = page.exclusion()
     if exclusion is not None:
-        reporter.exclude(exclusion, loc, facts.elsewhere)
-        if named is not None and exclusion == "canonical_elsewhere" and facts.elsewhere:
-            named(facts.elsewhere)
+        reporter.exclude(exclusion, loc, page.elsewhere)
+        if named is not None and exclusion == "canonical_elsewhere" and page.elsewhere:
+            named(page.elsewhere)
         return None
     now = now or clock.now()
-    html = facts.html
-    alternates = facts.alternates() if config.alternates else ()
+    html = page.html
+    alternates = page.alternates() if config.alternates else ()
     return UrlFacts(
         loc,
-        facts.lastmod(now),
-        images=facts.images() if config.images and html else (),
-        videos=facts.videos(now) if config.videos and html else (),
+        page.lastmod(now),
+        images=page.images() if config.images and html else (),
+        videos=page.videos(now) if config.videos and html else (),
         alternates=alternates,
-        content=facts.content(now) if config.fingerprints else None,
+        content=page.content(now) if config.fingerprints else None,
         # The self entry's last resort (features.hreflang_rules.self_language): read only for a
         # page whose cluster is checked.
-        language=html_language(facts.nodes.html_lang)
+        language=html_language(page.nodes.html_lang)
         if alternates and html and config.checks_clusters
         else None,
         # The changes feed's entry title (SITEMAPGEN_CHANGES_FEED), from the same walk.
-        title=clean_title(facts.nodes.title) if config.changes_feed and html else None,
+        title=clean_title(page.nodes.title) if config.changes_feed and html else None,
     )

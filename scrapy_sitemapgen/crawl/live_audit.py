@@ -27,7 +27,7 @@ from scrapy.statscollectors import DummyStatsCollector
 from .. import stats as keys
 from ..audit.live import LiveRead, key_of
 from ..audit.report import report_origins, summary
-from ..sitemaps.content import duplicate_choice
+from ..sitemaps.duplicates import duplicate_choice
 from ..sitemaps.urls import Origin, origin_of
 from ..sitemaps.verdicts import (
     BLOCKED_BY_ROBOTS,

@@ -131,12 +131,13 @@ class Recorder:
         kept = self._kept_location()
         if kept is None:
             return
-        setting, location = kept
         try:
-            self.config.store_backend.from_config(self.config, location).close()
+            self.config.store_backend.from_config(self.config, kept.location).close()
         except _STORE_ERRORS as exc:
-            failure = store_failure(exc, location)
-            raise StoreError(f"{setting}: the sitemap store cannot be opened: {failure}") from None
+            failure = store_failure(exc, kept.location)
+            raise StoreError(
+                f"{kept.named_by}: the sitemap store cannot be opened: {failure}"
+            ) from None
 
     def open(self) -> None:
         """Open the store the settings name; a store that cannot be opened closes the
@@ -144,7 +145,7 @@ class Recorder:
         config = self.config
         kept = self._kept_location()
         if kept is not None:
-            location = kept[1]
+            location = kept.location
         else:
             self._temp_dir = Path(tempfile.mkdtemp(prefix="sitemapgen-"))
             location = str(self._temp_dir / _STORE_FILE)
@@ -289,7 +290,7 @@ class Recorder:
         """The store's file or URL, for a failure's line."""
         kept = self._kept_location()
         if kept is not None:
-            return kept[1]
+            return kept.location
         return None if self._temp_dir is None else str(self._temp_dir / _STORE_FILE)
 
     def count_lost(self) -> None:

@@ -1,6 +1,6 @@
 """The changes feed (SITEMAPGEN_CHANGES_FEED): ``changes.atom`` beside each origin's
 sitemaps, the URLs added or changed lately, newest first, over several runs (the last
-entries are kept in the state file, :data:`..state.changes_feed_notes.FEED`). What changed
+entries are kept in the state file, :data:`..state.changes_feed_notes.CHANGES_FEED`). What changed
 is what IndexNow's entry fingerprints find (:mod:`.entry_prints`: a URL whose ``<url>`` entry
 is new or differs), handed here a block at a time; the Atom is
 :mod:`.changes_feed_atom`'s. Pure.
@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 from ..sitemaps.facts import clean_title
 from ..sitemaps.indexnow import ADDED, CHANGED
-from ..sitemaps.naming import FEED_NAME
-from ..state.changes_feed_notes import FEED, FeedEntry, encode_entries
+from ..sitemaps.naming import CHANGES_FEED_NAME
+from ..state.changes_feed_notes import CHANGES_FEED, ChangesFeedEntry, encode_entries
 from ..state.notes import BLOCK
-from .changes_feed_atom import atom_time, feed_xml
+from .changes_feed_atom import atom_time, changes_feed_xml
 from .origin_watch import ExtraFile, OriginWatch
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ..state.notes import Save
     from .origin_watch import OriginStart
 
-__all__ = ["ChangesFeedWatch", "FeedNotes", "changes_feed"]
+__all__ = ["ChangesFeedNotes", "ChangesFeedWatch", "changes_feed"]
 
 
 def changes_feed(start: OriginStart) -> ChangesFeedWatch | None:
@@ -37,32 +37,34 @@ def changes_feed(start: OriginStart) -> ChangesFeedWatch | None:
 
 class ChangesFeedWatch(OriginWatch):
     """Takes IndexNow's findings (as a :class:`.origin_watch.ChangeWatch`) into the origin's
-    :class:`FeedNotes`, and at the finish stages the feed (G1), counts its entries, and
+    :class:`ChangesFeedNotes`, and at the finish stages the feed (G1), counts its entries, and
     names it in the robots.txt lines when asked (SITEMAPGEN_CHANGES_FEED_IN_ROBOTS:
     Google reads a feed named in a ``Sitemap:`` line)."""
 
     def __init__(self, start: OriginStart) -> None:
         config = start.config
-        previous, save = start.state.notes(FEED, config.state_key, start.origin.name)
-        self.notes = FeedNotes(previous, save, config.changes_feed_entries, start.stamp)
-        self._url = f"{start.base_url}{FEED_NAME}"
+        previous, save = start.state.notes(CHANGES_FEED, config.state_key, start.origin.name)
+        self.notes = ChangesFeedNotes(previous, save, config.changes_feed_entries, start.stamp)
+        self._url = f"{start.base_url}{CHANGES_FEED_NAME}"
         self._site = start.origin.root
         self._in_robots = config.changes_feed_in_robots
         # A feed of no entries is as old as the feed file published before: the same bytes
         # from run to run, not a new stamp each time.
-        self._since = start.previous_files.get(FEED_NAME, ("", ""))[1] or start.stamp
+        self._since = start.previous_files.get(CHANGES_FEED_NAME, ("", ""))[1] or start.stamp
         start.change_watches.append(self.notes)
 
     def finish(self, origin_set: OriginSet) -> list[ExtraFile]:
         entries = self.notes.finish()
-        data = feed_xml(entries, feed_url=self._url, site=self._site, fallback_updated=self._since)
+        data = changes_feed_xml(
+            entries, feed_url=self._url, site=self._site, fallback_updated=self._since
+        )
         origin_set.feed_entries = len(entries)
         if self._in_robots:
             origin_set.index_urls = (*origin_set.index_urls, self._url)
-        return [ExtraFile(FEED_NAME, "feed", data)]
+        return [ExtraFile(CHANGES_FEED_NAME, "feed", data)]
 
 
-class FeedNotes:
+class ChangesFeedNotes:
     """One origin's feed for this run: the previous run's entries (``previous``, in the
     feed's order), this run's changes (:meth:`seen` each block of URLs written,
     :meth:`changed` with what IndexNow's notes found in it), and
@@ -74,7 +76,7 @@ class FeedNotes:
     feed, one block of this run's URLs and at most twice ``limit`` of its changes."""
 
     def __init__(
-        self, previous: Iterable[tuple[str, FeedEntry]], save: Save, limit: int, stamp: str
+        self, previous: Iterable[tuple[str, ChangesFeedEntry]], save: Save, limit: int, stamp: str
     ) -> None:
         self._previous = [entry for _, entry in previous][:limit]
         self._locs = {entry.loc for entry in self._previous}
@@ -86,7 +88,7 @@ class FeedNotes:
         #: The previous entries whose URL changed again: this run's entry replaces them.
         self._superseded: set[str] = set()
         self._block: dict[str, UrlFacts] = {}
-        self._fresh: list[FeedEntry] = []
+        self._fresh: list[ChangesFeedEntry] = []
 
     def seen(self, entries: list[UrlFacts]) -> None:
         """A block of the URLs this run writes, about to be noted (the block before is
@@ -105,19 +107,21 @@ class FeedNotes:
             if facts is None:  # noted by an earlier block (cannot be: loc order)
                 continue
             self._fresh.append(
-                FeedEntry(loc, atom_time(facts.lastmod, self._stamp), clean_title(facts.title))
+                ChangesFeedEntry(
+                    loc, atom_time(facts.lastmod, self._stamp), clean_title(facts.title)
+                )
             )
             if loc in self._locs:
                 self._superseded.add(loc)
         if len(self._fresh) >= 2 * self._limit:
             self._fresh = self._newest(self._fresh)
 
-    def _newest(self, entries: list[FeedEntry]) -> list[FeedEntry]:
+    def _newest(self, entries: list[ChangesFeedEntry]) -> list[ChangesFeedEntry]:
         entries.sort(key=lambda e: e.loc)
         entries.sort(key=lambda e: e.updated, reverse=True)  # stable: by loc within a time
         return entries[: self._limit]
 
-    def finish(self) -> list[FeedEntry]:
+    def finish(self) -> list[ChangesFeedEntry]:
         """The feed's entries, newest first, saved for the next run."""
         fresh = self._newest(self._fresh)
         gone = self._superseded

@@ -21,9 +21,9 @@ from ..sitemaps.writer import escape
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from ..state.changes_feed_notes import FeedEntry
+    from ..state.changes_feed_notes import ChangesFeedEntry
 
-__all__ = ["atom_time", "feed_xml"]
+__all__ = ["atom_time", "changes_feed_xml"]
 
 
 def atom_time(lastmod: str | None, fallback: str) -> str:
@@ -42,8 +42,8 @@ def atom_time(lastmod: str | None, fallback: str) -> str:
     return format_w3c(moment)
 
 
-def feed_xml(
-    entries: Iterable[FeedEntry], *, feed_url: str, site: str, fallback_updated: str
+def changes_feed_xml(
+    entries: Iterable[ChangesFeedEntry], *, feed_url: str, site: str, fallback_updated: str
 ) -> bytes:
     """The feed's bytes: ``id`` and ``link rel="self"`` are ``feed_url`` (where it is
     published), the ``author`` and ``link`` the site (``site``: the origin's root URL), so

@@ -22,7 +22,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..sitemaps.content import duplicate_choice
+from ..sitemaps.duplicates import duplicate_choice
 from ..sitemaps.facts import Alternate
 from ..sitemaps.verdicts import Finding
 from ..stats import DUPLICATE_CONTENT

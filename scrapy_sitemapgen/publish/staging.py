@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 from ..build.pool import TASK_ORIGINS, staging_tasks
 from ..features import origin_watches
 from ..features.origin_watch import OriginStart, overridden
-from ..sitemaps.content import duplicate_choice
+from ..sitemaps.duplicates import duplicate_choice
 from ..sitemaps.facts import format_w3c
 from ..sitemaps.lastmod import Seen, observes
 from ..sitemaps.manifest import FileRecord, manifest_json

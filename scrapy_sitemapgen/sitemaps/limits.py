@@ -19,8 +19,6 @@ MAX_URLS_PER_SITEMAP: Final = 50_000
 MAX_SITEMAPS_PER_INDEX: Final = 50_000
 #: G2: uncompressed bytes of one sitemap or index file (50 MB; the protocol's text says 10 MB).
 MAX_BYTES_PER_SITEMAP: Final = 52_428_800
-#: P7 (2008 text): the older 10 MB limit, the lowest the G2 note asks us to support.
-LEGACY_MAX_BYTES_PER_SITEMAP: Final = 10_485_760
 #: Smallest byte limit the settings accept: room for the XML frame and a long entry.
 MIN_BYTES_PER_SITEMAP: Final = 4_096
 

@@ -12,7 +12,7 @@ import functools
 import re
 
 __all__ = [
-    "FEED_NAME",
+    "CHANGES_FEED_NAME",
     "INDEX_NAME",
     "MANIFEST_NAME",
     "ROBOTS_NAME",
@@ -31,9 +31,9 @@ ROBOTS_NAME = "robots.txt"
 #: The machine-readable list of an origin's files (hash, size, entries, lastmod).
 MANIFEST_NAME = "manifest.json"
 #: The Atom feed of the URLs added or changed lately (SITEMAPGEN_CHANGES_FEED, G1).
-FEED_NAME = "changes.atom"
+CHANGES_FEED_NAME = "changes.atom"
 
-_FIXED_NAMES = frozenset({INDEX_NAME, ROBOTS_NAME, MANIFEST_NAME, FEED_NAME})
+_FIXED_NAMES = frozenset({INDEX_NAME, ROBOTS_NAME, MANIFEST_NAME, CHANGES_FEED_NAME})
 #: A section's name (SITEMAPGEN_SECTIONS): lower-case letters, digits, ``_`` and inner
 #: ``-``, so ``sitemap-<name>-1.xml.gz`` is one name on every file system (no case to fold).
 SECTION_NAME = re.compile(r"[a-z0-9](?:[a-z0-9_-]{0,38}[a-z0-9])?")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .changes_feed_notes import FEED
+from .changes_feed_notes import CHANGES_FEED
 from .content_notes import CONTENTS, Note
 from .indexnow_changes import ENTRY_PRINTS
 from .published_entries import ENTRIES, PublishedNotes
@@ -28,7 +28,7 @@ V = TypeVar("V")
 W = TypeVar("W")
 
 #: Every kind of note the state file keeps, in the order its tables were made.
-KINDS: tuple[NoteKind[Any, Any], ...] = (URLS, CONTENTS, ENTRY_PRINTS, FEED, ENTRIES)
+KINDS: tuple[NoteKind[Any, Any], ...] = (URLS, CONTENTS, ENTRY_PRINTS, CHANGES_FEED, ENTRIES)
 
 
 class StateView(ABC):

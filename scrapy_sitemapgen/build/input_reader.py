@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 __all__ = [
     "RUN_RECORDS",
     "build_store",
-    "feed_ranges",
+    "input_ranges",
     "line_at",
     "read_range",
     "remove_stale_folders",
@@ -71,7 +71,7 @@ _LOCK_NAME = "owner.lock"
 _RANGES_PER_WORKER = 4
 
 
-def feed_ranges(path: Path, parts: int) -> list[tuple[int, int]]:
+def input_ranges(path: Path, parts: int) -> list[tuple[int, int]]:
     """``parts`` byte ranges of about equal size covering the file, each starting at the
     start of a line (fewer when the file has fewer lines)."""
     size = path.stat().st_size
@@ -237,7 +237,7 @@ def build_store(
                 # A few ranges per worker: a part of the feed that is slower to read (more
                 # images, longer URLs) is shared out, not left to one worker to finish alone.
                 for n, (start, end) in enumerate(
-                    feed_ranges(feed, workers * _RANGES_PER_WORKER if workers > 1 else 1)
+                    input_ranges(feed, workers * _RANGES_PER_WORKER if workers > 1 else 1)
                 )
             ]
         futures.reverse()
