@@ -377,11 +377,10 @@ def test_the_build_heals_the_state_before_it_reads_the_feed(tmp_path: Path, cloc
     warnings = log_messages(again.stderr, "WARNING")
     assert len(warnings) == 1 and "rebuilt from the published set" in warnings[0], warnings
     assert str(set_aside(out)[0]) in warnings[0]
-    # Said before the crawler was made (its add-ons are its first lines), and so before the
-    # feed is read, which starts just before it.
+    # Said before the input is read (the build checks the state, then reads).
     lines = again.stderr.splitlines()
     said = next(i for i, line in enumerate(lines) if "rebuilt from the published" in line)
-    assert said < next(i for i, line in enumerate(lines) if "Enabled addons" in line)
+    assert said < next(i for i, line in enumerate(lines) if "Sitemap: reading " in line)
     assert published(out) == before
     assert re.findall(r"\(([+-]\d+, -\d+) since the previous run\)", again.stderr) == [
         "+0, -0",
