@@ -65,7 +65,7 @@ async def test_build_from_jobdir_with_other_output_settings(site, crawl, tmp_pat
 def test_build_without_a_store_is_a_usage_error(tmp_path: Path) -> None:
     result = build(tmp_path)
     assert result.returncode == 2
-    assert "--jobdir DIR, --store FILE or --input FEED.jsonl" in result.stderr
+    assert "--jobdir DIR, --store FILE or --input RECORDS.jsonl" in result.stderr
     result = build(tmp_path, "--store", str(tmp_path / "missing.sqlite3"))
     assert result.returncode == 2
     assert "no sitemap store at" in result.stderr
