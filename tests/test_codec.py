@@ -158,12 +158,7 @@ def test_the_run_row_is_a_plain_tuple_that_marshal_keeps() -> None:
     # Repeats combine as two item records: the later media replace the earlier together.
     combined = run_row_of(LOC, merge(item_run_record(row), item_run_record(bare)))
     assert combined == row
-    entries = run_entries([row, bare], news_only=True)
-    found = []
-    try:
-        while True:
-            found.append(next(entries))
-    except StopIteration as stop:
-        count = stop.value
-    assert count == 2
+    counts: list[int] = []
+    found = list(run_entries([row, bare], news_only=True, counted=counts.append))
+    assert counts == [2]
     assert [(f.loc, f.videos, f.news) for f in found] == [(LOC, (VIDEO,), NEWS)]

@@ -319,6 +319,8 @@ class RunStore(PooledSource):
         return heapq.nsmallest(count, (origin for origin, _ in self.sized_origins()))
 
     def _facts(self, origin: Origin, news_only: bool) -> Iterator[UrlFacts]:
+        """The origin's entries; its runs are found now, and its count is kept once they
+        have all been read."""
         if self._unread:
             self._held = read_stretches(self._with_runs(self._held))
             self._unread = False
@@ -326,12 +328,13 @@ class RunStore(PooledSource):
         if entry is None:  # the main process reading an origin itself: a rare road
             entry = self.with_runs([origin]).get(origin)
         if entry is None or (news_only and not entry.news):
-            return
+            return iter(())
         if entry.runs is None:
             entry = self._with_runs({origin: entry})[origin]
         assert entry.runs is not None
-        count = yield from run_entries(merged_rows(entry.runs), news_only)
-        self.add_counts([origin], [count])
+        return run_entries(
+            merged_rows(entry.runs), news_only, lambda count: self.add_counts([origin], [count])
+        )
 
     def entries(self, origin: Origin) -> Iterator[UrlFacts]:
         return self._facts(origin, news_only=False)

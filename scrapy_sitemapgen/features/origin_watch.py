@@ -115,5 +115,20 @@ class OriginWatch:
 
 def overridden(watches: list[OriginWatch], hook: str) -> list[OriginWatch]:
     """The watches whose class overrides ``hook``: the only ones staging calls for it."""
-    default = getattr(OriginWatch, hook)
-    return [watch for watch in watches if getattr(type(watch), hook) is not default]
+    if not watches:  # the usual origin of a build: no feature on
+        return []
+    return [watch for watch in watches if hook in _overrides(type(watch))]
+
+
+def _overrides(cls: type[OriginWatch]) -> frozenset[str]:
+    """The hooks ``cls`` overrides, found once per class (staging asks per origin)."""
+    hooks = _OVERRIDES.get(cls)
+    if hooks is None:
+        hooks = _OVERRIDES[cls] = frozenset(
+            hook for hook in _HOOKS if getattr(cls, hook) is not getattr(OriginWatch, hook)
+        )
+    return hooks
+
+
+_OVERRIDES: dict[type[OriginWatch], frozenset[str]] = {}
+_HOOKS = tuple(name for name in vars(OriginWatch) if not name.startswith("_"))

@@ -23,7 +23,7 @@ from .lastmod import published
 from .limits import MAX_IMAGES_PER_URL
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Generator, Iterable
+    from collections.abc import Callable, Iterable, Iterator
 
 __all__ = [
     "ALTERNATES_LIKE",
@@ -384,10 +384,14 @@ def run_row_of(loc: str, record: StoredRow) -> tuple[Any, ...]:
 
 
 def run_entries(
-    rows: Iterable[tuple[Any, ...]], news_only: bool = False
-) -> Generator[UrlFacts, None, int]:
+    rows: Iterable[tuple[Any, ...]],
+    news_only: bool = False,
+    counted: Callable[[int], None] | None = None,
+) -> Iterator[UrlFacts]:
     """The entries of an origin's merged run rows (those with news, when ``news_only``);
-    returns how many rows there were, all of them counted."""
+    once they are all read, ``counted`` is told how many rows there were, all of them
+    counted (a callback, not a generator's return value: the caller hands this generator
+    on instead of delegating to it, a resumption less per URL)."""
     count = 0
     for loc, lastmod, changefreq, priority, images, videos, news in rows:
         count += 1
@@ -403,4 +407,5 @@ def run_entries(
             (),
             News(*news) if news else None,
         )
-    return count
+    if counted is not None:
+        counted(count)
