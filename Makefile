@@ -3,19 +3,25 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+#: The package and what it needs (the demo's); the test extra on top of it (make test's).
+PACKAGE_STAMP := $(VENV)/.installed-package
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test venv clean redis-server browser bench release-check docs
 
 venv: $(STAMP)
 
-$(STAMP): setup.cfg setup.py
+$(PACKAGE_STAMP): setup.cfg setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(PACKAGE_STAMP)
+
+$(STAMP): $(PACKAGE_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+demo: $(PACKAGE_STAMP)
 	rm -rf sitemaps  # the demo's own output: its servers get new random ports every run
 	$(BIN)/python example_spider/demo.py --output sitemaps
 
