@@ -88,6 +88,11 @@ class OriginSummary:
         return self.folder / INDEX_NAME
 
 
+def _plural(count: int, noun: str) -> str:
+    """``noun`` as the count needs it: "1 file", "2 files"."""
+    return noun if count == 1 else f"{noun}s"
+
+
 def origin_folder_name(base_url: str) -> str:
     """Name the folder the add-on writes an origin to: ``<scheme>_<host>_<port>``."""
     parts = urlsplit(base_url)
@@ -187,7 +192,8 @@ def print_summary(output: Path, summaries: list[OriginSummary], *, show_urls: bo
     print(f"\nSitemaps in {output}")
     for s in summaries:
         print(f"\n  {s.name}: {s.base_url}/ -> {s.folder.name}/")
-        print(f"    URLs:       {len(s.locs)} <loc> in {len(s.sitemap_files)} sitemap file(s)")
+        files = len(s.sitemap_files)
+        print(f"    URLs:       {len(s.locs)} <loc> in {files} sitemap {_plural(files, 'file')}")
         index_note = f" ({len(s.index_entries)} entries)" if s.index.is_file() else " (missing)"
         print(f"    index:      {s.index}{index_note}")
         if s.robots is None:
@@ -203,7 +209,8 @@ def print_summary(output: Path, summaries: list[OriginSummary], *, show_urls: bo
 
             problems = validate([str(s.folder / "robots.txt")], base_url=f"{s.base_url}/")
             s.errors.extend(str(p) for p in problems)
-            print(f"    validated:  {len(problems)} violation(s) (sitemapgen-validate)")
+            found = len(problems)
+            print(f"    validated:  {found} {_plural(found, 'violation')} (sitemapgen-validate)")
         if show_urls:
             for loc in sorted(s.locs):
                 print(f"      {loc}")
@@ -219,7 +226,7 @@ def tree_lines(root: Path, collapse: set[Path], prefix: str = "") -> Iterator[st
         branch = "└── " if last else "├── "
         if entry.is_dir() and entry in collapse:
             count = sum(1 for p in entry.rglob("*") if p.is_file())
-            yield f"{prefix}{branch}{entry.name}/ ({count} files, earlier run)"
+            yield f"{prefix}{branch}{entry.name}/ ({count} {_plural(count, 'file')}, earlier run)"
         elif entry.is_dir():
             yield f"{prefix}{branch}{entry.name}/"
             yield from tree_lines(entry, collapse, prefix + ("    " if last else "│   "))
@@ -288,7 +295,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  - {problem}", file=sys.stderr)
         return 1
     total = sum(len(s.locs) for s in summaries)
-    print(f"\nDemo OK: {total} URLs over {len(summaries)} origins.")
+    print(
+        f"\nDemo OK: {total} {_plural(total, 'URL')} over "
+        f"{len(summaries)} {_plural(len(summaries), 'origin')}."
+    )
     return 0
 
 

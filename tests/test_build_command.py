@@ -212,7 +212,7 @@ URL_ITEMS = "".join(f'{{"url": "https://a.example/p{n}", "title": "T"}}\n' for n
 JQ_URL = "name the page's URL loc, or map it (jq '.loc = .url')"
 NEEDS_LOC = "each record needs loc, the page's absolute URL"
 REFUSED = (
-    "the loc of 1 record(s) was refused or excluded (see sitemapgen/skipped/item_* and "
+    "the loc of 1 record was refused or excluded (see sitemapgen/skipped/item_* and "
     "sitemapgen/excluded/* in the stats)"
 )
 
@@ -222,8 +222,8 @@ NO_LOC_CASES: dict[str, tuple[str, int, str | None, str | None]] = {
     "url items only": (
         URL_ITEMS,
         12,
-        f"12 record(s) have no loc field (the first at line 1); they have 'url': {JQ_URL}",
-        "{feed}: 12 record(s) have no loc field",
+        f"12 records have no loc field (the first at line 1); they have 'url': {JQ_URL}",
+        "{feed}: 12 records have no loc field",
     ),
     "good records, then link fields": (
         "".join(GOOD % n for n in range(40))
@@ -231,36 +231,36 @@ NO_LOC_CASES: dict[str, tuple[str, int, str | None, str | None]] = {
         + "".join(GOOD % n for n in range(40, 43))
         + '{"link": "https://a.example/y", "page": 2}\n',
         2,
-        "2 record(s) have no loc field (the first at line 41); they have 'link': name the "
+        "2 records have no loc field (the first at line 41); they have 'link': name the "
         "page's URL loc, or map it (jq '.loc = .link')",
         None,
     ),
     "an empty loc and no URL field": (
         GOOD % 1 + '{"loc": ""}\n\n{"title": "T", "page": 3, "href": "/relative"}\n',
         2,
-        f"2 record(s) have no loc field (the first at line 2); {NEEDS_LOC}",
+        f"2 records have no loc field (the first at line 2); {NEEDS_LOC}",
         None,
     ),
     "one of two has URL in capitals": (
         '{"title": "T"}\n{"URL": "HTTPS://A.EXAMPLE/"}\n' + GOOD % 1,
         2,
-        "2 record(s) have no loc field (the first at line 1); 1 of them has 'URL': name the "
+        "2 records have no loc field (the first at line 1); 1 of them has 'URL': name the "
         "page's URL loc, or map it (jq '.loc = .URL')",
         None,
     ),
     "no loc, a refused loc, a line that is no object": (
         '[1]\n{"uri": "https://a.example/"}\n{"loc": "ftp://a.example/x"}\n',
         1,
-        "1 record(s) have no loc field (the first at line 2); they have 'uri': name the "
+        "1 record has no loc field (the first at line 2); it has 'uri': name the "
         "page's URL loc, or map it (jq '.loc = .uri')",
-        f"{{feed}}: 1 record(s) have no loc field, {REFUSED}, 1 line(s) are not JSON objects",
+        f"{{feed}}: 1 record has no loc field, {REFUSED}, 1 line is not a JSON object",
     ),
     "only refused locs": ('{"loc": "ftp://a.example/x"}\n', 0, None, f"{{feed}}: {REFUSED}"),
     "only lines that are no objects": (
         '"a"\nnot json\n',
         0,
         None,
-        "{feed}: 2 line(s) are not JSON objects",
+        "{feed}: 2 lines are not JSON objects",
     ),
     "an empty feed": ("\n", 0, None, "{feed} holds no record"),
 }
@@ -285,7 +285,7 @@ def test_records_without_loc_are_counted_and_explained(
     (tmp_path / "feed.jsonl").write_text(text)
     args = [arg.format(tmp=tmp_path) for arg in ROADS[road]]
     result = build(tmp_path, "--input", "feed.jsonl", "-s", "SITEMAPGEN_URI=out", *args)
-    warnings = [m for m in logged(result.stderr, "WARNING") if "have no loc field" in m]
+    warnings = [m for m in logged(result.stderr, "WARNING") if "no loc field (the first" in m]
     assert warnings == ([f"Sitemap: feed.jsonl: {warning}"] if warning else []), result.stderr
     stat = f"'sitemapgen/skipped/item_no_loc': {count},"
     assert (stat in result.stderr) == bool(count), result.stderr[-3000:]

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from .conftest import CrawlFn
 
 CHROME_LINE = (
-    "Sitemap: {root}: {images} image(s) on more pages than SITEMAPGEN_IMAGE_CHROME_SHARE "
+    "Sitemap: {root}: {images} image{s} on more pages than SITEMAPGEN_IMAGE_CHROME_SHARE "
     "allows left out of every page's images as the site's chrome, {count} in all "
     "(sitemapgen/skipped/image/chrome): {first}"
 )
@@ -180,11 +180,12 @@ async def test_chrome_images_left_out_per_origin(
             CHROME_LINE.format(
                 root=a.url("/"),
                 images=2,
+                s="s",
                 count=40,
                 first=f"{logo} (on 25 pages), {icon} (on 15 pages)",
             ),
             CHROME_LINE.format(
-                root=b.url("/"), images=1, count=20, first=f"{banner} (on 20 pages)"
+                root=b.url("/"), images=1, s="", count=20, first=f"{banner} (on 20 pages)"
             ),
         ]
     )
@@ -240,10 +241,10 @@ async def test_without_the_duplicates_pass_and_at_a_higher_share(
     assert crawler.stats.get_value("sitemapgen/skipped/image/chrome") == 26 + 20
     lines = {
         a.origin: CHROME_LINE.format(
-            root=a.url("/"), images=1, count=26, first=f"{logo} (on 26 pages)"
+            root=a.url("/"), images=1, s="", count=26, first=f"{logo} (on 26 pages)"
         ),
         b.origin: CHROME_LINE.format(
-            root=b.url("/"), images=1, count=20, first=f"{banner} (on 20 pages)"
+            root=b.url("/"), images=1, s="", count=20, first=f"{banner} (on 20 pages)"
         ),
     }
     first = min(a.origin, b.origin, c.origin)
@@ -272,6 +273,7 @@ def test_a_build_in_worker_processes_reports_the_chrome_images(tmp_path: Path) -
         line = CHROME_LINE.format(
             root=f"https://{host}/",
             images=1,
+            s="",
             count=count,
             first=f"https://{host}/logo.png (on {count} pages)",
         )
@@ -285,7 +287,7 @@ def test_a_build_in_worker_processes_reports_the_chrome_images(tmp_path: Path) -
         f"https://c.example/p/{n}": ["https://c.example/logo.png", f"https://c.example/i/{n}.jpg"]
         for n in range(19)
     }
-    assert "https://c.example/: 1 image(s)" not in result.stderr
+    assert "https://c.example/: 1 image on" not in result.stderr
 
 
 # --- the count and the decision, against an exact count -------------------------------------

@@ -19,5 +19,5 @@ def test_demo_crawls_both_origins_and_writes_valid_sets(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     assert "Demo OK: 32 URLs over 2 origins." in result.stdout
-    assert result.stdout.count("validated:  0 violation(s)") == 2
+    assert result.stdout.count("validated:  0 violations") == 2
     assert len(list((tmp_path / "sitemaps").glob("http_127.0.0.1_*/sitemap.xml"))) == 2

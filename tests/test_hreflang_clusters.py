@@ -680,7 +680,7 @@ def test_close_log_names_the_first_origins_and_sums_up_the_rest(
         ),
         (
             logging.INFO,
-            "Sitemap: and 1 more origin(s) with broken hreflang clusters: hreflang_no_return 1 "
+            "Sitemap: and 1 more origin with broken hreflang clusters: hreflang_no_return 1 "
             "(one line each at DEBUG; SITEMAPGEN_LOG_ORIGINS=1)",
         ),
     ]

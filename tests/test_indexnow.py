@@ -146,7 +146,7 @@ async def test_a_missing_key_file_is_a_403_logged_with_its_meaning(
     assert [s.status for s in endpoint.received] == [403]
     errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
     assert errors == [
-        f"Sitemap: IndexNow: {endpoint.url} refused 5 URL(s): 403 key not valid: the key "
+        f"Sitemap: IndexNow: {endpoint.url} refused 5 URLs: 403 key not valid: the key "
         f"file was not found at the key location, or does not hold the key"
     ]
     stats = crawler.stats.get_stats()
@@ -201,7 +201,7 @@ async def test_5xx_is_retried_with_back_off_within_the_time_allowed(
     )
     assert [s.status for s in endpoint.received] == [503, 503]
     assert len(errors) == 1
-    assert "did not take 5 URL(s) within SITEMAPGEN_INDEXNOW_RETRY_SECONDS (1.5s)" in errors[0]
+    assert "did not take 5 URLs within SITEMAPGEN_INDEXNOW_RETRY_SECONDS (1.5s)" in errors[0]
     stats = crawler.stats.get_stats()
     assert stats["sitemapgen/indexnow/status/503"] == 2
     assert stats["sitemapgen/indexnow/urls/failed"] == 5

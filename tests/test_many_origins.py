@@ -114,8 +114,8 @@ async def test_a_crawl_over_many_hosts_writes_one_exact_set_each(
     for origin, line in zip(first, lines):
         assert line.startswith(f"Sitemap: {origin.root}: 3 URLs (+3, -0 "), line
     assert lines[-1].startswith(
-        f"Sitemap: and {HOSTS - SHOWN} more origin(s): {3 * (HOSTS - SHOWN)} URLs in "
-        f"{HOSTS - SHOWN} sitemap file(s), {2 * (HOSTS - SHOWN)} file(s) changed "
+        f"Sitemap: and {HOSTS - SHOWN} more origins: {3 * (HOSTS - SHOWN)} URLs in "
+        f"{HOSTS - SHOWN} sitemap files, {2 * (HOSTS - SHOWN)} files changed "
     ), lines[-1]
 
 
@@ -167,7 +167,7 @@ def test_a_build_over_many_origins_in_workers_is_the_one_process_build(tmp_path:
         assert result.returncode == 0, result.stderr[-3000:]
         outs[workers] = out
         assert len(re.findall(r"\] INFO: Sitemap: https?://\S+: \d+ URLs", result.stderr)) == 3
-        assert f"Sitemap: and {len(expected) - 3} more origin(s): " in result.stderr
+        assert f"Sitemap: and {len(expected) - 3} more origins: " in result.stderr
     one, two = outs["1"], outs["2"]
     assert files(one) - {".sitemapgen-state.sqlite3"} == files(two) - {".sitemapgen-state.sqlite3"}
     # The urlsets and robots.txt byte for byte (the index and the manifest hold the run's
@@ -224,8 +224,8 @@ def test_a_publish_goes_group_by_group_and_a_stop_keeps_each_origin_whole(
     # The 200 origins not published before get their urlset and index; the 500 others'
     # files are the ones published by the stopped run, so nothing of theirs changes.
     assert (
-        "Sitemap: and 697 more origin(s): 2091 URLs in 697 sitemap file(s), "
-        "400 file(s) changed (one line each at DEBUG" in result.stderr
+        "Sitemap: and 697 more origins: 2091 URLs in 697 sitemap files, "
+        "400 files changed (one line each at DEBUG" in result.stderr
     ), result.stderr[-3000:]
     got = read_urls(out)
     assert {name: set(urls) for name, urls in got.items()} == expected
@@ -249,8 +249,8 @@ def test_indexnow_lines_past_the_shown_origins_are_summed_up(tmp_path: Path) -> 
     assert len(first_runs) == 3, first_runs
     # 697 origins of three URLs each (h0001's fourth record repeats one of its URLs).
     assert (
-        "INFO: Sitemap: IndexNow: and 697 more origin(s): 697 with no previous run, whose "
-        "2091 URLs were not submitted; 0 URL(s) of 0 origin(s) submitted (one line each at "
+        "INFO: Sitemap: IndexNow: and 697 more origins: 697 with no previous run, whose "
+        "2091 URLs were not submitted; 0 URLs of 0 origins submitted (one line each at "
         "DEBUG; SITEMAPGEN_LOG_ORIGINS=3)" in result.stderr
     ), result.stderr[-3000:]
 

@@ -221,8 +221,8 @@ async def test_unreached_pages_are_requested_once_orphans_stay_deleted_go(
     assert manual.requested.count("/p12") == 2
     orphans = [m for m in caplog.messages if m.startswith("Sitemap:") and "orphans" in m]
     assert orphans == [
-        f"Sitemap: {manual.origin.root}: 1 page(s) published before are linked from no page "
-        "this crawl reached and still answer 200, so they stay listed (orphans: a sitemap is "
+        f"Sitemap: {manual.origin.root}: 1 page published before is linked from no page "
+        "this crawl reached and still answers 200, so it stays listed (orphans: a sitemap is "
         f"how search engines find them): {u('/p11')}"
     ]
 

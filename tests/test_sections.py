@@ -116,7 +116,7 @@ async def test_each_section_is_its_own_sequence_in_one_index(
     assert stats["sitemapgen/sections/blog/urls"] == 2
     assert stats["sitemapgen/sections/blog/files"] == 1
     assert (
-        f"Sitemap: {shop.origin.root} by section: default 3 URLs in 2 file(s), products 3 URLs in 2 file(s), blog 2 URLs in 1 file(s)"
+        f"Sitemap: {shop.origin.root} by section: default 3 URLs in 2 files, products 3 URLs in 2 files, blog 2 URLs in 1 file"
         in caplog.messages
     )
 

@@ -217,7 +217,7 @@ async def test_a_layout_with_placeholders_is_rebuilt(
     clock.advance(1)
     caplog.clear()
     await crawl(settings, start_url=pages.a.url("/"))
-    assert "rebuilt from the published set (2 origin(s), 12 URL(s))" in caplog.text
+    assert "rebuilt from the published set (2 origins, 12 URLs)" in caplog.text
     assert {p: p.read_bytes() for p in out.glob("*/maps/*")} == before
     assert close_counts(caplog) == ["+0, -0", "+0, -0"]
 

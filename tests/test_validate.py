@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 BROKEN = Path(__file__).parent / "broken"
 LINE_RE = re.compile(r"^(?P<source>.+?):(?P<line>\d+): (?P<rule>[PG]\d+): (?P<message>.+)$")
-SUMMARY_RE = re.compile(r"^(\d+) files, (\d+) URLs, (\d+) violations$")
+SUMMARY_RE = re.compile(r"^(\d+) files?, (\d+) URLs?, (\d+) violations?$")
 URLSET_HEAD = (
     '<?xml version="1.0" encoding="UTF-8"?>\n'
     '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
@@ -993,7 +993,7 @@ def test_a_folder_with_nothing_to_check(tmp_path: Path) -> None:
         "empty: nothing to check: no robots.txt and no sitemap*.xml, .xml.gz, .txt or .txt.gz "
         "file in this folder or below\n"
     )
-    assert result.stdout == "0 files, 0 URLs, 0 violations, 1 input errors\n"
+    assert result.stdout == "0 files, 0 URLs, 0 violations, 1 input error\n"
 
 
 def test_a_folder_needs_a_folder_base_url(tmp_path: Path) -> None:
@@ -1020,43 +1020,43 @@ INPUT_ERRORS: dict[str, tuple[list[str], str, str]] = {
     "a missing local file": (
         ["{tmp}/none.xml"],
         "{tmp}/none.xml: cannot be read: no such file",
-        "0 files, 0 URLs, 0 violations, 1 input errors",
+        "0 files, 0 URLs, 0 violations, 1 input error",
     ),
     "a missing file:// URI": (
         ["file://{tmp}/none.xml"],
         "file://{tmp}/none.xml: cannot be read: no such file",
-        "0 files, 0 URLs, 0 violations, 1 input errors",
+        "0 files, 0 URLs, 0 violations, 1 input error",
     ),
     "a socket, no regular file": (
         ["{tmp}/sitemap.sock"],
         "{tmp}/sitemap.sock: cannot be read: not a regular file",
-        "0 files, 0 URLs, 0 violations, 1 input errors",
+        "0 files, 0 URLs, 0 violations, 1 input error",
     ),
     "a refused connection": (
         ["http://127.0.0.1:{port}/sitemap.xml"],
         "http://127.0.0.1:{port}/sitemap.xml: cannot be fetched: connection refused",
-        "0 files, 0 URLs, 0 violations, 1 input errors",
+        "0 files, 0 URLs, 0 violations, 1 input error",
     ),
     "a refused connection for a sitemap robots.txt lists": (
         ["{root}robots.txt"],
         "http://127.0.0.1:{port}/sitemap.xml: cannot be fetched: connection refused (listed "
         "at {root}robots.txt:2)",
-        "1 files, 0 URLs, 0 violations, 1 input errors",
+        "1 file, 0 URLs, 0 violations, 1 input error",
     ),
     "no answer in time": (
         ["--timeout", "0.5", "{hostile}slow"],
         "{hostile}slow: cannot be fetched: no answer within 0.5 s (timeout)",
-        "0 files, 0 URLs, 0 violations, 1 input errors",
+        "0 files, 0 URLs, 0 violations, 1 input error",
     ),
     "a body that trickles in": (
         ["--timeout", "0.5", "{hostile}trickle.xml"],
         "{hostile}trickle.xml: cannot be fetched: the download took more than 0.5 s (timeout)",
-        "1 files, 0 URLs, 0 violations, 1 input errors",
+        "1 file, 0 URLs, 0 violations, 1 input error",
     ),
     "a violation elsewhere, and a missing file": (
         [str(BROKEN / "p5-changefreq.xml"), "{tmp}/none.xml"],
         "{tmp}/none.xml: cannot be read: no such file",
-        "1 files, 2 URLs, 1 violations, 1 input errors",
+        "1 file, 2 URLs, 1 violation, 1 input error",
     ),
 }
 
@@ -1096,7 +1096,7 @@ def test_an_unknown_host_is_an_input_error(tmp_path: Path) -> None:
         r"http://nohost\.invalid/sitemap\.xml: cannot be fetched: unknown host \([^)]+\)\n",
         result.stderr,
     ), result.stderr
-    assert result.stdout == "0 files, 0 URLs, 0 violations, 1 input errors\n"
+    assert result.stdout == "0 files, 0 URLs, 0 violations, 1 input error\n"
 
 
 def test_an_http_error_status_stays_a_violation(

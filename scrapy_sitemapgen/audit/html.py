@@ -10,6 +10,7 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from ..plural import counted
 from ..sitemaps.verdicts import LISTED
 from .findings import AGE_BUCKETS, NO_LASTMOD
 from .legend import LEGEND, SEVERITIES, SEVERITY_MEANINGS, by_severity, verdict_line
@@ -227,7 +228,8 @@ def render(report: OriginReport) -> str:
     rows = [(f.url, f.finding, f.detail) for f in report.findings[:MAX_ROWS]]
     more = len(report.findings) - len(rows)
     note = (
-        f'<p class="note">The first {MAX_ROWS:,} of {len(report.findings):,} findings; '
+        f'<p class="note">The first {MAX_ROWS:,} of '
+        f"{counted(len(report.findings), 'finding', grouped=True)}; "
         "audit.csv holds them all.</p>"
         if more > 0
         else ""
@@ -238,9 +240,15 @@ def render(report: OriginReport) -> str:
         f"<title>Sitemap audit of {origin}</title><style>{_STYLE}</style></head><body>"
         f"<h1>Sitemap audit of {origin}</h1>"
         f'<p id="verdict" class="sev-{worst}">{verdict}</p>'
-        f'<p id="summary">{sum(report.counts.values()):,} findings; {report.urls_listed:,} URLs '
-        f"listed by the live sitemaps, {report.urls_judged:,} URLs judged by the crawl"
-        f"{f', {report.not_fetched:,} listed URLs not fetched' if report.not_fetched else ''}.</p>"
+        f'<p id="summary">{counted(sum(report.counts.values()), "finding", grouped=True)}; '
+        f"{counted(report.urls_listed, 'URL', grouped=True)} listed by the live sitemaps, "
+        f"{counted(report.urls_judged, 'URL', grouped=True)} judged by the crawl"
+        + (
+            f", {counted(report.not_fetched, 'listed URL', grouped=True)} not fetched"
+            if report.not_fetched
+            else ""
+        )
+        + ".</p>"
         f'<h2>Findings by severity</h2><div id="graded">{_graded(report)}</div>'
         f"<h2>Severities</h2>{_legend()}"
         f"{_clusters(report.findings)}"

@@ -9,6 +9,7 @@ import os
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, TextIO
 
+from ..plural import counted
 from ..stats import audit_findings as audit_findings_key
 from .findings import OriginReport, build_report
 from .html import render
@@ -85,8 +86,10 @@ def summary(report: OriginReport) -> str:
     total = sum(report.counts.values())
     what = ", ".join(present) if present else "nothing to report"
     return (
-        f"{report.origin.root}: {total:,} findings ({what}) over {report.urls_listed:,} "
-        f"listed and {report.urls_judged:,} judged URLs, {len(report.sitemaps):,} sitemap files"
+        f"{report.origin.root}: {counted(total, 'finding', grouped=True)} ({what}) over "
+        f"{report.urls_listed:,} listed and "
+        f"{counted(report.urls_judged, 'judged URL', grouped=True)}, "
+        f"{counted(len(report.sitemaps), 'sitemap file', grouped=True)}"
     )
 
 

@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
+from ..plural import counted
 from ..sitemaps.codec import run_row
 from ..sitemaps.records import DEFAULT_JSON_PARSER, JSON_PARSERS, RecordReader, url_field
 from ..sitemaps.urls import origin_key, origin_of_root
@@ -210,8 +211,8 @@ def build_store(
     stale = remove_stale_folders(temp_dir)
     if stale:
         logger.info(
-            "Sitemap: removed %(count)d run folder(s) that killed builds left in %(dir)s",
-            {"count": stale, "dir": temp_dir or tempfile.gettempdir()},
+            "Sitemap: removed %(count)s that killed builds left in %(dir)s",
+            {"count": counted(stale, "run folder"), "dir": temp_dir or tempfile.gettempdir()},
         )
     folder = Path(tempfile.mkdtemp(prefix=_FOLDER_PREFIX, dir=temp_dir))
     lock = _claim(folder)

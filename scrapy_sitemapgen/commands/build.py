@@ -34,6 +34,7 @@ from ..build.pool import collector_paused
 from ..crawl.recorder import Recorder
 from ..crawl.startup import StartupError, checked_config, refuse_start
 from ..locations import store_location
+from ..plural import counted, noun, verb
 from ..publish.delivery import DestinationError, FeedStorages, check_destination
 from ..publish.publisher import PublishOutcome, failure_of_publish, kept_after, publish
 from ..sitemaps.exclusions import OriginExclusions
@@ -281,15 +282,21 @@ class _Build:
                 stats.set_value(keys.ITEMS_RECORDED, tally.records)
             if tally.bad_lines:
                 logger.warning(
-                    "Sitemap: %(path)s: %(count)d line(s) are not JSON objects, the first at "
+                    "Sitemap: %(path)s: %(count)s not %(objects)s, the first at "
                     "byte %(offset)d; skipped",
-                    {"path": path, "count": tally.bad_lines, "offset": tally.first_bad_offset},
+                    {
+                        "path": path,
+                        "count": f"{counted(tally.bad_lines, 'line')} "
+                        f"{verb(tally.bad_lines, 'is')}",
+                        "objects": noun(tally.bad_lines, "a JSON object", "JSON objects"),
+                        "offset": tally.first_bad_offset,
+                    },
                 )
                 stats.set_value(keys.skipped("bad_record"), tally.bad_lines)
             empty_reason = _explain_unusable(path, tally, reporter)
             logger.info(
-                "Sitemap: %(path)s read, %(records)d record(s) taken; publishing to %(out)s",
-                {"path": path, "records": tally.records, "out": config.uri},
+                "Sitemap: %(path)s read, %(records)s taken; publishing to %(out)s",
+                {"path": path, "records": counted(tally.records, "record"), "out": config.uri},
             )
             return await _publish(
                 source, config, reporter, storages, fetch, empty_reason=empty_reason
@@ -452,28 +459,39 @@ def _explain_unusable(path: Path, tally: Tally, reporter: Reporter) -> str | Non
                 key=lambda item: (-item[1], URL_FIELDS.index(item[0].lower()), item[0]),
             )
             if count == tally.no_loc:
-                who = "they have"
+                who = "it has" if count == 1 else "they have"
             else:
                 who = f"{count:,} of them {'has' if count == 1 else 'have'}"
             hint = f"{who} {name!r}: name the page's URL loc, or map it (jq '.loc = .{name}')"
         logger.warning(
-            "Sitemap: %(path)s: %(count)d record(s) have no loc field (the first at line "
-            "%(line)d); %(hint)s",
-            {"path": path, "count": tally.no_loc, "line": tally.first_no_loc_line, "hint": hint},
+            "Sitemap: %(path)s: %(count)s no loc field (the first at line %(line)d); %(hint)s",
+            {
+                "path": path,
+                "count": f"{counted(tally.no_loc, 'record')} {verb(tally.no_loc, 'has')}",
+                "line": tally.first_no_loc_line,
+                "hint": hint,
+            },
         )
         reporter.stats.set_value(keys.ITEMS_NO_LOC, tally.no_loc)
     if tally.records:
         return None
     why = []
     if tally.no_loc:
-        why.append(f"{tally.no_loc:,} record(s) have no loc field")
+        why.append(
+            f"{counted(tally.no_loc, 'record', grouped=True)} {verb(tally.no_loc, 'has')} "
+            "no loc field"
+        )
     if tally.refused:
         why.append(
-            f"the loc of {tally.refused:,} record(s) was refused or excluded (see "
+            f"the loc of {counted(tally.refused, 'record', grouped=True)} was refused or "
+            "excluded (see "
             "sitemapgen/skipped/item_* and sitemapgen/excluded/* in the stats)"
         )
     if tally.bad_lines:
-        why.append(f"{tally.bad_lines:,} line(s) are not JSON objects")
+        why.append(
+            f"{counted(tally.bad_lines, 'line', grouped=True)} {verb(tally.bad_lines, 'is')} "
+            f"not {noun(tally.bad_lines, 'a JSON object', 'JSON objects')}"
+        )
     return f"{path}: {', '.join(why)}" if why else f"{path} holds no record"
 
 

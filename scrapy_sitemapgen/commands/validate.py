@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from ..plural import counted
 from ..sitemaps.limits import MAX_BYTES_PER_SITEMAP, URL_SCHEMES
 from ..validate import DEFAULT_MAX_FILES, DEFAULT_TIMEOUT, SourceError, Validator, source_path
 
@@ -119,9 +120,15 @@ class ValidateCommand(ScrapyCommand):
                 print(violation, flush=True)
                 violations += 1
             _report(errors, reported)
-            summary = f"{validator.files} files, {validator.urls} URLs, {violations} violations"
+            summary = ", ".join(
+                (
+                    counted(validator.files, "file"),
+                    counted(validator.urls, "URL"),
+                    counted(violations, "violation"),
+                )
+            )
             if errors:
-                summary += f", {len(errors)} input errors"
+                summary += f", {counted(len(errors), 'input error')}"
             print(summary)
         except BrokenPipeError:  # piped into head: stop quietly, as other tools do
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -27,6 +27,7 @@ from scrapy.statscollectors import DummyStatsCollector
 from .. import stats as keys
 from ..audit.live import LiveRead, key_of
 from ..audit.report import report_origins, summary
+from ..plural import counted, verb
 from ..sitemaps.duplicates import duplicate_choice
 from ..sitemaps.urls import Origin, origin_of
 from ..sitemaps.verdicts import (
@@ -128,9 +129,14 @@ class LiveAudit:
             if rest:
                 self.stats.inc_value(keys.AUDIT_NOT_FETCHED, len(rest))
                 logger.warning(
-                    "Sitemap audit: %(count)d URLs listed on %(origin)s were not fetched "
+                    "Sitemap audit: %(count)s listed on %(origin)s %(were)s not fetched "
                     "(SITEMAPGEN_AUDIT_MAX_FETCH = %(max)d); they have no verdict",
-                    {"count": len(rest), "origin": origin.root, "max": self.config.audit_max_fetch},
+                    {
+                        "count": counted(len(rest), "URL"),
+                        "were": verb(len(rest), "was"),
+                        "origin": origin.root,
+                        "max": self.config.audit_max_fetch,
+                    },
                 )
             for start in range(0, len(fetch), _PARALLEL):
                 batch = fetch[start : start + _PARALLEL]

@@ -25,6 +25,7 @@ from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 
 from .. import stats as keys
 from ..failures import failure_of
+from ..plural import counted, verb
 from ..sitemaps.evidence import UNREACHED, OriginEvidence, published_set
 from ..sitemaps.facts import UrlFacts
 from ..sitemaps.urls import origin_of
@@ -84,9 +85,9 @@ class Recheck:
             return
         self._scheduled = True
         logger.info(
-            "Sitemap: requesting once %(count)d URL(s) published before that this crawl did "
+            "Sitemap: requesting once %(count)s published before that this crawl did "
             "not reach (SITEMAPGEN_RECHECK_UNREACHED), without following their links",
-            {"count": len(unreached)},
+            {"count": counted(len(unreached), "URL")},
         )
         self.crawler.stats.inc_value(keys.RECHECKED, len(unreached))
         engine = self.crawler.engine
@@ -187,12 +188,15 @@ class Recheck:
         shown = self.config.log_origins
         for root, locs in list(self.orphans.items())[:shown]:
             logger.info(
-                "Sitemap: %(root)s: %(count)d page(s) published before are linked from no "
-                "page this crawl reached and still answer 200, so they stay listed "
+                "Sitemap: %(root)s: %(count)s published before %(are)s linked from no "
+                "page this crawl reached and still %(answer)s 200, so %(they)s listed "
                 "(orphans: a sitemap is how search engines find them): %(first)s%(more)s",
                 {
                     "root": root,
-                    "count": len(locs),
+                    "count": counted(len(locs), "page"),
+                    "are": verb(len(locs), "is"),
+                    "answer": verb(len(locs), "answers"),
+                    "they": "it stays" if len(locs) == 1 else "they stay",
                     "first": ", ".join(locs[:_NAMED]),
                     "more": ", ..." if len(locs) > _NAMED else "",
                 },
@@ -200,6 +204,9 @@ class Recheck:
         rest = list(self.orphans.values())[shown:]
         if rest:
             logger.info(
-                "Sitemap: and %(count)d orphan page(s) on %(origins)d more origin(s)",
-                {"count": sum(len(locs) for locs in rest), "origins": len(rest)},
+                "Sitemap: and %(count)s on %(origins)s",
+                {
+                    "count": counted(sum(len(locs) for locs in rest), "orphan page"),
+                    "origins": counted(len(rest), "more origin"),
+                },
             )

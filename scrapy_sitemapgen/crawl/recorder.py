@@ -23,6 +23,7 @@ from scrapy.utils.asyncio import create_looping_call
 from .. import stats as keys
 from ..failures import failure_of
 from ..locations import StoreLocation, store_location
+from ..plural import counted
 from ..sitemaps.exclusions import OriginExclusions
 from ..store.base import StoreError
 
@@ -188,9 +189,9 @@ class Recorder:
         self._flusher.start(config.commit_seconds, now=False)
         if self._temp_dir is None and coordination is None and len(store):
             logger.info(
-                "Sitemap: the store %(path)s already holds %(count)d URLs (a resumed crawl, "
+                "Sitemap: the store %(path)s already holds %(count)s (a resumed crawl, "
                 "or SITEMAPGEN_STORE kept from an earlier one)",
-                {"count": len(store), "path": location},
+                {"count": counted(len(store), "URL"), "path": location},
             )
 
     def record(self, facts: UrlFacts, *, from_item: bool) -> bool:

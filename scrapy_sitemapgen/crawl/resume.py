@@ -29,6 +29,7 @@ from scrapy.utils.misc import load_object
 from scrapy.utils.request import request_from_dict
 
 from .. import stats as keys
+from ..plural import counted
 from .exporter import SitemapExporter
 from .recheck import RECHECK_META
 
@@ -135,11 +136,11 @@ class SitemapResumeMiddleware:
         if removed:
             recorder.stats.set_value(keys.RESUME_QUEUES_REMOVED, len(removed))
             logger.warning(
-                "Sitemap: removed %(count)d disk queue file(s) of JOBDIR that a kill left "
+                "Sitemap: removed %(count)s of JOBDIR that a kill left "
                 "unreadable (%(files)s); Scrapy cannot read them, and their requests are sent "
                 "again from the store",
                 {
-                    "count": len(removed),
+                    "count": counted(len(removed), "disk queue file"),
                     "files": ", ".join(f"{path}: {why}" for path, why in removed[:5]),
                 },
             )
@@ -162,8 +163,8 @@ class SitemapResumeMiddleware:
             self.recorder.stats.inc_value(keys.RESUME_REISSUED, len(blobs))
             logger.info(
                 "Sitemap: the previous crawl on this store did not close normally; sending "
-                "again %(count)d request(s) it had scheduled and not seen answered",
-                {"count": len(blobs)},
+                "again %(count)s it had scheduled and not seen answered",
+                {"count": counted(len(blobs), "request")},
             )
 
     def request_scheduled(self, request: Request, spider: Spider) -> None:

@@ -6,6 +6,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from .. import stats as keys
+from ..plural import counted
 from ..sitemaps.evidence import UNREACHED, refused
 from ..sitemaps.exclusions import governed_by
 from ..sitemaps.sections import section_counts
@@ -88,11 +89,11 @@ class CloseReport:
         if origin_set.duplicates:
             logger.log(
                 logging.INFO if shown else logging.DEBUG,
-                "Sitemap: %(root)s: %(count)d page(s) left out as duplicates by content "
+                "Sitemap: %(root)s: %(count)s left out as duplicates by content "
                 "(%(key)s): %(first)s%(more)s",
                 {
                     "root": origin_set.origin.root,
-                    "count": origin_set.duplicates,
+                    "count": counted(origin_set.duplicates, "page"),
                     "key": keys.EXCLUDED_DUPLICATE_CONTENT,
                     "first": ", ".join(
                         f"{left} (same as {listed})" for left, listed in origin_set.first_duplicates
@@ -127,19 +128,19 @@ class CloseReport:
         news, texts = (len(origin_set.files(kind)) for kind in ("news", "text"))
         logger.log(
             logging.INFO if shown else logging.DEBUG,
-            "Sitemap: %(root)s: %(urls)d URLs (%(added)+d, -%(removed)d since the previous "
-            "run%(why)s)%(kept)s in %(files)d sitemap file(s)%(news)s%(texts)s at %(folder)s"
+            "Sitemap: %(root)s: %(urls)s (%(added)+d, -%(removed)d since the previous "
+            "run%(why)s)%(kept)s in %(files)s%(news)s%(texts)s at %(folder)s"
             "%(failed)s; changed: %(changed)s; add to its robots.txt: %(robots)s",
             {
                 "root": origin_set.origin.root,
-                "urls": urls,
+                "urls": counted(urls, "URL"),
                 "added": origin_set.added,
                 "removed": origin_set.removed,
                 "why": _counted_reasons(_removed_by(origin_set), ": "),
                 "kept": self._kept_words(evidence),
-                "files": len(urlsets),
-                "news": f", {news} news sitemap(s)" if news else "",
-                "texts": f", {texts} text sitemap(s)" if texts else "",
+                "files": counted(len(urlsets), "sitemap file"),
+                "news": f", {counted(news, 'news sitemap')}" if news else "",
+                "texts": f", {counted(texts, 'text sitemap')}" if texts else "",
                 "folder": origin_set.folder,
                 "failed": "" if delivered else " (DELIVERY INCOMPLETE)",
                 "changed": ", ".join(changed) if changed else "nothing",
@@ -200,9 +201,9 @@ class CloseReport:
     ) -> None:
         self.reporter.stats.inc_value(keys.OUTPUT_REFUSED)
         what = (
-            f"this run would remove {removed} of the {previous} URLs it published"
+            f"this run would remove {removed} of the {counted(previous, 'URL')} it published"
             if previous
-            else f"none of the {removed} pages this run crawled there is listed"
+            else f"none of the {counted(removed, 'page')} this run crawled there is listed"
         )
         logger.error(
             "Sitemap: %(root)s was not published: %(what)s (%(reasons)s), more than "
@@ -229,11 +230,13 @@ class CloseReport:
         rest = self.rest
         if rest["origins"]:
             logger.info(
-                "Sitemap: and %(origins)d more origin(s): %(urls)d URLs in %(files)d sitemap "
-                "file(s), %(changed)d file(s) changed%(failed)s (one line each at DEBUG; "
-                "SITEMAPGEN_LOG_ORIGINS=%(limit)d)",
+                "Sitemap: and %(origins)s: %(urls)s in %(files)s, %(changed)s "
+                "changed%(failed)s (one line each at DEBUG; SITEMAPGEN_LOG_ORIGINS=%(limit)d)",
                 {
-                    **rest,
+                    "origins": counted(rest["origins"], "more origin"),
+                    "urls": counted(rest["urls"], "URL"),
+                    "files": counted(rest["files"], "sitemap file"),
+                    "changed": counted(rest["changed"], "file"),
                     "failed": f", DELIVERY INCOMPLETE for {rest['incomplete']}"
                     if rest["incomplete"]
                     else "",
@@ -282,11 +285,11 @@ def _log_exclusions(where: str, counts: dict[str, int], listed: int, hosts: list
     ranked = sorted(counts.items(), key=lambda pair: (-pair[1], pair[0]))
     top = ranked[0][0]
     logger.info(
-        "Sitemap: %(where)s: %(crawled)d pages crawled, %(listed)s: %(reasons)s; what decides "
+        "Sitemap: %(where)s: %(crawled)s crawled, %(listed)s: %(reasons)s; what decides "
         "%(top)s: %(governed)s",
         {
             "where": where,
-            "crawled": left_out + listed,
+            "crawled": counted(left_out + listed, "page"),
             "listed": f"{listed} listed, {left_out} left out" if listed else "none listed",
             "reasons": ", ".join(
                 f"{reason} {count}"
@@ -336,7 +339,7 @@ def _report_sections(origin_set: OriginSet, reporter: Reporter, shown: bool) -> 
         {
             "root": origin_set.origin.root,
             "sections": ", ".join(
-                f"{section} {urls} URLs in {files} file(s)"
+                f"{section} {counted(urls, 'URL')} in {counted(files, 'file')}"
                 for section, (files, urls) in counts.items()
             ),
         },
@@ -350,16 +353,16 @@ def _report_chrome(origin_set: OriginSet, reporter: Reporter, shown: bool) -> No
     reporter.stats.inc_value(keys.SKIPPED_IMAGE_CHROME, origin_set.chrome)
     logger.log(
         logging.INFO if shown else logging.DEBUG,
-        "Sitemap: %(root)s: %(images)d image(s) on more pages than SITEMAPGEN_IMAGE_CHROME_SHARE "
+        "Sitemap: %(root)s: %(images)s on more pages than SITEMAPGEN_IMAGE_CHROME_SHARE "
         "allows left out of every page's images as the site's chrome, %(count)d in all "
         "(%(key)s): %(first)s%(more)s",
         {
             "root": origin_set.origin.root,
-            "images": origin_set.chrome_images,
+            "images": counted(origin_set.chrome_images, "image"),
             "count": origin_set.chrome,
             "key": keys.SKIPPED_IMAGE_CHROME,
             "first": ", ".join(
-                f"{image} (on {pages} pages)" for image, pages in origin_set.first_chrome
+                f"{image} (on {counted(pages, 'page')})" for image, pages in origin_set.first_chrome
             ),
             "more": ", ..." if origin_set.chrome_images > len(origin_set.first_chrome) else "",
         },
@@ -408,9 +411,13 @@ def log_clusters(clusters: ClusterIndex, log_origins: int) -> None:
         )
     if rest_origins:
         logger.info(
-            "Sitemap: and %(origins)d more origin(s) with broken hreflang clusters: %(counts)s "
+            "Sitemap: and %(origins)s with broken hreflang clusters: %(counts)s "
             "(one line each at DEBUG; SITEMAPGEN_LOG_ORIGINS=%(limit)d)",
-            {"origins": rest_origins, "counts": _counted(rest), "limit": log_origins},
+            {
+                "origins": counted(rest_origins, "more origin"),
+                "counts": _counted(rest),
+                "limit": log_origins,
+            },
         )
 
 

@@ -40,6 +40,7 @@ from w3lib.url import file_uri_to_path
 from .. import stats as keys
 from ..failures import failure_of
 from ..locations import storage_for, uri_scheme
+from ..plural import counted
 from ..sitemaps.naming import INDEX_NAME, is_owned_name
 from ..sitemaps.urls import Origin, origin_folder
 
@@ -569,12 +570,12 @@ async def publish_remote(
                 continue
             if record.kind == "index" and failed:
                 logger.error(
-                    "Sitemap: not uploading %(index)s: %(failed)d file(s) of %(origin)s failed, "
+                    "Sitemap: not uploading %(index)s: %(failed)s of %(origin)s failed, "
                     "and an index must name only files that exist; the storage keeps the "
                     "index it had",
                     {
                         "index": f"{folder}/{record.name}",
-                        "failed": failed,
+                        "failed": counted(failed, "file"),
                         "origin": origin_set.origin.root,
                     },
                 )
@@ -624,11 +625,11 @@ async def publish_feeds(
     if len(sets) != 1 or not sets[0].files("urlset"):
         logger.error(
             "Sitemap: nothing was written to the sitemap feed %(feeds)s: a sitemap file holds "
-            "the URLs of one origin, and this crawl has %(count)d origins with a sitemap; "
+            "the URLs of one origin, and this crawl has %(count)s with a sitemap; "
             "use SITEMAPGEN_URI (a folder, now %(out)r), which gets one set per origin",
             {
                 "feeds": ", ".join(uris),
-                "count": sum(1 for s in sets if s.files("urlset")),
+                "count": counted(sum(1 for s in sets if s.files("urlset")), "origin"),
                 "out": config.uri,
             },
         )
@@ -659,16 +660,15 @@ async def publish_feeds(
             )
         if stored:
             logger.info(
-                "Sitemap: the feed %(uri)s holds the sitemap of %(origin)s, %(urls)d URLs: "
-                "%(what)s",
+                "Sitemap: the feed %(uri)s holds the sitemap of %(origin)s, %(urls)s: %(what)s",
                 {
                     "uri": uri,
                     "origin": origin_set.origin.root,
-                    "urls": origin_set.url_count,
+                    "urls": counted(origin_set.url_count, "URL"),
                     "what": (
                         "its urlset"
                         if single
-                        else f"its index, with the {len(beside)} files it lists beside it"
+                        else f"its index, with the {counted(len(beside), 'file')} it lists beside it"
                     ),
                 },
             )

@@ -16,6 +16,7 @@ from .. import stats as keys
 from ..build.source import first_origins
 from ..failures import failure_of
 from ..features.hreflang_clusters import ClusterIndex, build_clusters
+from ..plural import noun
 from ..sitemaps.lastmod import observes
 from ..sitemaps.urls import origin_folder
 from ..state.statefile import PublishState
@@ -269,7 +270,8 @@ async def kept_after(source: FactSource, outcome: PublishOutcome) -> str:
     total = f" of {count:,}" if count >= max(outcome.published, 1) else ""
     return (
         "each origin not published keeps the files it had before "
-        f"({outcome.published:,}{total} origins published)"
+        f"({outcome.published:,}{total} {noun(count if total else outcome.published, 'origin')} "
+        "published)"
     )
 
 

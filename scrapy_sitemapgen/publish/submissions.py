@@ -26,6 +26,7 @@ from scrapy.http import Response
 from scrapy.utils.asyncio import sleep
 
 from .. import stats as keys
+from ..plural import counted, verb
 from ..sitemaps.indexnow import ADDED, batches, key_file_name, key_folder
 from ..sitemaps.urls import base_url_for, fill_origin
 
@@ -93,22 +94,25 @@ class NotifyLog:
         rest = self.rest
         if rest["initial"] or rest["submitted"]:
             logger.info(
-                "Sitemap: IndexNow: and %(more)d more origin(s): %(initial)d with no previous "
-                "run, whose %(initial_urls)d URLs were not submitted; %(sent)d URL(s) of "
-                "%(submitted)d origin(s) submitted%(failed)s (one line each at DEBUG; "
+                "Sitemap: IndexNow: and %(more)s: %(initial)d with no previous "
+                "run, whose %(initial_urls)s not submitted; %(sent)s of "
+                "%(submitted)s submitted%(failed)s (one line each at DEBUG; "
                 "SITEMAPGEN_LOG_ORIGINS=%(limit)d)",
                 {
-                    **rest,
-                    "more": rest["initial"] + rest["submitted"],
+                    "initial": rest["initial"],
+                    "initial_urls": f"{counted(rest['initial_urls'], 'URL')} "
+                    f"{verb(rest['initial_urls'], 'was')}",
+                    "sent": counted(rest["sent"], "URL"),
+                    "submitted": counted(rest["submitted"], "origin"),
+                    "more": counted(rest["initial"] + rest["submitted"], "more origin"),
                     "failed": f", {rest['failed']} not submitted" if rest["failed"] else "",
                     "limit": self.log_origins,
                 },
             )
         if self.no_crawler:
             logger.warning(
-                "Sitemap: IndexNow: no crawler to send through; %(count)d more origin(s) not "
-                "submitted",
-                {"count": self.no_crawler},
+                "Sitemap: IndexNow: no crawler to send through; %(count)s not submitted",
+                {"count": counted(self.no_crawler, "more origin")},
             )
 
 
@@ -143,9 +147,12 @@ async def notify(
             logger.log(
                 log.level(origin),
                 "Sitemap: IndexNow: %(root)s has no previous run to compare with, so its "
-                "%(count)d URLs were not submitted (SITEMAPGEN_INDEXNOW_INITIAL = True "
+                "%(count)s not submitted (SITEMAPGEN_INDEXNOW_INITIAL = True "
                 "submits them); the next run submits what changes",
-                {"root": origin.root, "count": counts[ADDED]},
+                {
+                    "root": origin.root,
+                    "count": f"{counted(counts[ADDED], 'URL')} {verb(counts[ADDED], 'was')}",
+                },
             )
             continue
         if fetch is None:
@@ -206,10 +213,10 @@ async def _notify_origin(
         log.count(origin, submitted=1, sent=sent, failed=failed)
         logger.log(
             log.level(origin),
-            "Sitemap: IndexNow: %(root)s: %(sent)d URL(s) submitted to %(endpoint)s%(failed)s",
+            "Sitemap: IndexNow: %(root)s: %(sent)s submitted to %(endpoint)s%(failed)s",
             {
                 "root": origin.root,
-                "sent": sent,
+                "sent": counted(sent, "URL"),
                 "endpoint": config.indexnow_endpoint,
                 "failed": f", {failed} not submitted (see the errors above)" if failed else "",
             },
@@ -272,19 +279,23 @@ async def _submit(body: bytes, urls: int, config: Config, fetch: Fetch, reporter
             problem = f"{status} {MEANINGS.get(status, 'an answer the protocol does not name')}"
             if status != 429 and status < 500:
                 logger.error(
-                    "Sitemap: IndexNow: %(endpoint)s refused %(urls)d URL(s): %(problem)s",
-                    {"endpoint": config.indexnow_endpoint, "urls": urls, "problem": problem},
+                    "Sitemap: IndexNow: %(endpoint)s refused %(urls)s: %(problem)s",
+                    {
+                        "endpoint": config.indexnow_endpoint,
+                        "urls": counted(urls, "URL"),
+                        "problem": problem,
+                    },
                 )
                 stats.inc_value(keys.INDEXNOW_URLS_FAILED, urls)
                 return False
         pause = _wait_for(response, wait)
         if time.monotonic() - started + pause > config.indexnow_retry_seconds:
             logger.error(
-                "Sitemap: IndexNow: %(endpoint)s did not take %(urls)d URL(s) within "
+                "Sitemap: IndexNow: %(endpoint)s did not take %(urls)s within "
                 "SITEMAPGEN_INDEXNOW_RETRY_SECONDS (%(limit)gs); last answer: %(problem)s",
                 {
                     "endpoint": config.indexnow_endpoint,
-                    "urls": urls,
+                    "urls": counted(urls, "URL"),
                     "limit": config.indexnow_retry_seconds,
                     "problem": problem,
                 },

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from lxml import etree  # type: ignore[import-untyped]  # lxml ships no stubs
 
 from .. import clock
+from ..plural import counted
 from ..sitemaps.lastmod import UNKNOWN_FINGERPRINT, Seen
 from ..sitemaps.limits import SITEMAP_NS
 from ..sitemaps.manifest import FileRecord
@@ -133,10 +134,11 @@ def prepare_state(
             what,
         )
         return
-    what["origins"], what["urls"] = rebuilt
+    what["origins"] = counted(rebuilt[0], "origin")
+    what["urls"] = counted(rebuilt[1], "URL")
     logger.warning(
         "Sitemap: the state file %(path)s %(problem)s; moved aside to %(aside)s, and rebuilt "
-        "from the published set (%(origins)d origin(s), %(urls)d URL(s)): this run keeps "
+        "from the published set (%(origins)s, %(urls)s): this run keeps "
         "every lastmod and unchanged file; pages' content fingerprints and IndexNow's "
         "restart (see docs/incremental.rst)",
         what,

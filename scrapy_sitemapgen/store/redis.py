@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..plural import counted
 from ..sitemaps.codec import REDIS_MERGE, redis_entry, redis_run, redis_value
 from ..sitemaps.evidence import removes
 from ..sitemaps.urls import Origin, origin_of
@@ -193,7 +194,9 @@ class RedisFactStore(FactStore):
             self.lost += waiting
             self._alternates_marked = False  # the mark may have been in the lost batch
             self._pipe = self._client.pipeline(transaction=False)
-            raise StoreError(f"the Redis store {self.url} lost {waiting} record(s): {exc}") from exc
+            raise StoreError(
+                f"the Redis store {self.url} lost {counted(waiting, 'record')}: {exc}"
+            ) from exc
 
     def origins(self) -> list[Origin]:
         self.flush()

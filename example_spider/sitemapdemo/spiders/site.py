@@ -67,9 +67,10 @@ class SiteSpider(scrapy.Spider):
         on_host = [url for url in urls if urlsplit(url).hostname == self.allowed_hostname]
         if len(on_host) < len(urls):
             logger.debug(
-                "%s: not following %d link(s) off %s",
+                "%s: not following %d %s off %s",
                 response.url,
                 len(urls) - len(on_host),
+                "link" if len(urls) - len(on_host) == 1 else "links",
                 self.allowed_hostname,
             )
         yield from response.follow_all(urls=on_host)
