@@ -553,6 +553,8 @@ def test_hostile_files_are_read_without_failing(text: str) -> None:
             "googlebot",
             "googlebot-image",
         )
+        # Naming the rule that decides never fails either.
+        assert "; blocks " in rules.explain(url, ("googlebot", "googlebot-image"))
 
 
 def test_listed_disallowed_is_the_finding_of_a_disallowed_verdict() -> None:
