@@ -320,7 +320,8 @@ async def test_audit_of_a_planted_site(
     # The report in a real browser: the table holds the rows of audit.csv, and sorts.
     page = folder / "report.html"
     shown = await asyncio.to_thread(table_rows, page, chromium_executable)
-    assert shown == [[r["url"], r["finding"], r["detail"]] for r in rows]
+    # The grade as the last column, as in audit.csv.
+    assert shown == [[r["url"], r["finding"], r["detail"], r["severity"]] for r in rows]
     by_url = await asyncio.to_thread(table_rows, page, chromium_executable, "url")
     assert [row[0] for row in by_url] == sorted(r["url"] for r in rows)
 

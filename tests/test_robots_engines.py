@@ -22,6 +22,7 @@ from scrapy_sitemapgen.crawl import robots_rules
 from scrapy_sitemapgen.sitemaps.robots_txt import (
     ALLOW_ALL,
     DISALLOW_ALL,
+    decision_parts,
     page_agents,
     robots_txt_of,
 )
@@ -323,13 +324,18 @@ async def test_the_audit_names_listed_disallowed_urls(crawl: CrawlFn, tmp_path: 
         )
     with (report / server.origin.name / "audit.csv").open(newline="", encoding="utf-8") as file:
         rows = [(r["url"], r["finding"], r["detail"]) for r in csv.DictReader(file)]
+    # The agent, then the rule that decides, its group, and which engines it blocks.
+    why = "Disallow: /private-g/ (group User-agent: Googlebot); blocks googlebot; not bingbot"
     assert rows == [
-        (u("/private-g/a"), "listed_disallowed", "googlebot"),
-        (u("/private-g/orphan"), "listed_disallowed", "googlebot"),
+        (u("/private-g/a"), "listed_disallowed", f"googlebot: {why}"),
+        (u("/private-g/orphan"), "listed_disallowed", f"googlebot: {why}"),
     ]
     with (report / server.origin.name / "urls.csv").open(newline="", encoding="utf-8") as file:
         verdicts = {r["url"]: (r["verdict"], r["source"]) for r in csv.DictReader(file)}
     assert verdicts[u("/private-g/orphan")] == ("excluded/robots_txt/googlebot", "sitemap")
+    with (report / server.origin.name / "urls.csv").open(newline="", encoding="utf-8") as file:
+        details = {r["url"]: r["detail"] for r in csv.DictReader(file)}
+    assert details[u("/private-g/a")] == details[u("/private-g/orphan")] == why
     assert crawler.stats.get_value("sitemapgen/audit/findings/listed_disallowed") == 2
 
 
@@ -547,6 +553,8 @@ def test_hostile_files_are_read_without_failing(text: str) -> None:
             "googlebot",
             "googlebot-image",
         )
+        # Naming the rule that decides never fails either.
+        assert "; blocks " in rules.explain(url, ("googlebot", "googlebot-image"))
 
 
 def test_listed_disallowed_is_the_finding_of_a_disallowed_verdict() -> None:
@@ -561,3 +569,43 @@ def test_listed_disallowed_is_the_finding_of_a_disallowed_verdict() -> None:
     listed_entries = [Listed(a, a, None, f"{PAGE}/sitemap.xml"), Listed(b, b, None, "s")]
     found = sorted(audit_findings(listed_entries, verdicts.get, verdicts.values()))
     assert found == [Finding(a, "listed_disallowed", "googlebot")]
+
+
+def test_the_rule_that_decides_is_named() -> None:
+    """Written from the file: the group an engine reads (the most specific product token,
+    several User-agent lines sharing one group), its longest Disallow that matches, and
+    which of the engines asked it blocks."""
+    rules = robots_txt_of(
+        200,
+        b"User-agent: Googlebot\nUser-agent: Yandex\nDisallow: /both/\nDisallow: /both/deep\n\n"
+        b"User-agent: bingbot\nDisallow: /releases/\nDisallow: /*.pdf$\n"
+        b"Sitemap: https://example.com/s.xml\nDisallow: /after-sitemap/\n\n"
+        b"User-agent: *\nDisallow: /star/\n",
+    )
+    agents = ("bingbot", "googlebot", "yandex")
+    cases = {
+        "/releases/1": "Disallow: /releases/ (group User-agent: bingbot); blocks bingbot; "
+        "not googlebot, yandex",
+        "/both/deep/x": "Disallow: /both/deep (group User-agent: Googlebot, Yandex); "
+        "blocks googlebot, yandex; not bingbot",
+        "/doc.pdf": "Disallow: /*.pdf$ (group User-agent: bingbot); blocks bingbot; "
+        "not googlebot, yandex",
+        "/after-sitemap/a": "Disallow: /after-sitemap/ (group User-agent: bingbot); "
+        "blocks bingbot; not googlebot, yandex",
+    }
+    for path, why in cases.items():
+        assert rules.forbidding(f"{PAGE}{path}", agents) is not None, path
+        assert rules.explain(f"{PAGE}{path}", agents) == why, path
+    # "*" is read by an engine without a group of its own only.
+    assert rules.explain(f"{PAGE}/star/a", ("applebot", "bingbot")) == (
+        "Disallow: /star/ (group User-agent: *); blocks applebot; not bingbot"
+    )
+    assert DISALLOW_ALL.explain(f"{PAGE}/a", ("bingbot", "googlebot")) == (
+        "everything (robots.txt could not be read); blocks bingbot, googlebot"
+    )
+    assert decision_parts(cases["/both/deep/x"]) == (
+        "Disallow: /both/deep (group User-agent: Googlebot, Yandex)",
+        "googlebot, yandex",
+        "bingbot",
+    )
+    assert decision_parts("googlebot") == ("googlebot", "", "")

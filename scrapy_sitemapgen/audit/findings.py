@@ -11,18 +11,30 @@ from typing import TYPE_CHECKING
 
 from .. import clock
 from ..sitemaps.sections import DEFAULT_SECTION, section_of
-from ..sitemaps.verdicts import FINDINGS, LISTED, Finding, Verdict
-from .legend import LEGEND, by_severity, verdict_line
+from ..sitemaps.verdicts import FINDINGS, LISTED, SOURCE_CRAWL, Finding, Verdict
+from .changes import Changes
+from .groups import group_findings
+from .legend import LEGEND, SEVERITIES, by_severity, verdict_line
 from .rules import audit_findings, counts
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterable, Iterator, Mapping
 
     from ..sitemaps.sections import Section
     from ..sitemaps.urls import Origin
+    from ..sitemaps.verdicts import Listed
     from ..store.verdict_log import VerdictLog
+    from .groups import Groups
 
-__all__ = ["AGE_BUCKETS", "NO_LASTMOD", "OriginReport", "build_report", "lastmod_age"]
+__all__ = [
+    "AGE_BUCKETS",
+    "NO_LASTMOD",
+    "CrawlRun",
+    "OriginReport",
+    "SitemapFileCounts",
+    "build_report",
+    "lastmod_age",
+]
 
 #: The lastmod age histogram's buckets (days, upper bound), then pages without a lastmod.
 AGE_BUCKETS = (
@@ -60,6 +72,34 @@ def lastmod_age(lastmod: str | None, now: datetime) -> str:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class CrawlRun:
+    """When and how the crawl that judged the pages ran (``sitemapgen-audit`` reads a
+    stored crawl: none of it is known then)."""
+
+    started: datetime | None = None
+    finished: datetime | None = None
+    #: :attr:`Config.listing_settings` of the crawl.
+    settings: Mapping[str, object] | None = None
+
+
+@dataclass
+class SitemapFileCounts:
+    """One live sitemap file read: the URLs it lists, and the findings of those URLs (and
+    of the file itself) by severity."""
+
+    file: str
+    urls: int = 0
+    findings: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SEVERITIES, 0))
+
+    def as_json(self) -> dict[str, object]:
+        return {"file": self.file, "urls": self.urls, "findings": self.findings}
+
+
 @dataclass
 class OriginReport:
     """What the report of one origin says (``audit.json`` holds all but the rows)."""
@@ -79,6 +119,17 @@ class OriginReport:
     sections: dict[str, dict[str, int]] | None = None
     #: Where the report was written.
     folder: Path = field(default_factory=Path)
+    #: Finding kind -> its findings grouped by cause (:mod:`.groups`).
+    groups: dict[str, Groups] = field(default_factory=dict)
+    #: The live files read, each with its counts, in reading order.
+    sitemap_files: list[SitemapFileCounts] = field(default_factory=list)
+    #: The URLs of this origin the crawl itself judged (not those only the audit fetched).
+    pages_crawled: int = 0
+    crawl: CrawlRun = field(default_factory=CrawlRun)
+    #: When the report was written.
+    audited: datetime | None = None
+    #: Since the previous report in the same folder (set as the report is written).
+    changes: Changes = field(default_factory=Changes)
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -96,6 +147,16 @@ class OriginReport:
             "verdict": verdict_line(self.origin.root, self.counts, self.urls_listed),
             "severities": {name: LEGEND[name].severity for name in self.counts},
             "severity_counts": by_severity(self.counts),
+            "audited": _iso(self.audited),
+            "crawl": {
+                "started": _iso(self.crawl.started),
+                "finished": _iso(self.crawl.finished),
+                "pages": self.pages_crawled,
+                "settings": None if self.crawl.settings is None else dict(self.crawl.settings),
+            },
+            "groups": {kind: groups.as_json() for kind, groups in self.groups.items()},
+            "sitemap_files": [f.as_json() for f in self.sitemap_files],
+            "changes": self.changes.as_json(),
         }
 
 
@@ -110,22 +171,25 @@ def build_report(
     sections: tuple[Section, ...] = (),
     missing: bool = True,
     clusters: Iterable[Finding] = (),
+    crawl: CrawlRun | None = None,
 ) -> OriginReport:
     """The findings of ``origin`` (``sitemaps``: the live files read; ``invalid``: their
     violations as (file, finding)), sorted by kind (report order), URL and detail; with
     ``sections``, counted per section too; ``missing``: False when the live sitemaps could
     not be read (no ``missing_from_sitemap`` findings); ``clusters``: the findings of its
-    broken hreflang clusters, which the publish found (``features.hreflang_clusters``)."""
+    broken hreflang clusters, which the publish found (``features.hreflang_clusters``);
+    ``crawl``: when and how the crawl ran."""
     now = now or clock.now()
     listed = list(log.listed(origin))
     verdicts: dict[str, int] = {}
     ages: dict[str, int] = {}
-    judged = 0
+    judged = pages = 0
 
     def crawled() -> Iterator[Verdict]:
-        nonlocal judged
+        nonlocal judged, pages
         for verdict in log.verdicts(origin):
             judged += 1
+            pages += verdict.source == SOURCE_CRAWL
             verdicts[verdict.verdict] = verdicts.get(verdict.verdict, 0) + 1
             if verdict.verdict == LISTED:
                 age = lastmod_age(verdict.lastmod, now)
@@ -136,11 +200,12 @@ def build_report(
         [*audit_findings(listed, log.get, crawled(), invalid, missing=missing), *clusters],
         key=lambda f: (_ORDER[f.finding], f.url, f.detail),
     )
+    sitemaps = list(sitemaps)
     return OriginReport(
         origin,
         found,
         dict(counts(found)),
-        list(sitemaps),
+        sitemaps,
         urls_judged=judged,
         urls_listed=len(listed),
         not_fetched=sum(1 for _ in log.unjudged(origin)),
@@ -148,7 +213,34 @@ def build_report(
         verdicts=dict(sorted(verdicts.items())),
         lastmod_ages=ages,
         sections=_section_counts(found, sections) if sections else None,
+        groups=group_findings(found),
+        sitemap_files=_file_counts(sitemaps, listed, found),
+        pages_crawled=pages,
+        crawl=crawl or CrawlRun(),
+        audited=now,
     )
+
+
+def _file_counts(
+    sitemaps: list[str], listed: list[Listed], found: Iterable[Finding]
+) -> list[SitemapFileCounts]:
+    """Each live file (``sitemaps``, then any other that ``listed`` names) with its URLs and
+    the findings of its URLs (a URL listed by several files counts for the first; a
+    finding of a URL no file lists, as ``missing_from_sitemap``, for none) and its own."""
+    files = {name: SitemapFileCounts(name) for name in sitemaps}
+    file_of: dict[str, SitemapFileCounts] = {}
+    for entry in listed:
+        counted = files.get(entry.sitemap)
+        if counted is None:
+            counted = files[entry.sitemap] = SitemapFileCounts(entry.sitemap)
+        counted.urls += 1
+        file_of.setdefault(entry.url, counted)
+    for finding in found:
+        counted = files.get(finding.url) if finding.finding == "invalid_sitemap" else None
+        counted = counted or file_of.get(finding.url)
+        if counted is not None:
+            counted.findings[LEGEND[finding.finding].severity] += 1
+    return list(files.values())
 
 
 def _section_counts(

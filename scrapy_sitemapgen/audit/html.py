@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..plural import counted
 from ..sitemaps.verdicts import LISTED
+from .changes import MAX_LISTED
 from .findings import AGE_BUCKETS, NO_LASTMOD
 from .legend import LEGEND, SEVERITIES, SEVERITY_MEANINGS, by_severity, verdict_line
 
@@ -47,6 +48,8 @@ svg text{font:12px system-ui,sans-serif}.note{color:#666}
 .finding{margin:1em 0;padding-left:.8em;border-left:3px solid #ddd}.finding h4{margin:0 0 .2em}
 .url{font-family:ui-monospace,monospace;word-break:break-all}.detail{color:#666}ul.examples{margin:.3em 0}
 dl#legend dt{margin-top:.4em}dl#legend dd{margin-left:6.5em;margin-top:-1.35em}
+#severity-filter{border:1px solid #ddd;margin:.5em 0}#severity-filter label{margin-right:1em}
+dl#run dt{font-weight:600;margin-top:.3em}dl#run dd{margin-left:1.5em}
 """
 # Sorts a table by the clicked column: numbers as numbers, the rest in code-point order
 # (as audit.csv is sorted; a locale's collation would ignore a URL's punctuation).
@@ -70,6 +73,27 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
   });
 });
 """
+
+# Shows only the findings table's rows of the grades ticked. Without script the boxes
+# would do nothing, so they stay hidden and every row shows.
+_FILTER_SCRIPT = """
+(function () {
+  var filter = document.getElementById("severity-filter");
+  if (!filter) { return; }
+  filter.hidden = false;
+  filter.addEventListener("change", function () {
+    var shown = {};
+    filter.querySelectorAll("input").forEach(function (box) { shown[box.value] = box.checked; });
+    document.querySelectorAll("#findings tbody tr").forEach(function (row) {
+      row.hidden = !shown[row.getAttribute("data-severity")];
+    });
+  });
+})();
+"""
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def _bars(title: str, values: Mapping[str, int], ident: str) -> str:
@@ -149,6 +173,146 @@ def _example(finding: Finding) -> str:
     return f'<li><span class="url">{escape(finding.url)}</span>{detail}</li>'
 
 
+def _findings_table(findings: Sequence[Finding]) -> str:
+    """The findings table, a severity column last and each row's grade as
+    ``data-severity``, and the filter by grade above it (shown by the script)."""
+    boxes = "".join(
+        f'<label><input type="checkbox" value="{s}" checked> '
+        f'<span class="sev sev-{s}">{s}</span></label>'
+        for s in SEVERITIES
+    )
+    head = "".join(f"<th>{c}</th>" for c in ("url", "finding", "detail", "severity"))
+    rows = []
+    for finding in findings:
+        severity = LEGEND[finding.finding].severity
+        rows.append(
+            f'<tr data-severity="{severity}"><td>{escape(finding.url)}</td>'
+            f"<td>{finding.finding}</td><td>{escape(finding.detail)}</td>"
+            f"<td>{severity}</td></tr>"
+        )
+    return (
+        f'<fieldset id="severity-filter" hidden><legend>Show the grades</legend>{boxes}'
+        "</fieldset>"
+        f'<table id="findings" class="sortable"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _run(report: OriginReport) -> str:
+    """When and how the crawl ran, and when this report was written."""
+    crawl = report.crawl
+    audited = report.audited.isoformat(timespec="seconds") if report.audited else "unknown"
+    if crawl.started is None or crawl.finished is None:
+        when = "not known (a report from a stored crawl, by sitemapgen-audit)"
+    else:
+        when = (
+            f"{crawl.started.isoformat(timespec='seconds')} to "
+            f"{crawl.finished.isoformat(timespec='seconds')} (UTC)"
+        )
+    if crawl.settings is None:
+        settings = "<li>not known (a report from a stored crawl)</li>"
+    else:
+        settings = "".join(
+            f"<li><code>{escape(name)} = {escape(repr(value))}</code></li>"
+            for name, value in crawl.settings.items()
+        )
+    return (
+        '<dl id="run">'
+        f'<dt>Crawl</dt><dd id="run-time">{escape(when)}</dd>'
+        f'<dt>Pages</dt><dd id="run-pages">{_plural(report.pages_crawled, "URL")} '
+        "of this origin judged by the crawl</dd>"
+        f'<dt>Report written</dt><dd id="run-audited">{escape(audited)} (UTC)</dd>'
+        f'<dt>Settings that decide listing</dt><dd><ul id="run-settings">{settings}</ul></dd>'
+        "</dl>"
+    )
+
+
+def _changes(report: OriginReport) -> str:
+    """New and fixed findings since the previous report of this folder."""
+    changes = report.changes
+    if changes.previous is None:
+        return (
+            '<p id="changes-summary">The first audit of this output: there is no previous '
+            "audit to compare with.</p>"
+        )
+    when = changes.previous.time or "time not recorded"
+    parts = [
+        f'<p id="changes-summary">Since the previous audit ({escape(when)}): '
+        f"{changes.new_count:,} new, {changes.fixed_count:,} fixed.</p>"
+    ]
+    for ident, title, listed, count in (
+        ("changes-new", "New", changes.new, changes.new_count),
+        ("changes-fixed", "Fixed", changes.fixed, changes.fixed_count),
+    ):
+        if not count:
+            continue
+        items = "".join(
+            f'<li><span class="url">{escape(url)}</span> <code>{escape(kind)}</code></li>'
+            for url, kind in listed
+        )
+        cut = f" (the first {MAX_LISTED:,})" if count > len(listed) else ""
+        parts.append(f'<h3>{title}{cut}</h3><ul id="{ident}">{items}</ul>')
+    return "".join(parts)
+
+
+def _groups(report: OriginReport) -> str:
+    """Each finding kind's groups by cause: the rule (with the engines it blocks and those
+    it does not), the file, or the path prefix; with counts and first URLs."""
+    parts = []
+    for kind, groups in report.groups.items():
+        disallowed = kind == "listed_disallowed"
+        columns = (
+            ("cause", "count", "blocks", "does not block") if disallowed else ("cause", "count")
+        )
+        head = "".join(f"<th>{c}</th>" for c in (*columns, "first URLs"))
+        rows = []
+        for group in groups.groups:
+            engines = (
+                f"<td>{escape(group.blocks or '')}</td><td>{escape(group.allows or '')}</td>"
+                if disallowed
+                else ""
+            )
+            urls = "<br>".join(f'<span class="url">{escape(u)}</span>' for u in group.urls)
+            rows.append(
+                f'<tr><td class="cause">{escape(group.cause)}</td><td>{group.count}</td>'
+                f"{engines}<td>{urls}</td></tr>"
+            )
+        more = (
+            f'<p class="note">and {_plural(groups.more_groups, "more group")} '
+            f"({_plural(groups.more_findings, 'finding')}) in audit.csv</p>"
+            if groups.more_groups
+            else ""
+        )
+        parts.append(
+            f'<div class="groups" id="groups-{kind}" data-finding="{kind}"><h3><code>{kind}</code>'
+            f'</h3><table class="sortable"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>{more}</div>"
+        )
+    if not parts:
+        return '<p class="note">No findings.</p>'
+    return (
+        '<p class="note">A robots.txt finding by the rule that decides; a broken sitemap by '
+        "its file; the others by the first folder of their URL.</p>" + "".join(parts)
+    )
+
+
+def _sitemap_files(report: OriginReport) -> str:
+    """The live files read, each with its URLs and its findings by grade."""
+    if not report.sitemap_files:
+        return '<p id="sitemap-files">none found</p>'
+    head = "".join(f"<th>{c}</th>" for c in ("file", "URLs", *SEVERITIES))
+    rows = "".join(
+        f"<tr><td>{escape(f.file)}</td><td>{f.urls}</td>"
+        + "".join(f"<td>{f.findings[s]}</td>" for s in SEVERITIES)
+        + "</tr>"
+        for f in report.sitemap_files
+    )
+    return (
+        f'<table id="sitemap-files" class="sortable"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{rows}</tbody></table>"
+    )
+
+
 def _legend() -> str:
     return (
         '<dl id="legend">'
@@ -225,8 +389,8 @@ def render(report: OriginReport) -> str:
     ages = {name: report.lastmod_ages.get(name, 0) for _, name in AGE_BUCKETS}
     ages[NO_LASTMOD] = report.lastmod_ages.get(NO_LASTMOD, 0)
     exclusions = {name: n for name, n in report.verdicts.items() if name != LISTED}
-    rows = [(f.url, f.finding, f.detail) for f in report.findings[:MAX_ROWS]]
-    more = len(report.findings) - len(rows)
+    shown = report.findings[:MAX_ROWS]
+    more = len(report.findings) - len(shown)
     note = (
         f'<p class="note">The first {MAX_ROWS:,} of '
         f"{counted(len(report.findings), 'finding', grouped=True)}; "
@@ -234,7 +398,6 @@ def render(report: OriginReport) -> str:
         if more > 0
         else ""
     )
-    sitemaps = "".join(f"<li>{escape(s)}</li>" for s in report.sitemaps) or "<li>none found</li>"
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f"<title>Sitemap audit of {origin}</title><style>{_STYLE}</style></head><body>"
@@ -249,14 +412,17 @@ def render(report: OriginReport) -> str:
             else ""
         )
         + ".</p>"
+        + f"{_run(report)}"
+        f"<h2>Since the previous audit</h2>{_changes(report)}"
         f'<h2>Findings by severity</h2><div id="graded">{_graded(report)}</div>'
         f"<h2>Severities</h2>{_legend()}"
         f"{_clusters(report.findings)}"
+        f'<h2>Findings by cause</h2><div id="groups">{_groups(report)}</div>'
         f"<h2>Findings</h2>{_bars('Findings by kind', report.counts, 'chart-findings')}"
         f"<h2>Lastmod ages of the listed pages</h2>{_bars('Lastmod ages', ages, 'chart-ages')}"
         f"<h2>Why pages are not listed</h2>"
         f"{_bars('Exclusion reasons', exclusions, 'chart-exclusions')}"
-        f"<h2>The findings</h2>{note}{_table('findings', ('url', 'finding', 'detail'), rows)}"
-        f"<h2>Live sitemaps read</h2><ul>{sitemaps}</ul>"
-        f"<script>{_SCRIPT}</script></body></html>\n"
+        f"<h2>The findings</h2>{note}{_findings_table(shown)}"
+        f"<h2>Live sitemaps read</h2>{_sitemap_files(report)}"
+        f"<script>{_SCRIPT}{_FILTER_SCRIPT}</script></body></html>\n"
     )

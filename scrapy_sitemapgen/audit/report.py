@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..plural import counted
 from ..stats import audit_findings as audit_findings_key
-from .findings import OriginReport, build_report
+from .changes import compare, read_previous
+from .findings import CrawlRun, OriginReport, build_report
 from .html import render
 from .legend import LEGEND
 
@@ -37,7 +38,9 @@ AUDIT_COLUMNS = ("url", "finding", "detail", "severity")
 def write_report(report: OriginReport, log: VerdictLog, folder: Path) -> None:
     """``urls.csv``, ``audit.csv``, ``audit.json`` and ``report.html`` in ``folder``
     (created), each written beside its final name and moved over it, so a reader never
-    sees half a file."""
+    sees half a file; the findings are first compared with those of the report they
+    replace (:attr:`OriginReport.changes`)."""
+    report.changes = compare(read_previous(folder), report.findings)
     folder.mkdir(parents=True, exist_ok=True)
     with _replacing(folder / "urls.csv") as out:
         writer = csv.writer(out, lineterminator="\n")
@@ -100,10 +103,12 @@ def report_origins(
     stats: StatsCollector | None = None,
     sections: tuple[Section, ...] = (),
     clusters: Callable[[Origin], Iterable[Finding]] | None = None,
+    crawl: CrawlRun | None = None,
 ) -> list[OriginReport]:
     """The report of every origin with a verdict, a listed URL or a live read, each in
     ``report_dir/<origin folder>`` (the output's folder names); the findings counted in
-    ``stats`` when given; ``clusters``: an origin's broken hreflang clusters' findings."""
+    ``stats`` when given; ``clusters``: an origin's broken hreflang clusters' findings;
+    ``crawl``: when and how the crawl ran (None: a stored crawl, not known)."""
     origins = set(reads) | set(log.origins())
     reports = []
     for origin in sorted(origins):
@@ -117,6 +122,7 @@ def report_origins(
             sections=sections,
             missing=read is None or not read.unreadable,
             clusters=() if clusters is None else clusters(origin),
+            crawl=crawl,
         )
         report.folder = report_dir / origin.name
         write_report(report, log, report.folder)

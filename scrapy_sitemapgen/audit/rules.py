@@ -91,8 +91,9 @@ def _listed_finding(verdict: Verdict) -> str | None:
 
 
 def _listed_detail(finding: str, verdict: Verdict) -> str:
-    if finding == "listed_disallowed":  # the agent whose group disallows it
-        return verdict.verdict.removeprefix(DISALLOWED_PREFIX)
+    if finding == "listed_disallowed":  # the agent whose group disallows it, and the rule
+        agent = verdict.verdict.removeprefix(DISALLOWED_PREFIX)
+        return f"{agent}: {verdict.detail}" if verdict.detail else agent
     if finding == "listed_duplicate":
         return verdict.detail or ""
     if finding in ("listed_redirected", "listed_canonicalised", "listed_not_found"):

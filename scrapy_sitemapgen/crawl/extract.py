@@ -499,11 +499,11 @@ def page_facts(
         # this rule comes before those (P16: exclusion is robots.txt's job).
         # The crawled server's robots.txt, asked about the URL crawled (not the production
         # URL SITEMAPGEN_ORIGIN_MAP made of it).
-        agent = robots.forbidding(
-            config.url_policy.crawl_url(loc), page_agents(config.robots_user_agents)
-        )
+        crawled, agents = config.url_policy.crawl_url(loc), page_agents(config.robots_user_agents)
+        agent = robots.forbidding(crawled, agents)
         if agent is not None:
-            reporter.exclude(robots_txt_reason(agent), loc)
+            # The rule that decides, for the audit's listed_disallowed (its verdict's detail).
+            reporter.exclude(robots_txt_reason(agent), loc, robots.explain(crawled, agents))
             return None
     page = _Page(response, config, reporter, loc)
     exclusion = page.exclusion()

@@ -24,7 +24,9 @@ from scrapy import Request
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.statscollectors import DummyStatsCollector
 
+from .. import clock
 from .. import stats as keys
+from ..audit.findings import CrawlRun
 from ..audit.live import LiveRead, key_of
 from ..audit.report import report_origins, summary
 from ..plural import counted, verb
@@ -86,6 +88,8 @@ class LiveAudit:
         #: The listing rules' counts of audit fetches stay out of the crawl's stats.
         self._reporter = Reporter(DummyStatsCollector(crawler), logger)
         self.origins: dict[Origin, LiveRead] = {}
+        #: When the crawl started (the extensions are built as it starts), for the report.
+        self.started = clock.now()
         self.done = False
         self._task: asyncio.Future[None] | None = None
 
@@ -289,5 +293,6 @@ def write_reports(
         audit.stats,
         config.sections,
         None if clusters is None else (lambda origin: clusters.findings(origin.root)),
+        CrawlRun(audit.started, clock.now(), config.listing_settings),
     )
     return [f"{summary(report)}; report in {report.folder}" for report in reports]

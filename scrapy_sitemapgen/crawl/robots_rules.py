@@ -218,7 +218,8 @@ class RobotsRules:
         if rules is not None:
             agent = rules.forbidding(url, self.page_agents)
             if agent is not None:
-                reporter.exclude(keys.robots_txt_reason(agent), facts.loc)
+                why = rules.explain(url, self.page_agents)
+                reporter.exclude(keys.robots_txt_reason(agent), facts.loc, why)
                 return None
         return self._images_allowed(facts, reporter, read)
 

@@ -403,6 +403,32 @@ class Config:
     recheck_unreached: bool = False
     #: Scrapy's DEPTH_LIMIT (0: none): a crawl that reached it did not reach every page.
     depth_limit: int = 0
+    #: Scrapy's ROBOTSTXT_OBEY and the CLOSESPIDER_* limits set (name, value): what else
+    #: decides which pages a crawl reaches, for the audit's report (:attr:`listing_settings`).
+    robotstxt_obey: bool = False
+    closespider: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def listing_settings(self) -> dict[str, object]:
+        """The settings that decide what a crawl lists (docs/listing.rst's "switched by",
+        and what decides which pages it reaches), by name, as JSON values: the audit's
+        report says how the crawl it judges ran."""
+        policy = self.url_policy
+        return {
+            "SITEMAPGEN_CONTENT_TYPES": sorted(self.content_types),
+            "SITEMAPGEN_ALLOW": [p.pattern for p in policy.allow],
+            "SITEMAPGEN_DENY": [p.pattern for p in policy.deny],
+            "SITEMAPGEN_RESPECT_ROBOTS_TXT": self.respect_robots_txt,
+            "SITEMAPGEN_ROBOTS_USER_AGENTS": sorted(self.robots_user_agents),
+            "SITEMAPGEN_RESPECT_NOINDEX": self.respect_noindex,
+            "SITEMAPGEN_RESPECT_CANONICAL": self.respect_canonical,
+            "SITEMAPGEN_RESPECT_META_REFRESH": self.respect_meta_refresh,
+            "SITEMAPGEN_DEDUPE_CONTENT": self.dedupe_content,
+            "SITEMAPGEN_ALTERNATES_CHECK": self.alternates_check,
+            "ROBOTSTXT_OBEY": self.robotstxt_obey,
+            "DEPTH_LIMIT": self.depth_limit,
+            **dict(self.closespider),
+        }
 
     @property
     def checks_clusters(self) -> bool:
@@ -600,7 +626,30 @@ class Config:
             ),
             recheck_unreached=read.flag(settings, "SITEMAPGEN_RECHECK_UNREACHED"),
             depth_limit=settings.getint("DEPTH_LIMIT"),
+            robotstxt_obey=settings.getbool("ROBOTSTXT_OBEY"),
+            closespider=_closespider(settings),
         )
+
+
+#: Scrapy's CloseSpider limits: a crawl that met one stopped before it reached every page.
+_CLOSESPIDER = (
+    "CLOSESPIDER_TIMEOUT",
+    "CLOSESPIDER_TIMEOUT_NO_ITEM",
+    "CLOSESPIDER_ITEMCOUNT",
+    "CLOSESPIDER_PAGECOUNT",
+    "CLOSESPIDER_PAGECOUNT_NO_ITEM",
+    "CLOSESPIDER_ERRORCOUNT",
+)
+
+
+def _closespider(settings: BaseSettings) -> tuple[tuple[str, float], ...]:
+    """The CloseSpider limits set (not 0), a whole number as an int."""
+    limits: list[tuple[str, float]] = []
+    for name in _CLOSESPIDER:
+        value = settings.getfloat(name)
+        if value:
+            limits.append((name, int(value) if value.is_integer() else value))
+    return tuple(limits)
 
 
 def _share(settings: BaseSettings, name: str, of: str, off: str) -> float | None:

@@ -24,6 +24,7 @@ __all__ = [
     "DISALLOW_ALL",
     "MAX_ROBOTS_TXT_BYTES",
     "RobotsTxt",
+    "decision_parts",
     "page_agents",
     "robots_txt_of",
 ]
@@ -39,11 +40,15 @@ class RobotsTxt:
     could not be read (:data:`ALLOW_ALL`, :data:`DISALLOW_ALL`). ``outcome`` names which,
     for the log: ``parsed``, ``allow_all`` or ``disallow_all``."""
 
-    __slots__ = ("_parser", "outcome")
+    __slots__ = ("_explainer", "_parser", "_text", "outcome")
 
-    def __init__(self, parser: Protego | None, outcome: str) -> None:
+    def __init__(self, parser: Protego | None, outcome: str, text: str = "") -> None:
         self._parser = parser
         self.outcome = outcome
+        # Kept for :meth:`explain` only, read again on its first call: most crawls never
+        # explain a refusal, and those that do explain few.
+        self._text = text
+        self._explainer: _Explainer | None = None
 
     def forbidding(self, url: str, agents: Iterable[str]) -> str | None:
         """The first of ``agents`` (lower-case product tokens, in the order given) that
@@ -58,6 +63,105 @@ class RobotsTxt:
             if not parser.can_fetch(url, agent):
                 return agent
         return None
+
+    def explain(self, url: str, agents: Iterable[str]) -> str:
+        """Why ``url`` is refused (asked only once :meth:`forbidding` named an agent, so
+        the check of an allowed URL costs nothing more): the rule line that decides for the
+        first agent refused and the ``User-agent`` lines of its group, then which of
+        ``agents`` it blocks and which it does not, as
+        ``Disallow: /releases/ (group User-agent: bingbot); blocks bingbot; not googlebot``
+        (:func:`decision_parts` reads it back). Protego decides; this only names its rule."""
+        agents = tuple(agents)
+        blocked = [a for a in agents if self.forbidding(url, (a,)) is not None]
+        allowed = [a for a in agents if a not in blocked]
+        if self._parser is None:
+            cause = "everything (robots.txt could not be read)"
+        else:
+            if self._explainer is None:
+                self._explainer = _Explainer(self._text)
+            cause = self._explainer.rule(url, blocked[0]) if blocked else "no rule"
+        tail = f"; not {', '.join(allowed)}" if allowed else ""
+        return f"{cause}; blocks {', '.join(blocked) or 'none'}{tail}"
+
+
+def decision_parts(detail: str) -> tuple[str, str, str]:
+    """(the rule and its group, the agents blocked, the agents not blocked) of an
+    :meth:`RobotsTxt.explain` text; a detail of another form is all rule."""
+    cause, sep, rest = detail.rpartition("; blocks ")
+    if not sep:
+        return detail, "", ""
+    blocked, _, allowed = rest.partition("; not ")
+    return cause, blocked, allowed
+
+
+class _Explainer:
+    """A robots.txt's groups as written (their ``User-agent`` lines and ``Disallow`` rules),
+    to name the rule Protego applied: the group of the most specific matching product
+    token (Protego's own scoring), then its longest ``Disallow`` pattern that matches the
+    URL (each matched by Protego itself, as a one-rule file)."""
+
+    def __init__(self, text: str) -> None:
+        #: product token -> (its groups' User-agent values as written, their Disallow patterns)
+        self.groups: dict[str, tuple[list[str], list[str]]] = {}
+        self._matchers: dict[str, Protego] = {}
+        current: list[str] = []  # the product tokens of the group being read
+        names: list[str] = []  # its User-agent values as written
+        in_agents = False
+        for raw in text.splitlines():
+            line = raw.split("#", 1)[0].strip()
+            field, colon, value = line.partition(":")
+            if not colon:
+                continue
+            field, value = field.strip().lower().replace("_", "-"), value.strip()
+            if field in ("user-agent", "useragent"):
+                if not in_agents:
+                    current, names = [], []
+                in_agents = True
+                if value:
+                    current.append(value.lower())
+                    names.append(value)
+                continue
+            if field in ("sitemap", "host"):  # site-wide: they end no group
+                continue
+            if in_agents:  # the group's first rule: its User-agent lines are all read
+                in_agents = False
+                for token in current:
+                    self.groups.setdefault(token, ([], []))[0].extend(names)
+            if field == "disallow" and value:
+                for token in current:
+                    self.groups[token][1].append(value)
+
+    def rule(self, url: str, agent: str) -> str:
+        token = max(self.groups, key=lambda t: _score(t, agent), default=None)
+        if token is None or not _score(token, agent):
+            return "no rule"
+        names, patterns = self.groups[token]
+        matching = [p for p in patterns if not self._matcher(p).can_fetch(url, "x")]
+        group = f"(group User-agent: {', '.join(dict.fromkeys(names))})"
+        if not matching:
+            return f"no rule {group}"
+        return f"Disallow: {max(matching, key=len)} {group}"
+
+    def _matcher(self, pattern: str) -> Protego:
+        matcher = self._matchers.get(pattern)
+        if matcher is None:
+            matcher = self._matchers[pattern] = Protego.parse(
+                f"User-agent: *\nDisallow: {pattern}\n"
+            )
+        return matcher
+
+
+def _score(token: str, agent: str) -> int:
+    """How well a group's product token names ``agent`` (Protego's ``applies_to``: ``*``
+    scores 1, a token found at a word boundary its length, else 0)."""
+    if token == "*":
+        return 1
+    at = agent.find(token)
+    while at != -1:
+        if at == 0 or not (agent[at - 1].isalnum() or agent[at - 1] in "-_"):
+            return len(token)
+        at = agent.find(token, at + 1)
+    return 0
 
 
 #: A robots.txt that is not there (a 4xx but 429, or a redirect that ends nowhere): Google
@@ -75,7 +179,7 @@ def robots_txt_of(status: int, body: bytes) -> RobotsTxt:
     status (a 4xx, or a 3xx not followed) allows everything."""
     if 200 <= status < 300:
         text = body[:MAX_ROBOTS_TXT_BYTES].decode("utf-8", "ignore").lstrip("\ufeff")
-        return RobotsTxt(Protego.parse(text), "parsed")
+        return RobotsTxt(Protego.parse(text), "parsed", text)
     if status >= 500 or status == _TOO_MANY_REQUESTS:
         return DISALLOW_ALL
     return ALLOW_ALL
