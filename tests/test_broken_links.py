@@ -288,3 +288,119 @@ def test_a_bad_link_sources_value_is_refused_at_start_in_one_line(
         "(pages kept per URL linked to, for the broken links; 0 records none).",
     )
     assert small_site.requested[before:] == []
+
+
+# --- the stores: bounded across batches, an older store still opens ---------------------------
+
+
+def _fill(store: Any, root: str) -> None:
+    """Nine pages link to /gone over three commits, two of them twice (a page fetched
+    again after a resume): 9 pages, the first three kept."""
+    for batch in ([1, 2], [2, 3, 4], [1, 5, 6, 7, 8, 9]):
+        for n in batch:
+            store.record_links(f"{root}p{n}", [f"{root}gone", f"{root}ok"])
+        store.flush()
+    store.judge(f"{root}gone", "excluded/status/410")
+    store.judge(f"{root}ok", "excluded/noindex")  # left out, not broken
+
+
+def _broken(store: Any) -> list[tuple[str, str, int, tuple[str, ...]]]:
+    return [(b.url, b.why, b.inlinks, b.sources) for b in store.broken_links()]
+
+
+ROOT = "https://example.com/"
+EXPECTED = [(f"{ROOT}gone", "410", 9, (f"{ROOT}p1", f"{ROOT}p2", f"{ROOT}p3"))]
+
+
+def test_the_sqlite_store_keeps_the_first_sources_and_counts_each_page_once(
+    tmp_path: Path,
+) -> None:
+    from scrapy_sitemapgen.store.sqlite import SqliteFactStore
+
+    path = tmp_path / "store.sqlite3"
+    store = SqliteFactStore(path, link_sources=3)
+    store.start_run(resumed=False)
+    _fill(store, ROOT)
+    assert _broken(store) == EXPECTED
+    store.close()
+    # Reopened (a resumed crawl): kept; a new crawl on the store starts without them.
+    store = SqliteFactStore(path, link_sources=3)
+    store.start_run(resumed=True)
+    assert _broken(store) == EXPECTED
+    store.start_run(resumed=False)
+    _fill(store, ROOT)
+    assert _broken(store) == EXPECTED
+    store.close()
+
+
+def test_a_store_written_before_links_were_kept_still_opens(tmp_path: Path) -> None:
+    import sqlite3
+
+    from scrapy_sitemapgen.store.sqlite import SqliteFactStore
+
+    path = tmp_path / "store.sqlite3"
+    SqliteFactStore(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TABLE links")
+    db.close()
+    store = SqliteFactStore(path, link_sources=3)
+    assert list(store.broken_links()) == []
+    _fill(store, ROOT)
+    assert _broken(store) == EXPECTED
+    store.close()
+
+
+def test_the_redis_store_merges_as_the_sqlite_store_does(redis_server: Any) -> None:
+    from scrapy_sitemapgen.store.redis import RedisFactStore
+
+    store = RedisFactStore(redis_server.url, prefix="links", link_sources=3)
+    store.start_run(resumed=False)
+    _fill(store, ROOT)
+    assert _broken(store) == EXPECTED
+    # Another worker's process sees the same rows; a new crawl starts without them.
+    other = RedisFactStore(redis_server.url, prefix="links", link_sources=3)
+    assert _broken(other) == EXPECTED
+    other.finish_run()
+    other.start_run(resumed=False)
+    assert list(other.broken_links()) == []
+    other.close()
+    store.close()
+
+
+# --- the close log's cut-offs ------------------------------------------------------------------
+
+
+def test_the_close_log_names_five_and_sums_up_the_origins_past_the_shown_ones(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from scrapy.statscollectors import MemoryStatsCollector
+    from scrapy.utils.test import get_crawler
+
+    from scrapy_sitemapgen.publish.close_report import log_broken_links
+    from scrapy_sitemapgen.sitemaps.broken_links import BrokenLink
+    from scrapy_sitemapgen.stats import Reporter
+
+    caplog.set_level(logging.INFO)
+    stats = MemoryStatsCollector(get_crawler())
+    links = [
+        BrokenLink(f"https://a.example/{n}", "excluded/status/404", 1, ("https://a.example/",))
+        for n in range(7)
+    ] + [
+        BrokenLink("https://b.example/x", "failed/timeout", 3, ("https://a.example/",)),
+        BrokenLink("https://c.example/y", "excluded/status/503", 1, ("https://a.example/",)),
+    ]
+    log_broken_links(links, Reporter(stats, logging.getLogger("test")), 1, audited=True)
+    assert [
+        r.getMessage()
+        for r in caplog.records
+        if r.levelno == logging.INFO and r.name.startswith("scrapy_sitemapgen")
+    ] == [
+        "Sitemap: https://a.example/: 7 broken links: /0 (404, from /), /1 (404, from /), "
+        "/2 (404, from /), /3 (404, from /), /4 (404, from /), ... (2 more, all at DEBUG, "
+        "and in the audit's urls.csv)",
+        "Sitemap: and 2 more origins with broken links: 2 broken links (one line each at "
+        "DEBUG; SITEMAPGEN_LOG_ORIGINS=1)",
+    ]
+    assert stats.get_value("sitemapgen/broken_links") == 9
+    assert stats.get_value("sitemapgen/broken_links/https_a.example_443") == 7
+    assert stats.get_value("sitemapgen/broken_links/https_b.example_443") is None
