@@ -129,6 +129,15 @@ def removed(reason: str) -> str:
     return f"{PREFIX}/removed/{reason}"
 
 
+#: URLs this run found broken (an HTTP 4xx/5xx, or no answer) that crawled pages link to,
+#: over every origin; per origin (``…/<origin>``) for the close log's shown origins.
+BROKEN_LINKS = f"{PREFIX}/broken_links"
+
+
+def broken_links_for(origin_name: str) -> str:
+    return f"{BROKEN_LINKS}/{origin_name}"
+
+
 def urls_written_for(origin_name: str) -> str:
     return f"{URLS_WRITTEN}/{origin_name}"
 

@@ -20,6 +20,7 @@ from .rules import audit_findings, counts
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
 
+    from ..sitemaps.broken_links import BrokenLink
     from ..sitemaps.sections import Section
     from ..sitemaps.urls import Origin
     from ..sitemaps.verdicts import Listed
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AGE_BUCKETS",
+    "MAX_BROKEN_LINKS",
     "NO_LASTMOD",
     "CrawlRun",
     "OriginReport",
@@ -46,6 +48,8 @@ AGE_BUCKETS = (
     (None, "over 1 year"),
 )
 NO_LASTMOD = "no lastmod"
+#: Broken links a report holds (the page shows them; all of them are in urls.csv).
+MAX_BROKEN_LINKS = 500
 #: A finding kind's place in the report (the order of FINDINGS).
 _ORDER = {name: at for at, name in enumerate(FINDINGS)}
 
@@ -117,6 +121,9 @@ class OriginReport:
     #: With SITEMAPGEN_SECTIONS: the counts of each section (the section each finding's
     #: URL goes to; the URLs of no section, and the sitemap files, under "default").
     sections: dict[str, dict[str, int]] | None = None
+    #: The first :data:`MAX_BROKEN_LINKS` broken links (URL order), and how many there are.
+    broken_links: list[BrokenLink] = field(default_factory=list)
+    broken_count: int = 0
     #: Where the report was written.
     folder: Path = field(default_factory=Path)
     #: Finding kind -> its findings grouped by cause (:mod:`.groups`).
@@ -139,6 +146,7 @@ class OriginReport:
             "urls_judged": self.urls_judged,
             "urls_listed": self.urls_listed,
             "not_fetched": self.not_fetched,
+            "broken_links": self.broken_count,
             "invalid_sitemap_not_kept": self.invalid_dropped,
             "sitemaps": self.sitemaps,
             "verdicts": self.verdicts,
@@ -196,6 +204,12 @@ def build_report(
                 ages[age] = ages.get(age, 0) + 1
             yield verdict
 
+    broken: list[BrokenLink] = []
+    broken_count = 0
+    for link in log.broken_links(origin):
+        broken_count += 1
+        if len(broken) < MAX_BROKEN_LINKS:
+            broken.append(link)
     found = sorted(
         [*audit_findings(listed, log.get, crawled(), invalid, missing=missing), *clusters],
         key=lambda f: (_ORDER[f.finding], f.url, f.detail),
@@ -209,6 +223,8 @@ def build_report(
         urls_judged=judged,
         urls_listed=len(listed),
         not_fetched=sum(1 for _ in log.unjudged(origin)),
+        broken_links=broken,
+        broken_count=broken_count,
         invalid_dropped=invalid_dropped,
         verdicts=dict(sorted(verdicts.items())),
         lastmod_ages=ages,

@@ -3,7 +3,9 @@ verdict, then the findings by severity, each with what it means, what to do and 
 its documentation (:mod:`.legend`), and the broken hreflang clusters. No network and no
 external file: the charts are inline SVG, the styles and the few lines of script that sort
 the tables are in the page itself, and everything but the sorting works without script.
-Every URL comes from the web and is escaped; none becomes a link."""
+Every URL comes from the web and is escaped; none becomes a link but those of the broken
+links' section, the broken URLs and the pages linking to them: the reader opens those
+pages to fix them, and each is an http(s) URL the crawl requested (:func:`_link`)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from ..plural import counted
+from ..sitemaps.broken_links import relative
 from ..sitemaps.verdicts import LISTED
 from .changes import MAX_LISTED
 from .findings import AGE_BUCKETS, NO_LASTMOD
@@ -380,6 +383,47 @@ def _clusters(findings: Sequence[Finding]) -> str:
     return "".join(parts)
 
 
+def _link(url: str, root: str) -> str:
+    """An http(s) URL as a link (shown without ``root`` when on the origin), escaped;
+    any other URL as text."""
+    shown = f'<span class="url">{escape(relative(url, root))}</span>'
+    if not url.startswith(("http://", "https://")):
+        return shown
+    return f'<a href="{escape(url)}" rel="nofollow noopener noreferrer">{shown}</a>'
+
+
+def _broken(report: OriginReport) -> str:
+    """The broken links: each URL that crawled pages link to and that answered with an
+    error or not at all, why, how many pages link to it and the first of them."""
+    count = report.broken_count
+    if not count:
+        return ""
+    root = report.origin.root
+    shown = report.broken_links
+    cut = (
+        f" The first {len(shown):,}; urls.csv holds them all (inlinks, linked_from)."
+        if count > len(shown)
+        else ""
+    )
+    rows = []
+    for link in shown:
+        unnamed = link.inlinks - len(link.sources)
+        more = f' <span class="note">and {unnamed:,} more</span>' if unnamed > 0 else ""
+        sources = ", ".join(_link(source, root) for source in link.sources)
+        rows.append(
+            f'<tr><td>{_link(link.url, root)}</td><td class="why">{escape(link.why)}</td>'
+            f'<td class="inlinks">{link.inlinks}</td><td class="sources">{sources}{more}</td></tr>'
+        )
+    return (
+        f'<section id="broken"><h2>Broken links</h2><p class="note">{count:,} '
+        f"URL{'' if count == 1 else 's'} that crawled pages link to answered with an error "
+        f"or not at all: fix or remove the links on the pages shown.{cut}</p>"
+        '<table id="broken-links" class="sortable"><thead><tr><th>url</th><th>why</th>'
+        "<th>inlinks</th><th>linked from</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table></section>"
+    )
+
+
 def render(report: OriginReport) -> str:
     """The page of one origin's report."""
     origin = escape(report.origin.root)
@@ -415,6 +459,7 @@ def render(report: OriginReport) -> str:
         + f"{_run(report)}"
         f"<h2>Since the previous audit</h2>{_changes(report)}"
         f'<h2>Findings by severity</h2><div id="graded">{_graded(report)}</div>'
+        f"{_broken(report)}"
         f"<h2>Severities</h2>{_legend()}"
         f"{_clusters(report.findings)}"
         f'<h2>Findings by cause</h2><div id="groups">{_groups(report)}</div>'

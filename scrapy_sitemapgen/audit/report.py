@@ -30,7 +30,18 @@ if TYPE_CHECKING:
 
 __all__ = ["report_origins", "summary", "write_report"]
 
-URLS_COLUMNS = ("url", "verdict", "status", "detail", "lastmod", "source", "images")
+URLS_COLUMNS = (
+    "url",
+    "verdict",
+    "status",
+    "detail",
+    "lastmod",
+    "source",
+    "images",
+    # issue 53: how many crawled pages link to the URL, and the first of them
+    "inlinks",
+    "linked_from",
+)
 #: The columns are an interface: a new one goes at the end.
 AUDIT_COLUMNS = ("url", "finding", "detail", "severity")
 
@@ -45,7 +56,7 @@ def write_report(report: OriginReport, log: VerdictLog, folder: Path) -> None:
     with _replacing(folder / "urls.csv") as out:
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(URLS_COLUMNS)
-        for v in log.verdicts(report.origin):
+        for v, inlinks, sources in log.linked(report.origin):
             writer.writerow(
                 (
                     v.url,
@@ -55,6 +66,8 @@ def write_report(report: OriginReport, log: VerdictLog, folder: Path) -> None:
                     v.lastmod or "",
                     v.source,
                     v.images,
+                    inlinks,
+                    " ".join(sources),
                 )
             )
     with _replacing(folder / "audit.csv") as out:

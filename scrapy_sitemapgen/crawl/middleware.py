@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from scrapy import Request
 from scrapy.spidermiddlewares.httperror import HttpError
 
 from ..sitemaps.verdicts import LISTED, SOURCE_CRAWL, SOURCE_SITEMAP
@@ -61,14 +62,22 @@ class SitemapSpiderMiddleware:
             self._record(response)
         else:
             await self._record_checked(response, robots)
+        # The requests the callback yields are the page's links (SITEMAPGEN_LINK_SOURCES):
+        # their URLs only, kept once the output ends, so what is yielded is untouched.
+        links: list[str] | None = [] if self.recorder.records_links else None
         try:
             async for item_or_request in result:
+                if links is not None and isinstance(item_or_request, Request):
+                    links.append(item_or_request.url)
                 yield item_or_request
         finally:
+            recorder = self.recorder
+            if links and recorder.store is not None:
+                recorder.linked(response.url, links)
             # The page's facts are recorded whatever the callback does next, so its request
-            # is settled; written after the facts, in the same ordered stream.
+            # is settled; written after the facts and links, in the same ordered stream.
             if response.request is not None:
-                self.recorder.answered(response.request)
+                recorder.answered(response.request)
 
     def process_spider_exception(self, response: Response, exception: Exception) -> None:
         """A status Scrapy's HttpErrorMiddleware refused (no errback saw it, so

@@ -21,6 +21,7 @@ from scrapy.exceptions import CloseSpider
 from scrapy.utils.asyncio import create_looping_call
 
 from .. import stats as keys
+from ..audit.live import key_of
 from ..failures import failure_of
 from ..locations import StoreLocation, store_location
 from ..plural import counted
@@ -28,7 +29,7 @@ from ..sitemaps.exclusions import OriginExclusions
 from ..store.base import StoreError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
 
     from scrapy import Request
     from scrapy.crawler import Crawler
@@ -51,6 +52,11 @@ _STORE_FILE = "store.sqlite3"
 _PAGES_PER_STAT = 100
 #: What a store write can raise besides StoreError: the SQLite file, or the disk under it.
 _STORE_ERRORS = (sqlite3.Error, OSError, StoreError)
+#: The schemes of the links kept (a mailto: or data: request is no page to link to).
+_WEB = ("http://", "https://")
+#: Link targets whose store key is remembered: a site's navigation links repeat on every
+#: page, and each would be normalised again; emptied when full, so memory stays flat.
+_KEYS_KEPT = 10_000
 
 
 def _seen_before(jobdir: Path | None) -> bool:
@@ -113,6 +119,9 @@ class Recorder:
         self.named: Callable[[str], None] | None = (
             self.record_canonical if config.dedupe_content else None
         )
+        #: Whether the links of each page are recorded (SITEMAPGEN_LINK_SOURCES > 0).
+        self.records_links = config.link_sources > 0
+        self._link_keys: dict[str, str] = {}
 
     @property
     def keeps_store(self) -> bool:
@@ -223,6 +232,32 @@ class Recorder:
             self.store.record_canonical(target)
         except _STORE_ERRORS as exc:
             self._store_failed(target, exc)
+
+    def linked(self, page: str, urls: Iterable[str]) -> None:
+        """Keep the links of ``page`` (the URLs of the requests its callback yielded):
+        the http(s) ones, in the store's terms (as the verdicts they are joined with),
+        each once, the page's own left out; a storage failure is logged and counted."""
+        assert self.store is not None
+        policy = self.config.url_policy
+        known = self._link_keys
+        if len(known) > _KEYS_KEPT:
+            known.clear()
+        targets = set()
+        for url in urls:
+            target = known.get(url)
+            if target is None:
+                if not url.startswith(_WEB):
+                    continue
+                target = known[url] = key_of(url, policy)
+            targets.add(target)
+        source = key_of(page, policy)
+        targets.discard(source)
+        if not targets:
+            return
+        try:
+            self.store.record_links(source, targets)
+        except _STORE_ERRORS as exc:
+            self._store_failed(source, exc)
 
     def judged(self, verdicts: list[Verdict]) -> None:
         """Keep the verdicts of a response; a storage failure is logged and counted."""

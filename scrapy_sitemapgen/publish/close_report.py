@@ -7,22 +7,29 @@ from typing import TYPE_CHECKING
 
 from .. import stats as keys
 from ..plural import counted
+from ..sitemaps.broken_links import relative
 from ..sitemaps.evidence import UNREACHED, refused
 from ..sitemaps.exclusions import governed_by
 from ..sitemaps.sections import section_counts
+from ..sitemaps.urls import origin_of
 from ..sitemaps.verdicts import FINDINGS
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from ..features.hreflang_clusters import ClusterIndex
+    from ..sitemaps.broken_links import BrokenLink
     from ..sitemaps.evidence import OriginEvidence
     from ..sitemaps.urls import Origin
     from ..stats import Reporter
     from .staging import OriginSet
 
-__all__ = ["CloseReport", "count_clusters", "log_clusters"]
+__all__ = ["BROKEN_SHOWN", "CloseReport", "count_clusters", "log_broken_links", "log_clusters"]
 
 logger = logging.getLogger(__name__)
 
+#: Broken links named in full on an origin's close line (the others at DEBUG).
+BROKEN_SHOWN = 5
 _SITEMAP_KINDS = frozenset({"urlset", "news", "text", "index"})
 _FINDING_ORDER = {name: at for at, name in enumerate(FINDINGS)}
 
@@ -419,6 +426,97 @@ def log_clusters(clusters: ClusterIndex, log_origins: int) -> None:
                 "limit": log_origins,
             },
         )
+
+
+def log_broken_links(
+    broken: Iterable[BrokenLink], reporter: Reporter, log_origins: int, audited: bool
+) -> None:
+    """One INFO line per origin with broken links (``broken``: in origin, then URL
+    order), naming the first :data:`BROKEN_SHOWN` with their status and their first
+    sources, each of the others on a DEBUG line of its own; past the first
+    ``log_origins`` such origins, their lines at DEBUG and one INFO line summing them
+    up. Counted in ``sitemapgen/broken_links`` (and ``…/<origin>`` for the shown ones);
+    ``audited``: the audit's ``urls.csv`` holds them too."""
+    debug = _written(logger, logging.DEBUG)
+    stats = reporter.stats
+    total = rest = rest_origins = origins = 0
+    current: Origin | None = None
+    first: list[BrokenLink] = []
+    count = 0
+
+    def finish() -> None:
+        nonlocal rest, rest_origins
+        if current is None:
+            return
+        shown = origins <= log_origins
+        if shown:
+            stats.set_value(keys.broken_links_for(current.name), count)
+        else:
+            rest += count
+            rest_origins += 1
+        if shown or debug:
+            _log_broken(current, first, count, shown, audited)
+
+    for link in broken:
+        origin = origin_of(link.url)
+        if origin != current:
+            finish()
+            current, first, count = origin, [], 0
+            origins += 1
+        count += 1
+        total += 1
+        if len(first) < BROKEN_SHOWN:
+            first.append(link)
+        elif debug:
+            logger.debug(
+                "Sitemap: %(root)s: broken link %(link)s",
+                {"root": origin.root, "link": _broken_words(link, origin.root)},
+            )
+    finish()
+    if not total:
+        return
+    stats.set_value(keys.BROKEN_LINKS, total)
+    if rest_origins:
+        logger.info(
+            "Sitemap: and %(origins)s with broken links: %(links)s (one line each at DEBUG; "
+            "SITEMAPGEN_LOG_ORIGINS=%(limit)d)",
+            {
+                "origins": _many(rest_origins, "more origin"),
+                "links": _many(rest, "broken link"),
+                "limit": log_origins,
+            },
+        )
+
+
+def _log_broken(
+    origin: Origin, first: list[BrokenLink], count: int, shown: bool, audited: bool
+) -> None:
+    more = count - len(first)
+    where = "at DEBUG, and in the audit's urls.csv" if audited else "at DEBUG"
+    logger.log(
+        logging.INFO if shown else logging.DEBUG,
+        "Sitemap: %(root)s: %(count)s: %(first)s%(more)s",
+        {
+            "root": origin.root,
+            "count": _many(count, "broken link"),
+            "first": ", ".join(_broken_words(link, origin.root) for link in first),
+            "more": f", ... ({more:,} more, all {where})" if more > 0 else "",
+        },
+    )
+
+
+def _broken_words(link: BrokenLink, root: str) -> str:
+    """``/a (404, from /x, /y and 3 more pages)``."""
+    sources = ", ".join(relative(source, root) for source in link.sources)
+    unnamed = link.inlinks - len(link.sources)
+    if unnamed > 0:
+        sources += f" and {_many(unnamed, 'more page')}"
+    return f"{relative(link.url, root)} ({link.why}, from {sources})"
+
+
+def _many(count: int, what: str) -> str:
+    """``1 broken link``, ``2 broken links``."""
+    return f"{count:,} {what}{'' if count == 1 else 's'}"
 
 
 def _counted(counts: dict[str, int]) -> str:

@@ -21,7 +21,7 @@ from ..sitemaps.lastmod import observes
 from ..sitemaps.urls import origin_folder
 from ..state.statefile import PublishState
 from ..store.base import StoreError
-from .close_report import CloseReport, count_clusters, log_clusters
+from .close_report import CloseReport, count_clusters, log_broken_links, log_clusters
 from .delivery import Stagings, publish_feeds, publish_local, publish_remote
 from .recurring import RecurringSource
 from .staging import GROUP_ORIGINS, stage_origins
@@ -151,6 +151,7 @@ async def publish(
     state = await run_in_thread(PublishState, config.state_path)
     now = clock.now()
     recurring: RecurringSource | None = None
+    crawled = store
     if getattr(store, "has_content", True):
         recurring = await run_in_thread(RecurringSource, store, config, state, int(now.timestamp()))
         store = recurring
@@ -231,6 +232,13 @@ async def publish(
         closing.finish(empty_reason)
         if clusters is not None:
             await run_in_thread(log_clusters, clusters, config.log_origins)
+        # The broken links with their sources: read from the crawl's store (a feed's
+        # source has none), with or without the audit.
+        broken = getattr(crawled, "broken_links", None)
+        if broken is not None:
+            await run_in_thread(
+                log_broken_links, broken(), reporter, config.log_origins, config.audit
+            )
         if config.indexnow_key:
             notify_log.finish()
     finally:

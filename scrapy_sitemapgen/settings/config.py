@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from .. import locations
 from ..locations import FILE_FEED_STORAGE, feed_storages, has_storage, uri_scheme
+from ..sitemaps.broken_links import MAX_LINK_SOURCES
 from ..sitemaps.evidence import MAX_KEEP_UNCONFIRMED_SECONDS
 from ..sitemaps.facts import parse_changefreq, parse_priority
 from ..sitemaps.indexnow import KEY_RE, MAX_URLS_PER_REQUEST
@@ -359,6 +360,9 @@ class Config:
     #: Origins the close report gives a log line and ``…/<origin>`` stats of their own;
     #: the others are summed up in one line (a broad crawl has 100,000 origins).
     log_origins: int
+    #: SITEMAPGEN_LINK_SOURCES: the pages kept per URL linked to, for its broken links
+    #: (0: no link is recorded).
+    link_sources: int
     #: SITEMAPGEN_SECTIONS: the urlset sequences besides the URLs of no section.
     sections: tuple[Section, ...]
     #: SITEMAPGEN_INDEXNOW_KEY; "" when IndexNow is off.
@@ -587,6 +591,13 @@ class Config:
             ),
             log_origins=read.integer(
                 settings, "SITEMAPGEN_LOG_ORIGINS", 0, 10**9, "origins with a close line each"
+            ),
+            link_sources=read.integer(
+                settings,
+                "SITEMAPGEN_LINK_SOURCES",
+                0,
+                MAX_LINK_SOURCES,
+                "pages kept per URL linked to, for the broken links; 0 records none",
             ),
             sections=_sections(settings),
             indexnow_key=_indexnow_key(settings),

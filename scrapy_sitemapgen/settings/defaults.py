@@ -97,6 +97,8 @@ DEFAULTS: dict[str, Any] = {
     "SITEMAPGEN_PRIORITY": [],
     # The close report
     "SITEMAPGEN_LOG_ORIGINS": 20,
+    # Broken links with the pages that link to them (issue 53)
+    "SITEMAPGEN_LINK_SOURCES": 5,
     # Sections and IndexNow (issue 23)
     "SITEMAPGEN_SECTIONS": [],
     "SITEMAPGEN_INDEXNOW_KEY": "",

@@ -15,11 +15,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
     from typing_extensions import Self
 
     from ..settings import Config
+    from ..sitemaps.broken_links import BrokenLink
     from ..sitemaps.facts import UrlFacts
     from ..sitemaps.urls import Origin
     from .journal import RequestJournal
@@ -46,6 +47,14 @@ class FactSink(Protocol):
         out as ``canonical_elsewhere`` names, under the target's own origin, once however
         many pages name it; read back by :meth:`FactSource.canonical_targets`. By
         default a store keeps none, and duplicates by content are chosen without them."""
+        return
+
+    def record_links(self, source: str, targets: Iterable[str]) -> None:
+        """Keep that the page ``source`` links to each of ``targets`` (``loc`` keys,
+        distinct): per target, the count of distinct pages linking to it and the first
+        ``SITEMAPGEN_LINK_SOURCES`` of them (:mod:`.links`), read back with the broken
+        ones by :meth:`FactSource.broken_links`. Cheap: aggregated until :meth:`flush`.
+        By default a store keeps none, and no broken link is reported."""
         return
 
     def judge(self, loc: str, verdict: str) -> None:
@@ -101,6 +110,12 @@ class FactSource(Protocol):
     def judged_origins(self) -> list[Origin]:
         """Every origin with a verdict of this run (:meth:`judged`), sorted."""
         return []
+
+    def broken_links(self, origin: Origin | None = None) -> Iterator[BrokenLink]:
+        """The URLs of ``origin`` (None: of every origin, in origin order) that this run
+        judged broken (:data:`~..sitemaps.broken_links.BROKEN_PREFIXES`) and that recorded
+        pages link to (:meth:`FactSink.record_links`), in ``loc`` order; none by default."""
+        return iter(())
 
     def earlier(self, origin: Origin) -> Iterator[str]:
         """The locs among :meth:`entries` that an earlier crawl recorded and this one did

@@ -4,8 +4,9 @@ workers is one entry, and item facts amend page facts whatever order they arrive
 
 Redis holds only what the sitemap needs, per origin: a sorted set of locs (read back in
 loc order, in batches, so writing stays flat in memory), a hash from loc to the
-record's columns, and a sorted set of the URLs that pages left out as
-``canonical_elsewhere`` name. The merge runs in Redis (a Lua script), so concurrent workers cannot
+record's columns, a sorted set of the URLs that pages left out as
+``canonical_elsewhere`` name, and a hash from each URL linked to to its link sources
+(:mod:`.links`, merged by a Lua script of their own). The merge runs in Redis (a Lua script), so concurrent workers cannot
 interleave a read and a write of the same entry.
 """
 
@@ -14,13 +15,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..plural import counted
+from ..sitemaps.broken_links import BrokenLink, broken_why
 from ..sitemaps.codec import REDIS_MERGE, redis_entry, redis_run, redis_value
 from ..sitemaps.evidence import removes
 from ..sitemaps.urls import Origin, origin_of
+from . import links as link_rows
 from .base import FactStore, StoreError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
     from typing_extensions import Self
 
@@ -47,7 +50,14 @@ class RedisFactStore(FactStore):
     ``prefix``. Records are sent in pipelined batches; a batch Redis refuses is counted in
     :attr:`lost` and reported as a :class:`StoreError`, and the crawl goes on."""
 
-    def __init__(self, url: str, *, prefix: str = "sitemapgen", batch_size: int = _BATCH) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str = "sitemapgen",
+        batch_size: int = _BATCH,
+        link_sources: int = 5,
+    ) -> None:
         try:
             import redis
         except ImportError:
@@ -66,6 +76,9 @@ class RedisFactStore(FactStore):
         except self._errors as exc:
             raise StoreError(f"cannot reach the Redis store {url}: {exc}") from exc
         self._merge = self._client.register_script(REDIS_MERGE)
+        self._merge_links = self._client.register_script(link_rows.REDIS_MERGE)
+        #: The links recorded since the last flush, a row per target.
+        self._links = link_rows.LinkBatch(link_sources)
         self._pipe = self._client.pipeline(transaction=False)
         self._waiting = 0
         #: Whether this process has marked the store as holding alternates.
@@ -75,7 +88,7 @@ class RedisFactStore(FactStore):
 
     @classmethod
     def from_config(cls, config: Config, location: str) -> Self:
-        return cls(location, prefix=config.redis_prefix)
+        return cls(location, prefix=config.redis_prefix, link_sources=config.link_sources)
 
     def _key(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
@@ -129,6 +142,10 @@ class RedisFactStore(FactStore):
             origin = _text(name)
             self._client.delete(self._key("judged", origin), self._key("judgedlocs", origin))
         self._client.delete(judged)
+        linked = self._key("links_origins")
+        for name in self._client.smembers(linked):
+            self._client.delete(self._key("links", _text(name)))
+        self._client.delete(linked)
 
     def finish_run(self) -> None:
         self._client.set(self._key("published"), "1")
@@ -163,6 +180,42 @@ class RedisFactStore(FactStore):
         self.flush()
         return sorted(_origin(name) for name in self._client.smembers(self._key("judged_origins")))
 
+    def record_links(self, source: str, targets: Iterable[str]) -> None:
+        self._links.add(source, targets)
+        self._waiting += 1
+        if self._waiting >= self.batch_size:
+            self.flush()
+
+    def _send_links(self) -> None:
+        """The batch of links into the pipeline: one merge per target."""
+        limit = str(self._links.limit)
+        origins = set()
+        for target, count, sources in self._links.take():
+            try:
+                origin = self._origin_key(origin_of(target))
+            except (ValueError, KeyError):  # a port out of range: no sitemap can list it
+                continue
+            origins.add(origin)
+            self._merge_links(
+                keys=[self._key("links", origin)],
+                args=[target, count, limit, *sources],
+                client=self._pipe,
+            )
+        if origins:
+            self._pipe.sadd(self._key("links_origins"), *origins)
+
+    def broken_links(self, origin: Origin | None = None) -> Iterator[BrokenLink]:
+        for each in self.judged_origins() if origin is None else [origin]:
+            links = self._key("links", self._origin_key(each))
+            broken = [(loc, verdict) for loc, verdict in self.judged(each) if broken_why(verdict)]
+            for at in range(0, len(broken), self.batch_size):
+                batch = broken[at : at + self.batch_size]
+                rows = self._client.hmget(links, [loc for loc, _ in batch])
+                for (loc, verdict), row in zip(batch, rows):
+                    if row is not None:
+                        count, sources = link_rows.decode(row)
+                        yield BrokenLink(loc, verdict, count, sources)
+
     def earlier(self, origin: Origin) -> Iterator[str]:
         self.flush()
         if self._client.get(self._key("earlier")) != b"1":
@@ -187,6 +240,8 @@ class RedisFactStore(FactStore):
     def flush(self) -> None:
         if not self._waiting:
             return
+        if self._links:
+            self._send_links()
         waiting, self._waiting = self._waiting, 0
         try:
             self._pipe.execute()

@@ -11,9 +11,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..sitemaps.broken_links import BrokenLink
 from ..sitemaps.codec import ALTERNATES_LIKE, COLUMNS, ENTRY_SELECT, fact_row, row_facts
 from ..sitemaps.evidence import removes
 from ..sitemaps.urls import Origin, origin_of
+from . import links as link_rows
 from .base import FactStore, StoreError
 from .journal import SCHEMA as JOURNAL_SCHEMA
 from .journal import RequestJournal
@@ -22,7 +24,7 @@ from .verdict_log import TABLES as VERDICT_TABLES
 from .verdict_log import VerdictLog
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
     from typing_extensions import Self
 
@@ -104,7 +106,9 @@ CREATE TABLE IF NOT EXISTS runs (name TEXT PRIMARY KEY, value INTEGER NOT NULL) 
 #: them when it opens (they start empty), so an older store file still opens. (The
 #: ``run`` column of ``urls`` came with the last two; an older store's rows have none,
 #: and count as an earlier crawl's.)
-_ADDED_TABLES = VERDICT_TABLES | {"canonical_targets", "judged", "runs"}
+_ADDED_TABLES = VERDICT_TABLES | {"canonical_targets", "judged", "runs", "links"}
+#: Targets a batch of links holds at most before it is written, besides at each commit.
+_MOST_LINK_TARGETS = 10_000
 # What row_facts() reads, the lastmod to publish chosen in SQL (codec.ENTRY_SELECT).
 _SELECT = f"SELECT {ENTRY_SELECT} FROM urls"
 
@@ -119,7 +123,14 @@ class SqliteFactStore(FactStore):
     instead of interleaving its writes.
     """
 
-    def __init__(self, path: str | Path, *, batch_size: int = 500, max_delay: float = 1.0) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        batch_size: int = 500,
+        max_delay: float = 1.0,
+        link_sources: int = 5,
+    ) -> None:
         self.path = Path(path)
         self.batch_size = batch_size
         self.max_delay = max_delay
@@ -131,6 +142,8 @@ class SqliteFactStore(FactStore):
         self._judged: list[tuple[str, str, int, str, str]] = []
         self._forgets: list[tuple[str, str, int, str]] = []
         self._forgotten: set[str] = set()
+        #: The links recorded since the last commit, a row per target (store.links).
+        self._links = link_rows.LinkBatch(link_sources)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = _Lock(self.path)
         try:
@@ -141,7 +154,12 @@ class SqliteFactStore(FactStore):
 
     @classmethod
     def from_config(cls, config: Config, location: str) -> Self:
-        return cls(location, batch_size=config.commit_writes, max_delay=config.commit_seconds)
+        return cls(
+            location,
+            batch_size=config.commit_writes,
+            max_delay=config.commit_seconds,
+            link_sources=config.link_sources,
+        )
 
     def _open(self) -> None:
         try:
@@ -174,6 +192,7 @@ class SqliteFactStore(FactStore):
                 self._db.execute(_TARGETS_SCHEMA)
                 self._db.execute(_JUDGED_SCHEMA)
                 self._db.execute(_RUNS_SCHEMA)
+                self._db.execute(link_rows.SCHEMA)
                 columns = {row[1] for row in self._db.execute("PRAGMA table_info(urls)")}
                 if "run" not in columns:
                     self._db.execute("ALTER TABLE urls ADD COLUMN run INTEGER")
@@ -182,6 +201,7 @@ class SqliteFactStore(FactStore):
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise StoreError(f"cannot open the sitemap store {self.path}: {exc}") from exc
+        link_rows.register(self._db, self._links.limit)
         #: The current crawl's number, and whether an earlier crawl's rows are there.
         self._run: int = runs.get("run", 0)
         self._earlier = bool(runs.get("earlier", 0))
@@ -199,6 +219,7 @@ class SqliteFactStore(FactStore):
                 [("run", self._run), ("earlier", int(self._earlier))],
             )
             self._db.execute("DELETE FROM judged")
+            self._db.execute("DELETE FROM links")  # an earlier crawl's links are not this one's
 
     def record(self, facts: UrlFacts, *, from_item: bool = False) -> None:
         if self._forgotten and facts.loc in self._forgotten:
@@ -229,6 +250,18 @@ class SqliteFactStore(FactStore):
         self._count()
         if len(self._targets) >= 256:
             self._drain()
+
+    def record_links(self, source: str, targets: Iterable[str]) -> None:
+        # Aggregated until the commit, not sent with each other write (the journal's
+        # writes drain the lists at every request): one upsert per target per batch.
+        self._links.add(source, targets)
+        self._count()
+        if len(self._links) >= _MOST_LINK_TARGETS:
+            self._write_links()
+
+    def _write_links(self) -> None:
+        if self._links:
+            self._db.executemany(link_rows.UPSERT, link_rows.upsert_rows(self._links))
 
     def judge(self, loc: str, verdict: str) -> None:
         origin = origin_of(loc)
@@ -269,6 +302,7 @@ class SqliteFactStore(FactStore):
     def read(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Cursor:
         """The rows of a query, after every write made before it."""
         self._drain()
+        self._write_links()
         return self._db.execute(sql, params)
 
     def journal(self) -> RequestJournal:
@@ -298,6 +332,7 @@ class SqliteFactStore(FactStore):
         """Commit: every write so far becomes durable, in order, all at once."""
         if self._uncommitted or force:
             self._drain()
+            self._write_links()  # in the same transaction: durable with what came before
             self._db.commit()
             self._uncommitted = 0
 
@@ -353,6 +388,13 @@ class SqliteFactStore(FactStore):
         )
         for (loc,) in rows:
             yield loc
+
+    def broken_links(self, origin: Origin | None = None) -> Iterator[BrokenLink]:
+        self.flush()
+        sql, params = link_rows.broken_query(origin)
+        for loc, verdict, sources in self._db.execute(sql, params):
+            count, first = link_rows.decode(sources)
+            yield BrokenLink(loc, verdict, count, first)
 
     def canonical_targets(self, origin: Origin) -> Iterator[str]:
         self.flush()

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..sitemaps.broken_links import BrokenLink
 from ..sitemaps.urls import origin_of
 from ..sitemaps.verdicts import LISTED, MAX_DETAIL, Listed, Verdict
+from . import links as link_rows
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -159,6 +161,28 @@ class VerdictLog:
         )
         for row in rows:
             yield Verdict(*row)
+
+    def linked(self, origin: Origin) -> Iterator[tuple[Verdict, int, tuple[str, ...]]]:
+        """:meth:`verdicts`, each with the count of pages linking to its URL and the
+        first of them (:mod:`.links`; 0 and none for a URL no recorded page links to)."""
+        columns = ", ".join(f"t.{name.strip()}" for name in _COLUMNS.split(","))
+        rows = self._store.read(
+            f"SELECT {columns}, l.sources FROM verdicts t"
+            f" LEFT JOIN {link_rows.LINKS_JOIN.format(loc='t.url')}"
+            " WHERE t.scheme = ? AND t.host = ? AND t.port = ? ORDER BY t.url",
+            (origin.scheme, origin.host, origin.port),
+        )
+        for row in rows:
+            count, sources = link_rows.decode(row[-1])
+            yield Verdict(*row[:-1]), count, sources
+
+    def broken_links(self, origin: Origin) -> Iterator[BrokenLink]:
+        """The broken links of ``origin`` (the crawl's verdicts of the URLs it did not
+        list, joined with the pages that link to them), in URL order."""
+        sql, params = link_rows.broken_query(origin)
+        for loc, verdict, sources in self._store.read(sql, params):
+            count, first = link_rows.decode(sources)
+            yield BrokenLink(loc, verdict, count, first)
 
     def add_listed(self, entry: Listed) -> None:
         """A URL a live sitemap lists, kept in listing order under the origin of its key
