@@ -236,6 +236,24 @@ def test_no_url_and_two_outputs_are_refused(tmp_path: Path) -> None:
     assert not any(folder.iterdir())
 
 
+def test_a_bad_setting_and_a_site_that_does_not_answer_exit_with_1(tmp_path: Path) -> None:
+    """A bad add-on setting: refused at start in its one ERROR line, no traceback. A
+    start URL nothing answers at: the crawl runs, nothing is written, and the command
+    says so and fails, as ``sitemapgen-build`` does with nothing to publish."""
+    with SiteServer() as server:
+        gone = server.url("/")
+    folder = empty_folder(tmp_path)
+    refused = run_command(folder, gone, "-s", "SITEMAPGEN_MAX_URLS=0")
+    assert refused.returncode == 1
+    errors = [line for line in refused.stderr.splitlines() if " ERROR: " in line]
+    assert len(errors) == 1 and "SITEMAPGEN_MAX_URLS='0' is invalid" in errors[0]
+    assert "Traceback" not in refused.stderr
+    silent = run_command(folder, gone, "-s", "RETRY_ENABLED=False")
+    assert silent.returncode == 1
+    assert "sitemapgen-crawl: no sitemap was written" in silent.stderr
+    assert silent.stdout == ""
+
+
 def test_a_start_url_that_redirects_to_another_host_crawls_that_host(
     tmp_path: Path, small_site: LinkedSite
 ) -> None:

@@ -67,7 +67,8 @@ class CrawlCommand(ScrapyCommand):
             "AutoThrottle on) with the scrapy-sitemapgen add-on on, and write the sitemaps "
             "of each origin into DIR (-o, else SITEMAPGEN_URI, else ./sitemaps). Any "
             "setting, the add-on's included, can be set with -s NAME=VALUE. Exit status 1 "
-            "when the crawl or the writing of the sitemaps failed, 2 on a usage error."
+            "when the crawl failed or wrote no sitemap, or the sitemaps could not all be "
+            "written; 2 on a usage error."
         )
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
@@ -78,8 +79,8 @@ class CrawlCommand(ScrapyCommand):
             "-o",
             "--output",
             metavar="DIR",
-            help="where the sitemaps go: a folder, or any SITEMAPGEN_URI such as "
-            "s3://bucket/sitemaps/ (default: SITEMAPGEN_URI, sitemaps)",
+            help="where the sitemaps go, a folder or any SITEMAPGEN_URI such as "
+            "s3://bucket/sitemaps/ (by default SITEMAPGEN_URI, else sitemaps)",
         )
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
@@ -106,13 +107,22 @@ class CrawlCommand(ScrapyCommand):
         crawler = process.create_crawler(SiteSpider)
         process.crawl(crawler, urls=args)
         process.start()
-        if process.bootstrap_failed:
+        if process.bootstrap_failed:  # refused at start, or a publish that failed
             self.exitcode = 1
-        exporter = crawler.get_extension(SitemapExporter)
-        written = crawler.stats.get_value(keys.URLS_WRITTEN) if exporter else None
-        if exporter is None or written is None:  # nothing published: the log said why
+        try:
+            exporter = crawler.get_extension(SitemapExporter)
+        except RuntimeError:  # refused before its extensions were built: one ERROR line said why
             return
-        origins = crawler.stats.get_value(keys.ORIGINS, 0)
+        origins = crawler.stats.get_value(keys.ORIGINS)
+        if exporter is None or not origins:
+            # Nothing was published (no page reached, the crawl stopped): the log said why.
+            # As sitemapgen-build does, no sitemap is a failure of the command.
+            print(
+                "sitemapgen-crawl: no sitemap was written; the log above says why", file=sys.stderr
+            )
+            self.exitcode = 1
+            return
+        written = crawler.stats.get_value(keys.URLS_WRITTEN, 0)
         config = exporter.config
         where = config.output_dir.resolve() if config.output_dir else config.uri
         print(
