@@ -122,7 +122,8 @@ def run_command(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``scrapy sitemapgen-crawl ARGS`` in ``cwd``, this checkout's package and entry
     points first on the path."""
     points = _entry_points(cwd.parent / f"{cwd.name}-entry-points")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(CHECKOUT), str(points)])}
+    # The entry points first: a checkout may hold a stale egg-info of an older install.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(points), str(CHECKOUT)])}
     env.pop("SCRAPY_SETTINGS_MODULE", None)
     return subprocess.run(
         [sys.executable, "-m", "scrapy", "sitemapgen-crawl", *args],

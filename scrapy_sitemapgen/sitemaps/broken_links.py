@@ -1,7 +1,7 @@
 """Broken links: what makes a URL the crawl reached through links a broken one, and how
 its reason is worded.
 
-Pure: the stores read the pages that link to each URL (``store.links``) beside this run's
+Pure: the stores read the pages that link to each URL (``store.link_sources``) beside this run's
 verdicts, and hand :class:`BrokenLink` values to the close log and the audit's report.
 """
 

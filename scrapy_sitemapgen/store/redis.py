@@ -19,7 +19,7 @@ from ..sitemaps.broken_links import BrokenLink, broken_why
 from ..sitemaps.codec import REDIS_MERGE, redis_entry, redis_run, redis_value
 from ..sitemaps.evidence import removes
 from ..sitemaps.urls import Origin, origin_of
-from . import links as link_rows
+from . import link_sources as link_rows
 from .base import FactStore, StoreError
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from ..sitemaps.broken_links import BrokenLink
 from ..sitemaps.codec import ALTERNATES_LIKE, COLUMNS, ENTRY_SELECT, fact_row, row_facts
 from ..sitemaps.evidence import removes
 from ..sitemaps.urls import Origin, origin_of
-from . import links as link_rows
+from . import link_sources as link_rows
 from .base import FactStore, StoreError
 from .journal import SCHEMA as JOURNAL_SCHEMA
 from .journal import RequestJournal
@@ -142,7 +142,7 @@ class SqliteFactStore(FactStore):
         self._judged: list[tuple[str, str, int, str, str]] = []
         self._forgets: list[tuple[str, str, int, str]] = []
         self._forgotten: set[str] = set()
-        #: The links recorded since the last commit, a row per target (store.links).
+        #: The links recorded since the last commit, a row per target (store.link_sources).
         self._links = link_rows.LinkBatch(link_sources)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = _Lock(self.path)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..sitemaps.broken_links import BrokenLink
 from ..sitemaps.urls import origin_of
 from ..sitemaps.verdicts import LISTED, MAX_DETAIL, Listed, Verdict
-from . import links as link_rows
+from . import link_sources as link_rows
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
