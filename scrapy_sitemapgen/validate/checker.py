@@ -162,6 +162,10 @@ class Validator:
         self.read_files: list[str] = []
         #: ``<url>`` entries (and text sitemap lines) read.
         self.urls = 0
+        #: The Atom feeds read (a source, or named in a robots.txt: the changes feed, G1),
+        #: by their names as reported: read as XML (a file that is not well-formed is a
+        #: P1 violation), not checked as sitemaps.
+        self.feeds: list[str] = []
         #: The inputs that could not be checked, in reading order: when there are any,
         #: the check is incomplete (the command exits with 2).
         self.input_errors: list[InputError] = []
@@ -394,16 +398,26 @@ class Validator:
         )
         depth = 0
         state: FileState | None = None
+        feed = False  # an Atom feed: read to its end for well-formedness, nothing more
         try:
             for event, element in events:
                 if event == "start":
                     depth += 1
                     if depth == 1:
+                        feeds = len(self.feeds)
                         state = yield from self._open_root(target, element, head)
                         if state is None:
-                            return
+                            if len(self.feeds) == feeds:
+                                return
+                            feed = True
                     continue
                 depth -= 1
+                if feed:
+                    if depth == 1:  # memory holds one entry, as for a urlset
+                        element.clear(keep_tail=False)
+                        while element.getprevious() is not None:
+                            element.getparent().remove(element.getprevious())
+                    continue
                 assert state is not None
                 if depth == 1:
                     yield from self._entry(state, element, listed)
@@ -439,8 +453,13 @@ class Validator:
             yield _doctype_violation(display, head, entities, external)
             return None
         name, namespace = etree.QName(root).localname, etree.QName(root).namespace
-        if (name, namespace) == ("feed", ATOM_NS) and target.listed and target.listed[2] == "P15":
-            return None  # G1: an Atom feed a robots.txt names is read as one (the changes feed)
+        if (name, namespace) == ("feed", ATOM_NS) and (
+            target.listed is None or target.listed[2] == "P15"
+        ):
+            # G1: an Atom feed given as it is, or named in a robots.txt, is read as one
+            # (the changes feed); an index lists sitemaps only (P2 below).
+            self.feeds.append(display)
+            return None
         if name not in ("urlset", "sitemapindex"):
             yield Violation(
                 display,
