@@ -65,6 +65,10 @@ CANONICAL_NOT_HTTP = "canonical_not_http"
 #: one per image per page it was on, counted when the sitemaps are written.
 SKIPPED_IMAGE_CHROME = skipped("image/chrome")
 
+#: Candidates of an image (``srcset`` sizes, ``src``, a ``<picture>``'s sources) left out
+#: for its largest: one per URL as written, per page, unless the page shows it elsewhere.
+SKIPPED_IMAGE_SMALLER = skipped("image/smaller_candidate")
+
 #: robots.txt as the engines read it (SITEMAPGEN_RESPECT_ROBOTS_TXT): the files requested
 #: (one per origin), those that could not be read (a 5xx, 429 or no answer: everything
 #: disallowed) and those not there (a 4xx: everything allowed).
@@ -226,6 +230,11 @@ class Reporter:
                 "more": "; further cases are logged at DEBUG" if first else "",
             },
         )
+
+    def count(self, key: str, count: int = 1) -> None:
+        """Adds to a counter of the rules working (an image's smaller candidates), which
+        is no bad data and never logged."""
+        self.stats.inc_value(key, count)
 
     def exclude(
         self, reason: str, url: str, detail: str | None = None, *, per_origin: bool = True

@@ -10,6 +10,7 @@ feed (RFC 4287 4.1.1: a feed has an author unless every entry has one).
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from typing import TYPE_CHECKING, Any
@@ -21,9 +22,11 @@ from lxml import etree
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_sitemapgen.features.changes_feed_atom import atom_time, changes_feed_xml
+from scrapy_sitemapgen.sitemaps.facts import format_w3c
 from scrapy_sitemapgen.state.changes_feed_notes import ChangesFeedEntry
 
 from .helpers import (
+    NOT_FOUND,
     IndexNowServer,
     Route,
     SiteServer,
@@ -114,46 +117,50 @@ def _entries(parsed: feedparser.FeedParserDict) -> list[tuple[str, str, str]]:
     return [(e.link, e.title, e.updated) for e in parsed.entries]
 
 
+def _manifest_feed(out: Path, server: SiteServer) -> dict[str, Any]:
+    """changes.atom as the origin's manifest.json lists it."""
+    document = json.loads((out / server.origin.name / "manifest.json").read_bytes())
+    (feed,) = [f for f in document["files"] if f["name"] == "changes.atom"]
+    return feed  # type: ignore[no-any-return]
+
+
 @deferred_f_from_coro_f
 async def test_two_crawls_give_the_changes_newest_first(
-    server: SiteServer, crawl: CrawlFn, tmp_path: Path
+    server: SiteServer, crawl: CrawlFn, clock: Clock, tmp_path: Path
 ) -> None:
-    """Run 1: every URL is new, newest lastmod first. Run 2: the edited and the new page
-    first (newest first), then run 1's entries in their order, less the removed page and
-    the edited page's older change (a URL appears once). Titles are the pages'."""
+    """Run 1 (the first: nothing was published before, so nothing changed): a valid feed
+    with no entry, as old as the run. Run 2: the edited and the new page, newest first,
+    and nothing else (the unchanged pages, the removed one). Titles are the pages'. The
+    manifest lists the feed as a kind of its own, with its entries."""
     u = server.url
     out = tmp_path / "out"
     server.routes = routes(1)
     first = await crawl(FEED_ON, start_url=u("/"))
     parsed = _read(out, server)
-    assert _entries(parsed) == [
-        (u("/gone"), "Gone", "2026-01-05T00:00:00+00:00"),
-        (u("/c"), "Page C", "2026-01-04T00:00:00+00:00"),
-        (u("/b"), "Page B", "2026-01-03T00:00:00+00:00"),
-        (u("/a"), "Page A", "2026-01-02T00:00:00+00:00"),
-        (u("/"), "Home", "2026-01-01T00:00:00+00:00"),
-    ]
-    assert first.stats.get_value("sitemapgen/changes_feed/entries") == 5
+    assert parsed.entries == []
+    assert first.stats.get_value("sitemapgen/changes_feed/entries") == 0
     feed = parsed.feed
-    assert feed.updated == "2026-01-05T00:00:00+00:00"  # the newest entry's
+    assert feed.updated == format_w3c(clock.now)  # no entry: when the feed was published
     assert feed.id == u("/changes.atom")
     assert [link.href for link in feed.links if link.rel == "self"] == [u("/changes.atom")]
+    assert _manifest_feed(out, server)["kind"] == "changes_feed"
+    assert _manifest_feed(out, server)["entries"] == 0
 
+    clock.advance(60)
     server.routes = routes(2)
     second = await crawl(FEED_ON, start_url=u("/"))
     parsed = _read(out, server)
     assert _entries(parsed) == [
         (u("/a"), "Page A, revised", "2026-02-02T00:00:00+00:00"),
         (u("/new"), "New page", "2026-02-01T00:00:00+00:00"),
-        (u("/c"), "Page C", "2026-01-04T00:00:00+00:00"),
-        (u("/b"), "Page B", "2026-01-03T00:00:00+00:00"),
-        (u("/"), "Home", "2026-01-01T00:00:00+00:00"),
     ]
-    assert parsed.feed.updated == "2026-02-02T00:00:00+00:00"
-    assert second.stats.get_value("sitemapgen/changes_feed/entries") == 5
+    assert parsed.feed.updated == "2026-02-02T00:00:00+00:00"  # the newest entry's
+    assert second.stats.get_value("sitemapgen/changes_feed/entries") == 2
     # The feed is one of the origin's files: in its manifest, and not in robots.txt.
     folder = out / server.origin.name
-    assert '"name": "changes.atom"' in (folder / "manifest.json").read_text()
+    listed = _manifest_feed(out, server)
+    assert (listed["kind"], listed["entries"]) == ("changes_feed", 2)
+    assert listed["bytes"] == len(_feed_path(out, server).read_bytes())
     assert "changes.atom" not in (folder / "robots.txt").read_text()
 
 
@@ -162,12 +169,16 @@ async def test_a_third_run_without_changes_keeps_the_feed(
     server: SiteServer, crawl: CrawlFn, tmp_path: Path
 ) -> None:
     """The feed's memory is in the state file: a run that changes nothing publishes the
-    same bytes (so the file is not stamped or delivered anew, P10)."""
+    same bytes (so the file is not stamped or delivered anew, P10), its entries those
+    the run before found."""
     u = server.url
     out = tmp_path / "out"
     server.routes = routes(1)
     await crawl(FEED_ON, start_url=u("/"))
+    server.routes = routes(2)
+    await crawl(FEED_ON, start_url=u("/"))
     before = _feed_path(out, server).read_bytes()
+    assert [e.link for e in _read(out, server).entries] == [u("/a"), u("/new")]
     await crawl(FEED_ON, start_url=u("/"))
     assert _feed_path(out, server).read_bytes() == before
     db = sqlite3.connect(out / ".sitemapgen-state.sqlite3")
@@ -190,16 +201,20 @@ async def test_off_by_default(server: SiteServer, crawl: CrawlFn, tmp_path: Path
 
 @deferred_f_from_coro_f
 async def test_the_entries_cap(server: SiteServer, crawl: CrawlFn, tmp_path: Path) -> None:
-    """SITEMAPGEN_CHANGES_FEED_ENTRIES=2: the two newest changes, on each run."""
+    """SITEMAPGEN_CHANGES_FEED_ENTRIES=1: the newest change, on each run."""
     u = server.url
     out = tmp_path / "out"
-    settings = {**FEED_ON, "SITEMAPGEN_CHANGES_FEED_ENTRIES": 2}
+    settings = {**FEED_ON, "SITEMAPGEN_CHANGES_FEED_ENTRIES": 1}
     server.routes = routes(1)
     await crawl(settings, start_url=u("/"))
-    assert [e.link for e in _read(out, server).entries] == [u("/gone"), u("/c")]
+    assert _read(out, server).entries == []
     server.routes = routes(2)
     await crawl(settings, start_url=u("/"))
-    assert [e.link for e in _read(out, server).entries] == [u("/a"), u("/new")]
+    assert [e.link for e in _read(out, server).entries] == [u("/a")]  # /new is older
+    # Back to run 1's site: /gone (2026-01-05) is added again, /a (2026-01-02) changed.
+    server.routes = routes(1)
+    await crawl(settings, start_url=u("/"))
+    assert [e.link for e in _read(out, server).entries] == [u("/gone")]
 
 
 @deferred_f_from_coro_f
@@ -228,9 +243,12 @@ async def test_a_hostile_title_stays_well_formed(
     comes back from the feed as the page's text (P1: escaped, not altered)."""
     u = server.url
     escaped = HOSTILE.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    server.routes = {
-        "/": Route(body=html(f"<title>{escaped}</title>", "<p>fish</p>")),
-    }
+    # The page appears on run 2 (run 1 is a first run: no entries); the home page is the
+    # same on both.
+    home = Route(body=html("<title>Home</title>", '<p>home</p><a href="/fish">f</a>'))
+    server.routes = {"/": home}
+    await crawl(FEED_ON, start_url=u("/"))
+    server.routes = {"/": home, "/fish": Route(body=html(f"<title>{escaped}</title>", "<p>f</p>"))}
     await crawl(FEED_ON, start_url=u("/"))
     parsed = _read(tmp_path / "out", server)
     # feedparser sanitises a title it takes for HTML; lxml reads the text as written.
@@ -307,17 +325,19 @@ def test_the_offline_build_writes_the_feed_without_titles(tmp_path: Path) -> Non
         return parsed
 
     first = build((one, "2026-01-01"), (two, "2026-01-03"), (four, "2026-01-02"))
-    assert _entries(first) == [
-        (two, two, "2026-01-03T00:00:00+00:00"),
-        (four, four, "2026-01-02T00:00:00+00:00"),
-        (one, one, "2026-01-01T00:00:00+00:00"),
-    ]
-    # /one changed, /three is new, /two is gone, /four stays as it was: the feed's memory.
+    assert _entries(first) == []  # a first build: nothing changed since a previous one
+    # /one changed, /three is new, /two is gone, /four stays as it was.
     second = build((one, "2026-01-05"), (three, "2026-01-04"), (four, "2026-01-02"))
     assert _entries(second) == [
         (one, one, "2026-01-05T00:00:00+00:00"),
         (three, three, "2026-01-04T00:00:00+00:00"),
-        (four, four, "2026-01-02T00:00:00+00:00"),
+    ]
+    # /four changed: first, then the second build's entries, the feed's memory.
+    third = build((one, "2026-01-05"), (three, "2026-01-04"), (four, "2026-01-06"))
+    assert _entries(third) == [
+        (four, four, "2026-01-06T00:00:00+00:00"),
+        (one, one, "2026-01-05T00:00:00+00:00"),
+        (three, three, "2026-01-04T00:00:00+00:00"),
     ]
 
 
@@ -342,6 +362,9 @@ async def test_an_items_title_beats_the_pages(
 ) -> None:
     """docs/item-fields.rst: an item's ``title`` (whitespace collapsed) is the entry's."""
     u = server.url
+    # Run 1 has the home page alone (the same entry as run 2's): the others are added.
+    server.routes = {"/": routes(1)["/"], "/a": NOT_FOUND, "/b": NOT_FOUND, "/c": NOT_FOUND}
+    await crawl(FEED_ON, spidercls=TitledSpider, start_url=u("/"))
     server.routes = routes(1)
     await crawl(FEED_ON, spidercls=TitledSpider, start_url=u("/"))
     titles = {e.link: e.title for e in _read(tmp_path / "out", server).entries}
@@ -379,13 +402,7 @@ async def test_with_indexnow_on_both_see_the_same_changes(
         1,
         1,
     ]
-    assert [e.link for e in _read(out, server).entries] == [
-        u("/a"),
-        u("/new"),
-        u("/c"),
-        u("/b"),
-        u("/"),
-    ]
+    assert [e.link for e in _read(out, server).entries] == [u("/a"), u("/new")]
 
 
 @deferred_f_from_coro_f

@@ -102,12 +102,17 @@ class Skips:
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, object]] = []
+        #: What the rules' counters were given (not bad data: no skip).
+        self.counted: dict[str, int] = {}
 
     def skip(self, reason: str, url: str, detail: object = None) -> None:
         self.calls.append((reason, detail))
 
     def exclude(self, reason: str, url: str, detail: str | None = None) -> None:
         self.calls.append((f"excluded/{reason}", url))
+
+    def count(self, key: str, count: int = 1) -> None:
+        self.counted[key] = self.counted.get(key, 0) + count
 
 
 def config(**extra: Any) -> Config:

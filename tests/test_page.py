@@ -22,7 +22,13 @@ from scrapy.utils.response import get_base_url
 from scrapy_sitemapgen.pages.canonical import canonical_urls
 from scrapy_sitemapgen.pages.dates import page_dates
 from scrapy_sitemapgen.pages.hreflang import alternates
-from scrapy_sitemapgen.pages.images import image_urls, parse_srcset
+from scrapy_sitemapgen.pages.images import (
+    image_sources,
+    image_urls,
+    largest_candidate,
+    parse_srcset,
+    srcset_candidates,
+)
 from scrapy_sitemapgen.pages.jsonld import json_ld
 from scrapy_sitemapgen.pages.links import parse_link_header
 from scrapy_sitemapgen.pages.refresh import refresh_url
@@ -466,6 +472,107 @@ def test_parse_srcset(srcset: str, expected: list[str]) -> None:
     assert parse_srcset(srcset) == expected
 
 
+# (srcset, expected (URL, descriptor) pairs): the descriptor kept is the one that ranks.
+SRCSET_CANDIDATE_CASES: list[tuple[str, list[tuple[str, str]]]] = [
+    ("a.jpg", [("a.jpg", "")]),
+    ("a.jpg 300w, b.jpg 1.5x", [("a.jpg", "300w"), ("b.jpg", "1.5x")]),
+    ("a.jpg 100w 50h, b.jpg", [("a.jpg", "100w"), ("b.jpg", "")]),
+    ("w_1,h_2/a.jpg 2x,b.jpg 1e1x", [("w_1,h_2/a.jpg", "2x"), ("b.jpg", "1e1x")]),
+    ("a.jpg 2x 3x, b.jpg 9w", [("b.jpg", "9w")]),
+]
+
+
+@pytest.mark.parametrize(("srcset", "expected"), SRCSET_CANDIDATE_CASES)
+def test_srcset_candidates(srcset: str, expected: list[tuple[str, str]]) -> None:
+    assert srcset_candidates(srcset) == expected
+
+
+# WordPress 6.1's markup for a 2048x1536 upload shown at "large" size (the cafe post).
+WP_SRC = "https://blog.example/wp-content/uploads/2023/05/cafe-1024x768.jpg"
+WP_SRCSET = (
+    "https://blog.example/wp-content/uploads/2023/05/cafe-1024x768.jpg 1024w, "
+    "https://blog.example/wp-content/uploads/2023/05/cafe-300x225.jpg 300w, "
+    "https://blog.example/wp-content/uploads/2023/05/cafe-768x576.jpg 768w, "
+    "https://blog.example/wp-content/uploads/2023/05/cafe.jpg 2048w"
+)
+WP_UPLOADS = "https://blog.example/wp-content/uploads/2023/05/"
+
+# (srcsets, src, width, expected (chosen, others)): which candidate is the image.
+LARGEST_CASES: list[tuple[list[str], str | None, str | None, tuple[str | None, list[str]]]] = [
+    # WordPress: the full size, though src names the large one and comes first in srcset.
+    (
+        [WP_SRCSET],
+        WP_SRC,
+        "1024",
+        (
+            WP_UPLOADS + "cafe.jpg",
+            [WP_UPLOADS + n for n in ("cafe-1024x768.jpg", "cafe-300x225.jpg", "cafe-768x576.jpg")],
+        ),
+    ),
+    # Widths: the greatest, wherever it is in the list.
+    (["s.jpg 300w, l.jpg 1200w, m.jpg 600w"], None, None, ("l.jpg", ["s.jpg", "m.jpg"])),
+    # Densities: the greatest; no descriptor is 1x, and src is 1x.
+    (["b.jpg 2x, c.jpg 1.5x"], "a.jpg", None, ("b.jpg", ["c.jpg", "a.jpg"])),
+    (["b.jpg"], "a.jpg", None, ("b.jpg", ["a.jpg"])),  # a tie: srcset's 1x before src
+    (["a.jpg 0.5x"], "big.jpg", None, ("big.jpg", ["a.jpg"])),
+    # src without a width attribute: no known width, so below any width descriptor...
+    (["s.jpg 10w"], "src.jpg", None, ("s.jpg", ["src.jpg"])),
+    # ...with one, its width in pixels, and a density that many times it.
+    (["s.jpg 500w"], "src.jpg", "800", ("src.jpg", ["s.jpg"])),
+    (["s.jpg 900w, d.jpg 2x"], "src.jpg", " 500 ", ("d.jpg", ["s.jpg", "src.jpg"])),
+    (["s.jpg 900w"], "src.jpg", "100%", ("s.jpg", ["src.jpg"])),  # not a plain integer
+    # A <picture>: its sources and its <img>, the first of equals winning.
+    (
+        ["p.avif 800w", "p.webp 800w, q.webp 400w"],
+        "p.jpg",
+        None,
+        ("p.avif", ["p.webp", "q.webp", "p.jpg"]),
+    ),
+    # Not candidates: data:, javascript:, blob:, about: (any case, padded) and empty values.
+    (
+        ["data:image/png;base64,AAAA 4000w, ok.jpg 10w, JavaScript:x 9000w, blob:y 9000w"],
+        " DATA:image/gif;base64,R0lGOD== ",
+        "5000",
+        ("ok.jpg", []),
+    ),
+    (["about:blank 2x"], "   ", None, (None, [])),
+    # Malformed descriptors drop their candidate; the same URL twice is one candidate.
+    (
+        ["big.jpg 9000q, huge.jpg 0w, x.jpg 1x 2x, ok.jpg 20w, ok.jpg 10w"],
+        None,
+        None,
+        ("ok.jpg", []),
+    ),
+    ([], None, None, (None, [])),
+    ([], "only.jpg", "wide", ("only.jpg", [])),
+]
+
+
+@pytest.mark.parametrize(("srcsets", "src", "width", "expected"), LARGEST_CASES)
+def test_largest_candidate(
+    srcsets: list[str],
+    src: str | None,
+    width: str | None,
+    expected: tuple[str | None, list[str]],
+) -> None:
+    assert largest_candidate(srcsets, src, width) == expected
+
+
+def test_image_sources_smaller_candidates() -> None:
+    """The candidates passed over, per image: what the extractor counts."""
+    selector, _, _ = read(
+        f'<html><body><img src="{WP_SRC}" srcset="{WP_SRCSET}" width="1024" sizes="(max-width: '
+        '1024px) 100vw, 1024px"><picture><source srcset="p.webp 2x"><source srcset="p1.webp">'
+        '<img src="p.jpg"></picture><img src="plain.png"></body></html>'
+    )
+    sources = image_sources(selector)
+    assert sources.shown == [WP_UPLOADS + "cafe.jpg", "p.webp", "plain.png"]
+    assert sorted(sources.smaller) == sorted(
+        [WP_UPLOADS + n for n in ("cafe-1024x768.jpg", "cafe-300x225.jpg", "cafe-768x576.jpg")]
+        + ["p1.webp", "p.jpg"]
+    )
+
+
 # --- image_urls ---------------------------------------------------------------------------
 
 # (html, expected URLs), for a page at PAGE_URL
@@ -476,30 +583,31 @@ IMAGE_CASES: list[tuple[str, list[str]]] = [
     ('<img src="../c.png">', ["http://example.com/c.png"]),
     ('<img src="//cdn.example.com/d.png">', ["http://cdn.example.com/d.png"]),
     ('<img src="https://cdn.example.com/e.png">', ["https://cdn.example.com/e.png"]),
-    # src, then the srcset candidates.
+    # One image per <img>: the largest of src and the srcset candidates.
     (
         '<img src="x.png" srcset="x-1x.png 1x, https://img.example/w_100,h_100/x.png 2x">',
-        [
-            "http://example.com/dir/x.png",
-            "http://example.com/dir/x-1x.png",
-            "https://img.example/w_100,h_100/x.png",
-        ],
+        ["https://img.example/w_100,h_100/x.png"],
     ),
-    (
-        '<img srcset="s-300.png 300w, s-600.png 600w">',
-        ["http://example.com/dir/s-300.png", "http://example.com/dir/s-600.png"],
-    ),
-    # <picture>: each <source srcset>, then the <img>.
+    ('<img srcset="s-300.png 300w, s-600.png 600w">', ["http://example.com/dir/s-600.png"]),
+    # <picture>: one image of every <source srcset> and the <img>.
     (
         '<picture><source type="image/avif" srcset="p.avif 1x, p2.avif 2x">'
         '<source type="image/webp" srcset="/p.webp"><img src="p.jpg"></picture>',
+        ["http://example.com/dir/p2.avif"],
+    ),
+    # Two pictures and an <img> between them stay three images, in document order.
+    (
+        '<picture><source srcset="a-1.webp 100w, a-2.webp 200w"><img src="a.jpg"></picture>'
+        '<img src="mid.png" srcset="mid-2.png 2x">'
+        '<picture><source srcset="b.webp"><img src="b.jpg" srcset="b-big.jpg 900w"></picture>',
         [
-            "http://example.com/dir/p.avif",
-            "http://example.com/dir/p2.avif",
-            "http://example.com/p.webp",
-            "http://example.com/dir/p.jpg",
+            "http://example.com/dir/a-2.webp",
+            "http://example.com/dir/mid-2.png",
+            "http://example.com/dir/b-big.jpg",
         ],
     ),
+    # A <picture> with its <img> alone is that <img>.
+    ('<picture><img src="only.png"></picture>', ["http://example.com/dir/only.png"]),
     # <source> outside <picture> is no image.
     ('<video><source src="v.mp4" srcset="v.png"></video><audio><source src="a.ogg"></audio>', []),
     # og:image and its two aliases, in document order; other og:image:* are no URLs.
@@ -534,6 +642,12 @@ IMAGE_CASES: list[tuple[str, list[str]]] = [
         '<img src="da&#9;ta:image/png,x">'
         '<img srcset="data:image/png;base64,AAAA 1x, ok.png 2x">',
         ["http://example.com/dir/ok.png"],
+    ),
+    # A lazy-loading placeholder never hides the image: data: is no candidate.
+    (
+        '<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="1024" '
+        'srcset="data:image/svg+xml,%3Csvg%3E 4000w, real.jpg 300w">',
+        ["http://example.com/dir/real.jpg"],
     ),
     # Empty or missing values are skipped.
     ('<img src=""><img src="   "><img><img srcset=""><meta property="og:image" content="">', []),
@@ -1069,7 +1183,8 @@ def test_hostile_huge_attribute_values() -> None:
     _read_everything(selector, base, headers)
     assert time.perf_counter() - started < 30  # linear, not quadratic
     assert "noindex" in robots_directives(selector, [], NOBODY)
-    assert image_urls(selector, base)[0] == f"http://example.com/{HUGE}"
+    # The srcset's 1x candidate stands for src, as in the HTML standard.
+    assert image_urls(selector, base)[0] == f"http://example.com/dir/{HUGE}"
     assert refresh_url(selector, base) == f"http://example.com/{HUGE}"
     assert parse_srcset(f"{HUGE} 1x") == [HUGE]
 

@@ -67,7 +67,7 @@ def build(server: SiteServer) -> None:
                 '<base href="/assets/"><meta property="og:image" content="https://cdn.example.net/og.jpg">',
                 '<img src="a.png"> <img src=" ../b.png "> <img src="data:image/png;base64,AAAA">'
                 '<img src="javascript:alert(1)"> <img src="//cdn.example.net/c.png">'
-                '<img src="x.png" srcset="https://cdn.example.net/w_100,h_100/d.jpg 1x, e.jpg 2x">'
+                '<img src="x.png" srcset="https://cdn.example.net/w_100,h_100/d.jpg 2x, e.jpg 1x">'
                 '<picture><source srcset="f.webp 300w, g.webp 600w"><img src="a.png"></picture>'
                 '<img src="/private-area/secret.png">',
             )
@@ -190,10 +190,9 @@ def expected(server: SiteServer) -> dict[str, dict[str, object]]:
                 u("/assets/a.png"),  # <base href> honoured
                 u("/b.png"),  # padded, relative with ..
                 "http://cdn.example.net/c.png",  # protocol-relative: the page's scheme
-                u("/assets/x.png"),
-                f"{CDN}/w_100,h_100/d.jpg",  # srcset candidate with commas in the URL
-                u("/assets/e.jpg"),
-                u("/assets/f.webp"),
+                # One per image, its largest candidate: the 2x (a URL with commas), then
+                # the <picture>'s 600w (x.png, e.jpg and f.webp are smaller candidates).
+                f"{CDN}/w_100,h_100/d.jpg",
                 u("/assets/g.webp"),
                 u("/private-area/secret.png"),  # SITEMAPGEN_DENY is for pages, not images
             ]
@@ -281,6 +280,8 @@ async def test_every_case_gives_its_exact_entry(facts_site, crawl, tmp_path: Pat
     assert stats["sitemapgen/skipped/video_incomplete"] == 1
     assert stats["sitemapgen/skipped/bad_hreflang"] == 1
     assert stats["sitemapgen/skipped/images_over_limit"] == 1
+    # /images: x.png, e.jpg and f.webp; the <picture>'s a.png is an <img> of its own there.
+    assert stats["sitemapgen/skipped/image/smaller_candidate"] == 3
     assert stats["sitemapgen/skipped/bad_json_ld"] == 1
 
 

@@ -1125,3 +1125,74 @@ def test_help_documents_the_exit_statuses(tmp_path: Path) -> None:
         "Exit status: 0 all valid; 1 rule violations; 2 a usage error, or an input that could "
         "not be checked." in text
     )
+
+
+# --- an Atom feed (the changes feed) ------------------------------------------------------
+
+FEED_LINE = "an Atom feed, not a sitemap: read as XML only, not checked against the sitemap rules"
+
+
+def _changes_feed(root: str) -> bytes:
+    """A changes feed as the package publishes it, of two entries."""
+    from scrapy_sitemapgen.features.changes_feed_atom import changes_feed_xml
+    from scrapy_sitemapgen.state.changes_feed_notes import ChangesFeedEntry
+
+    return changes_feed_xml(
+        [
+            ChangesFeedEntry(f"{root}a", "2026-02-02T00:00:00+00:00", "Page A"),
+            ChangesFeedEntry(f"{root}b", "2026-02-01T00:00:00+00:00"),
+        ],
+        feed_url=f"{root}changes.atom",
+        site=root,
+        fallback_updated="2026-01-01T00:00:00+00:00",
+    )
+
+
+def test_an_atom_feed_given_alone_is_named_not_failed(tmp_path: Path) -> None:
+    """``changes.atom`` as a source: one line saying it is an Atom feed, exit 0, no P2;
+    not well-formed, it is a P1 violation (exit 1), as any XML file's."""
+    feed = tmp_path / "changes.atom"
+    feed.write_bytes(_changes_feed("https://example.com/"))
+    result = command(tmp_path, "changes.atom")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines() == [
+        f"changes.atom: {FEED_LINE}",
+        "1 file, 0 URLs, 0 violations",
+    ]
+    assert result.stderr == ""
+
+    feed.write_bytes(_changes_feed("https://example.com/")[:-30])  # cut in an entry
+    result = command(tmp_path, "changes.atom")
+    assert result.returncode == 1, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"changes.atom: {FEED_LINE}"
+    broken = LINE_RE.match(lines[1])
+    assert broken is not None and broken["rule"] == "P1", lines
+    assert "not well-formed XML" in broken["message"]
+    assert lines[2:] == ["1 file, 0 URLs, 1 violation"]
+
+
+def test_an_atom_feed_in_robots_txt_is_named_in_an_index_is_p2(tmp_path: Path) -> None:
+    """Named in a robots.txt (G1, SITEMAPGEN_CHANGES_FEED_IN_ROBOTS), the feed is read as
+    one; listed in a sitemap index, it is still no sitemap (P2)."""
+    site = tmp_path / "site"
+    write_set(site, "https://example.com/", gzipped=False)
+    (site / "changes.atom").write_bytes(_changes_feed("https://example.com/"))
+    robots = site / "robots.txt"
+    robots.write_text(robots.read_text() + "Sitemap: https://example.com/changes.atom\n")
+    result = command(tmp_path, "--base-url", "https://example.com/", "site/robots.txt")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert f"site/changes.atom: {FEED_LINE}" in lines
+    assert SUMMARY_RE.match(lines[-1]) and lines[-1].endswith(" 0 violations")
+
+    index = site / "sitemap.xml"
+    text = index.read_text()
+    entry = "<sitemap><loc>https://example.com/changes.atom</loc></sitemap>"
+    index.write_text(text.replace("</sitemapindex>", f"{entry}</sitemapindex>"))
+    result = command(tmp_path, "--base-url", "https://example.com/", "site/sitemap.xml")
+    assert result.returncode == 1, result.stdout
+    assert FEED_LINE not in result.stdout
+    assert "site/changes.atom:2: P2: the root element is <{http://www.w3.org/2005/Atom}feed>" in (
+        result.stdout
+    )

@@ -48,6 +48,9 @@ class ValidateCommand(ScrapyCommand):
             "violations'. An input that cannot be checked at all (a missing or unreadable "
             "local source, a refused connection, an unknown host, a timeout) gets one "
             "'source: cause' line on stderr instead; an HTTP error status is a violation. "
+            "An Atom feed (a source, or named in a robots.txt: the changes feed) is no "
+            "sitemap: it gets one 'path: an Atom feed, not a sitemap' line and is only read "
+            "as XML (not well-formed is a P1 violation). "
             "Exit status: 0 all valid; 1 rule violations; 2 a usage error, or an input "
             "that could not be checked."
         )
@@ -113,13 +116,15 @@ class ValidateCommand(ScrapyCommand):
             timeout=opts.timeout,
         )
         errors = validator.input_errors
-        violations = reported = 0
+        violations = reported = feeds = 0
         try:
             for violation in validator.check(args):
                 reported = _report(errors, reported)
+                feeds = _report_feeds(validator.feeds, feeds)
                 print(violation, flush=True)
                 violations += 1
             _report(errors, reported)
+            _report_feeds(validator.feeds, feeds)
             summary = ", ".join(
                 (
                     counted(validator.files, "file"),
@@ -153,6 +158,17 @@ def _check_source(arg: str) -> None:
 def _is_folder(arg: str) -> bool:
     path = source_path(arg)
     return path is not None and path.is_dir()
+
+
+def _report_feeds(feeds: list[str], reported: int) -> int:
+    """Print the Atom feeds read and not named yet, one line each; how many are."""
+    for name in feeds[reported:]:
+        print(
+            f"{name}: an Atom feed, not a sitemap: read as XML only, "
+            "not checked against the sitemap rules",
+            flush=True,
+        )
+    return len(feeds)
 
 
 def _report(errors: list[InputError], reported: int) -> int:

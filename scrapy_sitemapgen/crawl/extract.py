@@ -57,7 +57,7 @@ from ..sitemaps.urls import (
     normal_directory,
     normalize_loc,
 )
-from ..stats import CANONICAL_NOT_HTTP, robots_txt_reason
+from ..stats import CANONICAL_NOT_HTTP, SKIPPED_IMAGE_SMALLER, robots_txt_reason
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -360,14 +360,20 @@ class _Page:
     def images(self) -> tuple[str, ...]:
         """``pages.images.image_urls``, normalised. Values in shape go straight to their
         URL; the rest are joined and normalised, and a rejected one counted once, as
-        ``image_urls`` would give it once."""
+        ``image_urls`` would give it once. The smaller candidates of an image that no other
+        element shows are counted (SKIPPED_IMAGE_SMALLER), one per URL as written."""
         found: dict[str, None] = {}
         policy = self.config.image_policy
         filtered = bool(policy.allow or policy.deny)  # without patterns, nothing is refused
         mapped = policy.mapped if policy.origin_map else None  # SITEMAPGEN_ORIGIN_MAP
         base, prefix, directory = self.base, self.prefix, self.directory
         tried: set[str] = set()
-        for value in image_sources(self.nodes):
+        sources = image_sources(self.nodes)
+        if sources.smaller:
+            smaller = set(sources.smaller).difference(sources.shown)
+            if smaller:
+                self.reporter.count(SKIPPED_IMAGE_SMALLER, len(smaller))
+        for value in sources.shown:
             url = joined_loc(value, prefix, base, directory)
             if url is None:
                 raw = media_url(base, value)

@@ -27,7 +27,10 @@ if TYPE_CHECKING:
     from ..state.notes import Save
     from .origin_watch import OriginStart
 
-__all__ = ["ChangesFeedNotes", "ChangesFeedWatch", "changes_feed"]
+__all__ = ["CHANGES_FEED_KIND", "ChangesFeedNotes", "ChangesFeedWatch", "changes_feed"]
+
+#: The feed's ``kind`` in the manifest: an Atom feed, neither a sitemap nor another feed.
+CHANGES_FEED_KIND = "changes_feed"
 
 
 def changes_feed(start: OriginStart) -> ChangesFeedWatch | None:
@@ -61,7 +64,7 @@ class ChangesFeedWatch(OriginWatch):
         origin_set.feed_entries = len(entries)
         if self._in_robots:
             origin_set.index_urls = (*origin_set.index_urls, self._url)
-        return [ExtraFile(CHANGES_FEED_NAME, "feed", data)]
+        return [ExtraFile(CHANGES_FEED_NAME, CHANGES_FEED_KIND, data, len(entries))]
 
 
 class ChangesFeedNotes:

@@ -49,6 +49,8 @@ class EntryPrints(Notes[str, tuple[str, str]]):
         on_changes: Callable[[Changes], None],
     ) -> None:
         super().__init__(ENTRY_PRINTS, previous, save)
+        #: No previous run left fingerprints for the origin: every URL is added.
+        self.first_run = self._head is None
         self._last: str | None = None
         self._on_changes = on_changes
         self._changes: Changes = []
@@ -122,14 +124,17 @@ class IndexNowWatch(OriginWatch):
         self._watches = start.change_watches
         submit = state.changes_to(name) if config.indexnow_key else None
         self._prints = EntryPrints(previous, save, self._on_changes(submit))
+        # A first run finds no change since a previous run, only URLs never noted: the
+        # watches are told nothing (the changes feed lists no page), while IndexNow's
+        # submission still sees them (SITEMAPGEN_INDEXNOW_INITIAL decides).
+        if self._prints.first_run:
+            self._watches = []
 
     def _on_changes(self, submit: Callable[[Changes], None] | None) -> Callable[[Changes], None]:
-        watches = self._watches
-
         def on_changes(changes: Changes) -> None:
             if submit is not None:
                 submit(changes)
-            for watch in watches:
+            for watch in self._watches:
                 watch.changed(changes)
 
         return on_changes

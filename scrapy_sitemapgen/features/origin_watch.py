@@ -30,7 +30,8 @@ __all__ = ["ChangeWatch", "ExtraFile", "OriginStart", "OriginWatch", "overridden
 class ChangeWatch(Protocol):
     """A watch that wants what IndexNow's entry fingerprints find (:mod:`.entry_prints`),
     a block of written entries at a time: the block, then the URLs of it that were added
-    or changed (and, at the finish, those removed)."""
+    or changed (and, at the finish, those removed). On an origin's first run (no
+    fingerprints noted before) it is told nothing: nothing changed since a previous run."""
 
     def seen(self, entries: list[UrlFacts]) -> None: ...
 
@@ -68,6 +69,8 @@ class ExtraFile(NamedTuple):
     name: str
     kind: str
     data: bytes
+    #: The entries it holds, as the manifest lists them (a feed's; 0 for a key file).
+    entries: int = 0
 
 
 class OriginWatch:

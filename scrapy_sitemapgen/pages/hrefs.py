@@ -10,12 +10,13 @@ from ..sitemaps.urls import join_prefix
 from .elements import ASCII_LOWER
 
 __all__ = [
+    "UNFETCHABLE_SCHEMES",
     "absolute",
     "media_url",
 ]
 
 # URLs that name no fetchable resource: inline data, script, in-memory objects.
-_UNFETCHABLE_SCHEMES = frozenset({"data", "javascript", "blob", "about"})
+UNFETCHABLE_SCHEMES = frozenset({"data", "javascript", "blob", "about"})
 
 # URLs urljoin() gives back unchanged, or (rooted) after the base's "scheme://netloc": no
 # character the URL parser strips (C0, space, tab, newline), no ";" path parameters, no
@@ -63,4 +64,4 @@ def media_url(base: str, value: str) -> str | None:
         scheme = urlsplit(url).scheme
     except ValueError:
         return url  # unparsable: the caller refuses and counts it
-    return None if scheme.translate(ASCII_LOWER) in _UNFETCHABLE_SCHEMES else url
+    return None if scheme.translate(ASCII_LOWER) in UNFETCHABLE_SCHEMES else url

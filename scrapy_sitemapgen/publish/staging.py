@@ -478,7 +478,10 @@ def stage_origin(
     before_index = len(records) - len(output.indexes)
     for watch in overridden(watches, "finish"):
         for extra in watch.finish(origin_set):
-            records.insert(before_index, _staged(folder, extra.name, extra.kind, extra.data, kept))
+            records.insert(
+                before_index,
+                _staged(folder, extra.name, extra.kind, extra.data, kept, extra.entries),
+            )
             before_index += 1
     robots = _robots(config, origin, origin_set.robots_lines)
     records.insert(before_index, _staged(folder, ROBOTS_NAME, "robots", robots, kept))
@@ -512,9 +515,11 @@ class _Kept:
         )
 
 
-def _staged(staging: str, name: str, kind: str, data: bytes, kept: _Kept) -> FileRecord:
+def _staged(
+    staging: str, name: str, kind: str, data: bytes, kept: _Kept, entries: int = 0
+) -> FileRecord:
     _write_file(os.path.join(staging, name), data)
-    return kept.record(name, kind, 0, len(data), hashlib.sha256(data).hexdigest())
+    return kept.record(name, kind, entries, len(data), hashlib.sha256(data).hexdigest())
 
 
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)

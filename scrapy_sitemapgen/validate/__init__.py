@@ -18,7 +18,7 @@ The layers, lowest first (setup.cfg checks them): :mod:`._io` reads files and UR
 the limits; :mod:`._scope` turns sources into targets and knows where entries may point;
 :mod:`._schema` loads the shipped XSDs and words their errors; :mod:`._violations` says what
 a violation is and words those about a file as a whole; :mod:`._xmlfile` walks one urlset or
-index; :mod:`.checker` holds :class:`Validator`, which reads and follows the files.
+index, :mod:`._textfile` one text sitemap; :mod:`.checker` holds :class:`Validator`, which reads and follows the files.
 """
 
 from __future__ import annotations

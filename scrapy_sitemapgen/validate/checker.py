@@ -44,6 +44,7 @@ from ._scope import (
     _target,
     source_path,
 )
+from ._textfile import UTF8_BOM, TextFile
 from ._violations import (
     CheckIncomplete,
     InputError,
@@ -95,7 +96,6 @@ _VIDEO = f"{{{VIDEO_NS}}}video"
 _NEWS = f"{{{NEWS_NS}}}news"
 _MEDIA_LOCS = (f"{{{VIDEO_NS}}}content_loc", f"{{{VIDEO_NS}}}player_loc")
 
-_UTF8_BOM = b"\xef\xbb\xbf"
 _OTHER_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
 _DECLARED_ENCODING_RE = re.compile(rb"^<\?xml\s[^>]*?encoding\s*=\s*[\"']([^\"']*)[\"']")
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
@@ -162,6 +162,10 @@ class Validator:
         self.read_files: list[str] = []
         #: ``<url>`` entries (and text sitemap lines) read.
         self.urls = 0
+        #: The Atom feeds read (a source, or named in a robots.txt: the changes feed, G1),
+        #: by their names as reported: read as XML (a file that is not well-formed is a
+        #: P1 violation), not checked as sitemaps.
+        self.feeds: list[str] = []
         #: The inputs that could not be checked, in reading order: when there are any,
         #: the check is incomplete (the command exits with 2).
         self.input_errors: list[InputError] = []
@@ -339,7 +343,7 @@ class Validator:
             return
         path = target.location if target.local else urlsplit(target.location).path
         name = PurePosixPath(path).name
-        markup = head.removeprefix(_UTF8_BOM).lstrip().startswith(b"<")
+        markup = head.removeprefix(UTF8_BOM).lstrip().startswith(b"<")
         if not head:
             yield Violation(target.display, 0, "P1", "the file is empty")
         elif name.endswith(".gz") and not body.gzipped:
@@ -375,7 +379,7 @@ class Validator:
     def _check_xml(
         self, target: _Target, body: _Body, head: bytes, listed: list[_Target]
     ) -> Iterator[Violation]:
-        declared = _DECLARED_ENCODING_RE.match(head.removeprefix(_UTF8_BOM))
+        declared = _DECLARED_ENCODING_RE.match(head.removeprefix(UTF8_BOM))
         if declared and declared[1].lower().replace(b"_", b"-") not in (b"utf-8", b"utf8"):
             encoding = declared[1].decode("ascii", "replace")
             yield Violation(
@@ -394,16 +398,26 @@ class Validator:
         )
         depth = 0
         state: FileState | None = None
+        feed = False  # an Atom feed: read to its end for well-formedness, nothing more
         try:
             for event, element in events:
                 if event == "start":
                     depth += 1
                     if depth == 1:
+                        feeds = len(self.feeds)
                         state = yield from self._open_root(target, element, head)
                         if state is None:
-                            return
+                            if len(self.feeds) == feeds:
+                                return
+                            feed = True
                     continue
                 depth -= 1
+                if feed:
+                    if depth == 1:  # memory holds one entry, as for a urlset
+                        element.clear(keep_tail=False)
+                        while element.getprevious() is not None:
+                            element.getparent().remove(element.getprevious())
+                    continue
                 assert state is not None
                 if depth == 1:
                     yield from self._entry(state, element, listed)
@@ -439,8 +453,13 @@ class Validator:
             yield _doctype_violation(display, head, entities, external)
             return None
         name, namespace = etree.QName(root).localname, etree.QName(root).namespace
-        if (name, namespace) == ("feed", ATOM_NS) and target.listed and target.listed[2] == "P15":
-            return None  # G1: an Atom feed a robots.txt names is read as one (the changes feed)
+        if (name, namespace) == ("feed", ATOM_NS) and (
+            target.listed is None or target.listed[2] == "P15"
+        ):
+            # G1: an Atom feed given as it is, or named in a robots.txt, is read as one
+            # (the changes feed); an index lists sitemaps only (P2 below).
+            self.feeds.append(display)
+            return None
         if name not in ("urlset", "sitemapindex"):
             yield Violation(
                 display,
@@ -642,51 +661,23 @@ class Validator:
             pass  # not a sitemap, so no size rule: the Sitemap: lines read so far are followed
 
     def _check_text(self, target: _Target, body: _Body) -> Iterator[Violation]:
-        """A plain-text sitemap (P11): one absolute URL per line, UTF-8, the usual limits."""
-        display = target.display
-        scope = _Scope(_prefixes(target), "P12", "URL", _P12_REASON)
-        count = first_over = 0
+        """A plain-text sitemap (P11): its lines (:class:`._textfile.TextFile`), each URL
+        once across the files read (P8)."""
+        text = TextFile(target.display, _Scope(_prefixes(target), "P12", "URL", _P12_REASON))
         try:
             for number, raw in _lines(body):
-                try:
-                    text = (raw.removeprefix(_UTF8_BOM) if number == 1 else raw).decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    yield Violation(
-                        display,
-                        number,
-                        "P11",
-                        f"a text sitemap is UTF-8: {exc.reason} at byte {exc.start}",
-                    )
+                url, violation = text.line(number, raw)
+                if violation is not None:
+                    yield violation
+                if url is None:
                     continue
-                url = text.strip()
-                if not url:
-                    continue
-                count += 1
                 self.urls += 1
-                if count == MAX_URLS_PER_SITEMAP + 1:
-                    first_over = number
-                problem = _loc_problem(url)
-                if problem is not None:
-                    yield Violation(display, number, "P3", f"{url[:200]!r}: {problem}")
+                if violation is not None and violation.rule == "P3":
                     continue
-                scope_problem = scope.problem(url, number)
-                if scope_problem is not None:
-                    yield Violation(display, number, *scope_problem)
-                elif self.on_entry is not None:
-                    self.on_entry(url, None, display)
-                yield from self._duplicate(("text", url), display, number)
+                if violation is None and self.on_entry is not None:
+                    self.on_entry(url, None, text.display)
+                yield from self._duplicate(("text", url), text.display, number)
         except _TooLarge as exc:
             yield self._too_large(target, exc)
             return
-        if count == 0:
-            yield Violation(
-                display, 0, "P11", "a text sitemap lists at least one URL; this file lists none"
-            )
-        if first_over:
-            yield Violation(
-                display,
-                first_over,
-                "P7",
-                f"{count:,} URLs; at most {MAX_URLS_PER_SITEMAP:,} in one file (this is the first "
-                "one past the limit)",
-            )
+        yield from text.close()
