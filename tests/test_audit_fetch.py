@@ -1,0 +1,158 @@
+"""The audit's own requests (issue 53): nothing outside the origin audited is requested,
+whatever its live sitemaps name or its redirects point at; a second real server on another
+port, standing for an internal address, counts what it receives, and must receive nothing."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from scrapy.utils.defer import deferred_f_from_coro_f
+
+from .helpers import Route, SiteServer, html, read_csv
+from .test_audit import index, urlset
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+XML = "application/xml"
+
+
+@deferred_f_from_coro_f
+async def test_the_audit_requests_nothing_off_the_origin(crawl, tmp_path: Path) -> None:
+    with SiteServer() as site, SiteServer() as inside:
+        u, i = site.url, inside.url
+        # Whatever the internal server is asked for, it answers as a live site would.
+        inside.default = Route(body=urlset((i("/secret"), None)), content_type=XML)
+        site.routes.update(
+            {
+                "/": Route(body=html()),
+                "/robots.txt": Route(
+                    # The second line is a cross-submission (P13): allowed by the protocol,
+                    # not read by the audit.
+                    body=f"Sitemap: {u('/index.xml')}\nSitemap: {i('/announced.xml')}\n",
+                    content_type="text/plain",
+                ),
+                "/index.xml": Route(
+                    body=index(u("/pages.xml"), i("/child.xml"), u("/moved.xml")),
+                    content_type=XML,
+                ),
+                "/moved.xml": Route(301, headers={"Location": i("/moved.xml")}),
+                "/pages.xml": Route(
+                    body=urlset(
+                        (u("/"), None),
+                        (u("/hop"), None),
+                        (u("/hop-twice"), None),
+                        (i("/listed"), None),
+                    ),
+                    content_type=XML,
+                ),
+                "/hop": Route(302, headers={"Location": i("/landing")}),
+                # A first hop on the origin is followed, the second, off it, is not.
+                "/hop-twice": Route(301, headers={"Location": "/hop-again"}),
+                "/hop-again": Route(307, headers={"Location": i("/landing")}),
+            }
+        )
+        report_dir = tmp_path / "report"
+        crawler = await crawl(
+            {"SITEMAPGEN_AUDIT": True, "SITEMAPGEN_REPORT_DIR": str(report_dir)},
+            start_url=u("/"),
+        )
+        assert crawler.stats.get_value("finish_reason") == "finished"
+        assert inside.requested == []  # no child, no listed URL, no redirect, no robots.txt
+        # The audit did read the site's own files and fetch its listed pages.
+        assert {"/index.xml", "/pages.xml", "/moved.xml", "/hop", "/hop-twice", "/hop-again"} <= (
+            set(site.requested)
+        )
+    folder = report_dir / site.origin.name
+    rows = read_csv(folder / "audit.csv")
+    found = {(r["url"], r["finding"]): r["detail"] for r in rows}
+    off = f"outside {site.origin.root} (the origin audited"
+    # The listed pages whose redirect leaves the origin: reported with the target.
+    assert found[(u("/hop"), "listed_redirected")] == i("/landing")
+    assert found[(u("/hop-twice"), "listed_redirected")] == u("/hop-again")
+    judged = {r["url"]: (r["verdict"], r["detail"]) for r in read_csv(folder / "urls.csv")}
+    assert judged[u("/hop-again")] == ("excluded/status/307", i("/landing"))
+    assert not any(url.startswith(inside.root) for url in judged)
+    # The index's child on the other server: its P9 violation, once.
+    invalid = [r["detail"] for r in rows if r["finding"] == "invalid_sitemap"]
+    (p9,) = [d for d in invalid if "P9:" in d]
+    assert p9.startswith(f"line 1: P9: {i('/child.xml')} is outside {site.origin.root}")
+    # The cross-submitted file: not fetched, said why.
+    assert found[(i("/announced.xml"), "invalid_sitemap")] == (
+        f"not fetched: on {inside.origin.root}, {off}; the audit requests nothing outside "
+        "it: P9, P12, P13)"
+    )
+    # The moved file: the redirect is named, and not followed.
+    (moved,) = [d for d in invalid if "/moved.xml is listed" in d]
+    assert f"HTTP 301 to {i('/moved.xml')}, not followed: on {inside.origin.root}, {off}" in moved
+    # The listed URL on the other server: the sitemap's P12 violation, and no verdict.
+    (p12,) = [d for d in invalid if "P12:" in d]
+    assert f"P12: {i('/listed')} is outside" in p12
+    assert len(invalid) == 4
+    report = json.loads((folder / "audit.json").read_text())
+    assert report["sitemaps"] == [u("/index.xml"), u("/pages.xml")]
+
+
+@deferred_f_from_coro_f
+async def test_an_unannounced_sitemap_or_a_robots_txt_that_redirects_off_the_origin(
+    crawl, tmp_path: Path
+) -> None:
+    """No Sitemap: line: /sitemap.xml is read; when it, or robots.txt, redirects to another
+    origin, the file is there but not read, which is a finding, not a site without one.
+    (The crawl's own reading of robots.txt for the listing rules follows redirects as RFC
+    9309 asks of crawlers; it is off here, so that only the audit asks for the file.)"""
+    with SiteServer() as site, SiteServer() as inside:
+        inside.default = Route(body=urlset((inside.url("/secret"), None)), content_type=XML)
+        site.routes["/"] = Route(body=html())
+        site.routes["/robots.txt"] = Route(302, headers={"Location": inside.url("/robots.txt")})
+        site.routes["/sitemap.xml"] = Route(301, headers={"Location": inside.url("/sitemap.xml")})
+        report_dir = tmp_path / "report"
+        await crawl(
+            {
+                "SITEMAPGEN_AUDIT": True,
+                "SITEMAPGEN_REPORT_DIR": str(report_dir),
+                "SITEMAPGEN_RESPECT_ROBOTS_TXT": False,
+            },
+            start_url=site.url("/"),
+        )
+        assert inside.requested == []
+        assert {"/robots.txt", "/sitemap.xml"} <= set(site.requested)
+    rows = read_csv(report_dir / site.origin.name / "audit.csv")
+    found = {r["url"]: r["detail"] for r in rows if r["finding"] == "invalid_sitemap"}
+    assert set(found) == {site.url("/robots.txt"), site.url("/sitemap.xml")}
+    for name, status in (("/robots.txt", 302), ("/sitemap.xml", 301)):
+        assert found[site.url(name)].startswith(
+            f"P15: cannot be read: HTTP {status} to {inside.url(name)}, not followed: "
+            f"on {inside.origin.root}, outside {site.origin.root}"
+        )
+    # What the live sitemaps list is unknown: no page is said to be missing from them.
+    assert not any(r["finding"] == "missing_from_sitemap" for r in rows)
+
+
+@deferred_f_from_coro_f
+async def test_a_sitemap_the_user_names_is_read_on_its_own_origin(crawl, tmp_path: Path) -> None:
+    """SITEMAPGEN_AUDIT_SITEMAPS is the user's choice: a file on another origin is read
+    there (and audited as that origin's), but what it names off that origin is not."""
+    with SiteServer() as site, SiteServer() as chosen, SiteServer() as inside:
+        site.routes["/"] = Route(body=html())
+        chosen.routes["/extra.xml"] = Route(
+            body=index(chosen.url("/part.xml"), inside.url("/part.xml")), content_type=XML
+        )
+        chosen.routes["/part.xml"] = Route(body=urlset((chosen.url("/p"), None)), content_type=XML)
+        chosen.routes["/p"] = Route(body=html())
+        inside.default = Route(body=urlset((inside.url("/secret"), None)), content_type=XML)
+        report_dir = tmp_path / "report"
+        await crawl(
+            {
+                "SITEMAPGEN_AUDIT": True,
+                "SITEMAPGEN_REPORT_DIR": str(report_dir),
+                "SITEMAPGEN_AUDIT_SITEMAPS": [chosen.url("/extra.xml")],
+            },
+            start_url=site.url("/"),
+        )
+        assert inside.requested == []
+        assert {"/extra.xml", "/part.xml", "/p"} <= set(chosen.requested)
+    report = json.loads((report_dir / chosen.origin.name / "audit.json").read_text())
+    assert report["sitemaps"] == [chosen.url("/extra.xml"), chosen.url("/part.xml")]
+    assert report["urls_listed"] == 1
