@@ -5,9 +5,14 @@ port, standing for an internal address, counts what it receives, and must receiv
 from __future__ import annotations
 
 import json
+import logging
+import socket
 from typing import TYPE_CHECKING
 
+import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
+
+from scrapy_sitemapgen.sitemaps.urls import origin_of_root
 
 from .helpers import Route, SiteServer, html, read_csv
 from .test_audit import index, urlset
@@ -156,3 +161,81 @@ async def test_a_sitemap_the_user_names_is_read_on_its_own_origin(crawl, tmp_pat
     report = json.loads((report_dir / chosen.origin.name / "audit.json").read_text())
     assert report["sitemaps"] == [chosen.url("/extra.xml"), chosen.url("/part.xml")]
     assert report["urls_listed"] == 1
+
+
+def _closed_port() -> int:
+    """A port on 127.0.0.1 where nothing listens: bound, then released."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+_WHY = {
+    "404": "HTTP 404",
+    "timeout": "took longer than 1.0 seconds",
+    "refused": "Connection was refused",
+}
+
+
+@pytest.mark.parametrize(
+    ("named_by", "how"),
+    [
+        ("robots.txt", "404"),
+        ("robots.txt", "timeout"),
+        ("setting", "404"),
+        ("setting", "timeout"),
+        ("setting", "refused"),  # an origin where nothing listens
+    ],
+)
+@pytest.mark.parametrize("root", ["/", "/3.11/"])
+@deferred_f_from_coro_f
+async def test_an_unreachable_sitemap_is_the_same_finding_whatever_its_path(
+    root: str, named_by: str, how: str, crawl, tmp_path: Path, caplog
+) -> None:
+    """A sitemap named by robots.txt or SITEMAPGEN_AUDIT_SITEMAPS that answers 404, too
+    late or not at all: one ``invalid_sitemap`` finding with the reason, at the site's root
+    (the very place the audit tries when robots.txt names none) as under /3.11/, the crawl
+    rooted there too. Before, the user's ``/sitemap.xml`` was taken for that guess, whose
+    absence is no finding: ``0 findings (nothing to report)``."""
+    caplog.set_level(logging.INFO, logger="scrapy_sitemapgen")
+    with SiteServer() as site:
+        site.routes[root] = Route(body=html(body=f"<a href='{root}a'>a</a>"))
+        site.routes[f"{root}a"] = Route(body=html())
+        origin = site.root if how != "refused" else f"http://127.0.0.1:{_closed_port()}"
+        sitemap = f"{origin}{root}sitemap.xml"
+        if how == "timeout":
+            site.routes[f"{root}sitemap.xml"] = Route(body="<urlset/>", delay=3)
+        settings: dict[str, object] = {
+            "SITEMAPGEN_AUDIT": True,
+            "SITEMAPGEN_REPORT_DIR": str(tmp_path / "report"),
+            "DOWNLOAD_TIMEOUT": 1,
+        }
+        if named_by == "robots.txt":
+            site.routes["/robots.txt"] = Route(
+                body=f"Sitemap: {sitemap}\n", content_type="text/plain"
+            )
+        else:
+            settings["SITEMAPGEN_AUDIT_SITEMAPS"] = [sitemap]
+        await crawl(settings, start_url=site.url(root))
+    folder = tmp_path / "report" / origin_of_root(origin + "/").name
+    rows = read_csv(folder / "audit.csv")
+    invalid = {r["url"]: r["detail"] for r in rows if r["finding"] == "invalid_sitemap"}
+    # Robots.txt's line is blamed for a file it names (P15), the file itself else.
+    blamed = f"{origin}/robots.txt" if named_by == "robots.txt" else sitemap
+    detail = invalid.pop(blamed)
+    assert sitemap in detail or blamed == sitemap
+    assert _WHY[how] in detail
+    if how == "refused":  # nothing answers there: its robots.txt is unknown too
+        assert set(invalid) == {f"{origin}/robots.txt"} | (
+            {f"{origin}/sitemap.xml"} if root != "/" else set()
+        )
+    else:
+        assert invalid == {}
+    others = invalid
+    # What the live sitemaps list is unknown: no page is said to be missing from them.
+    assert not any(r["finding"] == "missing_from_sitemap" for r in rows)
+    close = [m for m in caplog.messages if m.startswith("Sitemap audit of " + origin)]
+    assert len(close) == 1
+    assert f"invalid_sitemap {1 + len(others)})" in close[0] or (
+        f"invalid_sitemap {1 + len(others)}," in close[0]
+    )

@@ -195,15 +195,20 @@ class LiveAudit:
         validator = Validator(max_bytes=self.config.max_bytes, on_entry=found.entry)
         robots = validator.file(origin.root + "robots.txt")
         queue: list[SitemapFile] = []
-        robots_body = await self._body(robots, scope, found, validator, announced=False)
+        robots_body = await self._body(robots, scope, found, validator, named=False)
         if robots_body is not None:
             violations, queue = validator.check_data(robots, robots_body)
             for violation in violations:
                 found.violation(violation)
-        fallback = not queue
-        if fallback:
-            queue = [validator.file(origin.root + "sitemap.xml")]
+        guess = None
+        if not queue:
+            guess = validator.file(origin.root + "sitemap.xml")
+            queue = [guess]
         queue.extend(validator.file(url) for url in extra)
+        # The user's own file is named, even at the guessed place: the one read (the
+        # first) must be reported as named when it cannot be, whatever its path.
+        if guess is not None and guess.location in extra:
+            guess = None
         fetched: set[str] = set()
         while queue:
             target = queue.pop(0)
@@ -224,8 +229,7 @@ class LiveAudit:
                     found.add_invalid(target.display, f"not fetched: {refusal}")
                 found.not_read(target.display, f"not fetched: {refusal}")
                 continue
-            announced = not (fallback and target.display == origin.root + "sitemap.xml")
-            body = await self._body(target, scope, found, validator, announced=announced)
+            body = await self._body(target, scope, found, validator, named=target is not guess)
             if body is None:
                 continue
             found.sitemaps.append(target.display)
@@ -244,31 +248,31 @@ class LiveAudit:
         found: LiveRead,
         validator: Validator,
         *,
-        announced: bool,
+        named: bool,
     ) -> bytes | None:
-        """The stored bytes of a file, or None: an announced file that cannot be fetched
-        is a finding; a robots.txt or an unannounced ``/sitemap.xml`` that is not there is
-        only a site without one. A redirect off the origin is a finding whatever the file:
-        the file is there, and the audit would not follow it."""
+        """The stored bytes of a file, or None. A file not read is an ``invalid_sitemap``
+        finding (with why) and makes what the origin lists unknown, whatever its path;
+        but for robots.txt and the ``/sitemap.xml`` tried when robots.txt names none (not
+        ``named``), whose 4xx is a site without one (RFC 9309 for robots.txt). No answer
+        or a 5xx is never that: what the file would announce or list is unknown."""
         try:
             response = await self._fetch(target.location, scope, sitemap=True)
-        except Exception as exc:  # no answer, a refused or oversized download: a finding
+        except Exception as exc:  # no answer, a refused or oversized download
             why = str(exc) or type(exc).__name__
-            if announced:
-                found.violation(validator.unfetched(target, why))
-            # Even a robots.txt: what it would have announced is unknown.
+            found.violation(validator.unfetched(target, why))
             found.not_read(target.display, why)
             return None
         if response.status != 200:
             why = f"HTTP {response.status}"
+            absent = not named and 400 <= response.status < 500
             location = response.headers.get(b"Location")
             if response.status in _REDIRECTS and location:
                 to = response.urljoin(location.decode("latin-1"))
                 refusal = scope.refusal(to)
-                if refusal is not None:
+                if refusal is not None:  # the file is there: the audit does not go
                     why = f"{why} to {to[:200]}, not followed: {refusal}"
-                    announced = True
-            if announced:
+                    absent = False
+            if not absent:
                 found.violation(validator.unfetched(target, why))
                 found.not_read(target.display, why)
             return None
