@@ -4,6 +4,7 @@ port, standing for an internal address, counts what it receives, and must receiv
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import socket
@@ -14,7 +15,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_sitemapgen.sitemaps.urls import origin_of_root
 
-from .helpers import Route, SiteServer, html, read_csv
+from .helpers import Route, SiteServer, html, read_csv, run_audit
 from .test_audit import index, urlset
 
 if TYPE_CHECKING:
@@ -25,6 +26,8 @@ XML = "application/xml"
 
 @deferred_f_from_coro_f
 async def test_the_audit_requests_nothing_off_the_origin(crawl, tmp_path: Path) -> None:
+    """The crawl's audit, then ``sitemapgen-audit`` on its store from the same robots.txt:
+    neither asks the other server for anything, and both report the same findings."""
     with SiteServer() as site, SiteServer() as inside:
         u, i = site.url, inside.url
         # Whatever the internal server is asked for, it answers as a live site would.
@@ -59,12 +62,22 @@ async def test_the_audit_requests_nothing_off_the_origin(crawl, tmp_path: Path) 
             }
         )
         report_dir = tmp_path / "report"
+        store = tmp_path / "store.sqlite3"
         crawler = await crawl(
-            {"SITEMAPGEN_AUDIT": True, "SITEMAPGEN_REPORT_DIR": str(report_dir)},
+            {
+                "SITEMAPGEN_AUDIT": True,
+                "SITEMAPGEN_REPORT_DIR": str(report_dir),
+                "SITEMAPGEN_STORE": str(store),
+            },
             start_url=u("/"),
         )
         assert crawler.stats.get_value("finish_reason") == "finished"
         assert inside.requested == []  # no child, no listed URL, no redirect, no robots.txt
+        status, _ = await asyncio.to_thread(
+            run_audit, "--store", str(store), "--output", str(tmp_path / "cmd"), u("/robots.txt")
+        )
+        assert status == 0
+        assert inside.requested == []
         # The audit did read the site's own files and fetch its listed pages.
         assert {"/index.xml", "/pages.xml", "/moved.xml", "/hop", "/hop-twice", "/hop-again"} <= (
             set(site.requested)
@@ -83,10 +96,10 @@ async def test_the_audit_requests_nothing_off_the_origin(crawl, tmp_path: Path) 
     invalid = [r["detail"] for r in rows if r["finding"] == "invalid_sitemap"]
     (p9,) = [d for d in invalid if "P9:" in d]
     assert p9.startswith(f"line 1: P9: {i('/child.xml')} is outside {site.origin.root}")
-    # The cross-submitted file: not fetched, said why.
-    assert found[(i("/announced.xml"), "invalid_sitemap")] == (
-        f"not fetched: on {inside.origin.root}, {off}; the audit requests nothing outside "
-        "it: P9, P12, P13)"
+    # The cross-submitted file: not fetched, said why on robots.txt's line.
+    assert found[(u("/robots.txt"), "invalid_sitemap")] == (
+        f"line 2: P15: {i('/announced.xml')} is listed, but cannot be fetched: on "
+        f"{inside.origin.root}, {off}; the audit requests nothing outside it: P9, P12, P13)"
     )
     # The moved file: the redirect is named, and not followed.
     (moved,) = [d for d in invalid if "/moved.xml is listed" in d]
@@ -97,6 +110,8 @@ async def test_the_audit_requests_nothing_off_the_origin(crawl, tmp_path: Path) 
     assert len(invalid) == 4
     report = json.loads((folder / "audit.json").read_text())
     assert report["sitemaps"] == [u("/index.xml"), u("/pages.xml")]
+    # The command read the same files the same way: the same rows.
+    assert read_csv(tmp_path / "cmd" / site.origin.name / "audit.csv") == rows
 
 
 @deferred_f_from_coro_f

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..sitemaps.urls import UrlRejected, normalize_loc, origin_key
+from ..sitemaps.urls import UrlRejected, normalize_loc, origin_key, origin_of
 from ..sitemaps.verdicts import Listed
 
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ..store.verdict_log import VerdictLog
     from ..validate import Violation
 
-__all__ = ["MAX_INVALID", "REFUSED_WHOLE", "FetchScope", "LiveRead", "key_of"]
+__all__ = ["MAX_INVALID", "REFUSED_WHOLE", "FetchScope", "LiveRead", "key_of", "named_refusal"]
 
 #: The rules whose violation makes a reader refuse the whole file: no well-formed UTF-8
 #: XML (P1), more bytes than the limit (G2).
@@ -77,6 +77,17 @@ class FetchScope:
             f"{where}, outside {self.origin.root} (the origin audited; the audit requests "
             "nothing outside it: P9, P12, P13)"
         )
+
+
+def named_refusal(named_by: str, url: str, policy: UrlPolicy) -> str | None:
+    """:meth:`FetchScope.refusal` of ``url``, a file ``named_by`` (a file's URL) names or
+    redirects to, in the scope of ``named_by``'s origin: the rule of a reader that starts
+    from files the user gave, whatever their origins (``sitemapgen-audit``)."""
+    try:
+        origin = origin_of(normalize_loc(named_by))
+    except UrlRejected:
+        return None  # a local file: the files it names are read beside it, not fetched
+    return FetchScope(origin, policy).refusal(url)
 
 
 class LiveRead:

@@ -224,9 +224,10 @@ class LiveAudit:
             refusal = scope.refusal(target.location)
             if refusal is not None:
                 # An index's child off its site is a P9 violation already; a robots.txt's
-                # Sitemap: line (P13) is no violation, but is not read either.
+                # Sitemap: line (P13) is no violation, but is not read either: its line
+                # is blamed, as for a file that cannot be fetched (and as the command does).
                 if not target.in_index:
-                    found.add_invalid(target.display, f"not fetched: {refusal}")
+                    found.violation(validator.unfetched(target, refusal))
                 found.not_read(target.display, f"not fetched: {refusal}")
                 continue
             body = await self._body(target, scope, found, validator, named=target is not guess)
