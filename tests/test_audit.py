@@ -637,7 +637,7 @@ def unreadable_sitemaps() -> Iterator[SiteServer]:
 
 @pytest.fixture
 def no_xml(unreadable_sitemaps: SiteServer) -> Iterator[SiteServer]:
-    """A robots.txt that names a sitemap that is no XML."""
+    """A robots.txt that names a sitemap on another origin (one that is no XML)."""
     with SiteServer() as site:
         site.routes["/robots.txt"] = Route(
             body=f"Sitemap: {unreadable_sitemaps.url('/plain.xml')}\n", content_type="text/plain"
@@ -678,7 +678,9 @@ async def test_the_audit_of_sitemaps_that_cannot_be_read_reports_nothing_missing
     for source, why in [
         (nowhere, f"{nowhere}: cannot be fetched"),
         (site.url("/robots.txt"), f"{site.url('/sitemap.xml')}: HTTP 404"),
-        (no_xml.url("/robots.txt"), f"{site.url('/plain.xml')}: P1: "),
+        (site.url("/plain.xml"), f"{site.url('/plain.xml')}: P1: "),
+        # A robots.txt naming a file on another origin (P13): not fetched (issue 53).
+        (no_xml.url("/robots.txt"), f"{site.url('/plain.xml')}: on {site.origin.root}, outside "),
     ]:
         out = tmp_path / "command-report"
         caplog.clear()

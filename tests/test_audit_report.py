@@ -56,7 +56,7 @@ GRADES = {
     "lastmod_mismatch": "medium",
     "hreflang_no_return": "high",
     "hreflang_target_not_listed": "medium",
-    "hreflang_missing_self": "medium",
+    "hreflang_missing_self": "notice",
     "invalid_sitemap": "critical",
 }
 
@@ -145,13 +145,13 @@ HOSTILE = A + "x?q=<script>window.pwned=1</script>&a=\"'><img src=x onerror=wind
 
 
 def hreflang_report() -> OriginReport:
-    """One origin's report with every grade but notice, and broken hreflang clusters (the
+    """One origin's report with every grade, and broken hreflang clusters (the
     producer of those rows is the publish's cluster check; here they are written by hand,
     with the details it gives)."""
     found = [
         Finding(A + "de", "hreflang_no_return", f"en {A}en"),
         Finding(A + "de", "hreflang_target_not_listed", f"fr {A}fr (noindex)"),
-        Finding(A + "de", "hreflang_missing_self", ""),
+        Finding(A + "de", "hreflang_missing_self", 'the sitemap supplies it as hreflang="de"'),
         Finding(HOSTILE, "hreflang_no_return", f"x-default {HOSTILE}&b"),
         Finding(A + "it", "hreflang_target_not_listed", f"es {A}es (status/404)"),
         Finding(A + "gone", "listed_not_found", "HTTP 404"),
@@ -183,18 +183,20 @@ def test_the_page_opens_with_the_verdict_and_grades_the_findings_worst_first() -
     assert [child.tag for child in body][:3] == ["h1", "p", "p"]
     assert body[1].get("id") == "verdict"
     assert _texts([body[1]]) == [
-        "https://a.example/: 1 critical, 3 high, 9 medium findings; 40 URLs listed"
+        "https://a.example/: 1 critical, 3 high, 8 medium, 1 notice findings; 40 URLs listed"
     ]
     graded = page.get_element_by_id("graded")
     assert [s.get("id") for s in graded.findall("section")] == [
         "severity-critical",
         "severity-high",
         "severity-medium",
+        "severity-notice",
     ]
     assert _texts(graded.xpath("section/h3")) == [
         "critical 1 finding",
         "high 3 findings",
-        "medium 9 findings",
+        "medium 8 findings",
+        "notice 1 finding",
     ]
     kinds = graded.xpath("section/div[@class='finding']")
     assert [k.get("id") for k in kinds] == [
@@ -242,7 +244,8 @@ def test_the_hreflang_section_lists_each_broken_cluster_by_its_page() -> None:
     assert _texts(clusters[0].xpath("ul/li")) == [
         f"en {A}en does not name this page back hreflang_no_return",
         f"fr {A}fr is not listed (noindex) hreflang_target_not_listed",
-        "the cluster does not include this page itself hreflang_missing_self",
+        "the page's own hreflang links do not name it; the sitemap supplies it as "
+        'hreflang="de" hreflang_missing_self',
     ]
     assert clusters[0].xpath("ul/li/a/@href") == [
         DOCS + "finding-hreflang-no-return",
@@ -466,14 +469,20 @@ async def test_a_real_audit_crawl_reports_graded_findings_a_browser_shows(
         assert crawled["visible"]
         assert crawled["clusters"] == []  # no hreflang findings: no section
         assert clustered["verdict"] == (
-            "https://a.example/: 1 critical, 3 high, 9 medium findings; 40 URLs listed"
+            "https://a.example/: 1 critical, 3 high, 8 medium, 1 notice findings; 40 URLs listed"
         )
-        assert clustered["severities"] == ["severity-critical", "severity-high", "severity-medium"]
+        assert clustered["severities"] == [
+            "severity-critical",
+            "severity-high",
+            "severity-medium",
+            "severity-notice",
+        ]
         assert [c[0] for c in clustered["clusters"]] == [A + "de", A + "it", HOSTILE]
         assert clustered["clusters"][0][1] == [
             f"en {A}en does not name this page back hreflang_no_return",
             f"fr {A}fr is not listed (noindex) hreflang_target_not_listed",
-            "the cluster does not include this page itself hreflang_missing_self",
+            "the page's own hreflang links do not name it; the sitemap supplies it as "
+            'hreflang="de" hreflang_missing_self',
         ]
         for shown, path in ((crawled, pages[0]), (clustered, pages[1])):
             assert shown["requests"] == [path.as_uri()]  # nothing from the network

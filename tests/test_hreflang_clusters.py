@@ -137,6 +137,10 @@ class MemorySource:
         pass
 
 
+#: The detail of ``hreflang_missing_self`` when no language is known for the page.
+NO_LANGUAGE = "no language known: the sitemap lists its pairs without it"
+
+
 def reference(
     source: MemorySource, verdicts: dict[str, str]
 ) -> tuple[dict[str, list[tuple[str, str]]], dict[str, int], set[tuple[str, str, str]]]:
@@ -192,9 +196,12 @@ def reference(
         ]
         own = self_language(returned, declared, facts.language, [h for h, _ in kept])
         if own is None:
-            findings.add((loc, "hreflang_missing_self", ""))
+            findings.add((loc, "hreflang_missing_self", NO_LANGUAGE))
             written[loc] = kept
         else:
+            if not any(a.href == loc for a in pairs[loc]):  # the page does not name itself
+                detail = f'the sitemap supplies it as hreflang="{own}"'
+                findings.add((loc, "hreflang_missing_self", detail))
             written[loc] = [*kept[:own_at], (own, loc), *kept[own_at:]]
     return written, {k: v for k, v in counts.items() if v}, findings
 
@@ -484,10 +491,11 @@ async def test_listed_check_writes_whole_reciprocal_clusters(
     lines = [r.getMessage() for r in caplog.records if "hreflang clusters" in r.getMessage()]
     assert lines == [
         f"Sitemap: {site.a.root}/: broken hreflang clusters: hreflang_no_return 2, "
-        "hreflang_target_not_listed 6, hreflang_missing_self 1; first: "
+        "hreflang_target_not_listed 6, hreflang_missing_self 3; first: "
         f"{u('/c/fr2')} hreflang_no_return en {u('/c/en')}, "
-        f"{u('/m/a')} hreflang_missing_self, "
-        f"{u('/p/fr')} hreflang_no_return de {u('/p/de')}; the sitemap writes only the pairs "
+        f"{u('/m/a')} hreflang_missing_self {NO_LANGUAGE}, "
+        f'{u("/m/b")} hreflang_missing_self the sitemap supplies it as hreflang="de"; '
+        "the sitemap writes only the pairs "
         "that name each other and the page itself (G6): fix these pages' hreflang links"
     ]
 
@@ -528,7 +536,11 @@ async def test_the_audit_names_each_broken_cluster(
         (u("/t/en"), "hreflang_target_not_listed", f"it {u('/t/old')} (redirected)"),
         (u("/t/en"), "hreflang_target_not_listed", f"nl {u('/t/refresh')} (redirected)"),
         (u("/t/en"), "hreflang_target_not_listed", f"pt {u('/t/engines-only')} (robots_txt)"),
-        (u("/m/a"), "hreflang_missing_self", ""),
+        (u("/m/a"), "hreflang_missing_self", NO_LANGUAGE),
+        # Their own tags do not name them: reported though the sitemap supplies the entry
+        # (the language /m/a gives /m/b back, /s/a's <html lang>).
+        (u("/m/b"), "hreflang_missing_self", 'the sitemap supplies it as hreflang="de"'),
+        (u("/s/a"), "hreflang_missing_self", 'the sitemap supplies it as hreflang="en-GB"'),
     ]
     with (report / site.b.origin.name / "audit.csv").open(encoding="utf-8") as file:
         assert not [r for r in csv.DictReader(file) if r["finding"].startswith("hreflang_")]
@@ -550,7 +562,8 @@ async def test_the_audit_names_each_broken_cluster(
         u("/m/a"): [
             (
                 "hreflang_missing_self",
-                "the cluster does not include this page itself hreflang_missing_self",
+                f"the page's own hreflang links do not name it; {NO_LANGUAGE} "
+                "hreflang_missing_self",
             )
         ],
         u("/p/fr"): [
@@ -571,6 +584,20 @@ async def test_the_audit_names_each_broken_cluster(
                 ("it", "/t/old", "redirected"),
                 ("nl", "/t/refresh", "redirected"),
                 ("pt", "/t/engines-only", "robots_txt"),
+            )
+        ],
+        u("/m/b"): [
+            (
+                "hreflang_missing_self",
+                "the page's own hreflang links do not name it; the sitemap supplies it as "
+                'hreflang="de" hreflang_missing_self',
+            )
+        ],
+        u("/s/a"): [
+            (
+                "hreflang_missing_self",
+                "the page's own hreflang links do not name it; the sitemap supplies it as "
+                'hreflang="en-GB" hreflang_missing_self',
             )
         ],
     }
@@ -721,7 +748,10 @@ def test_a_target_left_out_as_a_duplicate_by_content() -> None:
         assert index_lookup(index.path, f"{u}/fr-copy") == []  # left out: not a source
         assert index.counts() == {"kept": 2, "duplicate_content": 1}
         assert [(f.url, f.detail) for f in index.findings(f"{u}/")] == [
-            (f"{u}/en", f"fr {u}/fr-copy (duplicate_content)")
+            # Neither names itself: their entries come from /en's return and its language.
+            (f"{u}/de", 'the sitemap supplies it as hreflang="de"'),
+            (f"{u}/en", 'the sitemap supplies it as hreflang="en"'),
+            (f"{u}/en", f"fr {u}/fr-copy (duplicate_content)"),
         ]
     finally:
         index.close()

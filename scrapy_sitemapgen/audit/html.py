@@ -329,9 +329,11 @@ def _legend() -> str:
 
 def _problem(kind: str, detail: str) -> tuple[str, str, str]:
     """(hreflang, target, what is wrong) of one hreflang finding's detail
-    (``"<hreflang> <target>"``, ``"<hreflang> <target> (<reason>)"`` or empty)."""
+    (``"<hreflang> <target>"``, ``"<hreflang> <target> (<reason>)"``; for a missing self
+    entry, what the sitemap does instead)."""
     if kind == "hreflang_missing_self":
-        return "", "", "the cluster does not include this page itself"
+        what = "the page's own hreflang links do not name it"
+        return "", "", f"{what}; {detail}" if detail else what
     hreflang, _, target = detail.partition(" ")
     if kind == "hreflang_no_return":
         return hreflang, target, "does not name this page back"

@@ -137,9 +137,10 @@ LEGEND: Mapping[str, Explanation] = dict(
         ),
         _entry(
             "hreflang_missing_self",
-            "medium",
-            "A page's language versions do not include the page itself: add its own "
-            "entry, as every version must list itself and all the others.",
+            "notice",
+            "A page's own hreflang links name its language versions but not the page "
+            "itself: add its own entry, as every version must list itself and all the "
+            "others (the sitemap supplies it when it knows the page's language).",
         ),
         _entry(
             "invalid_sitemap",

@@ -1,20 +1,23 @@
 """What the live sitemaps of one origin list, as the validator reads them: the entries a
 reader would take (none from a file it refuses whole), and each violation as an
-``invalid_sitemap`` finding. Shared by the crawl's audit and ``sitemapgen-audit``."""
+``invalid_sitemap`` finding. Shared by the crawl's audit and ``sitemapgen-audit``. Also
+where the crawl's audit may send its requests (:class:`FetchScope`)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..sitemaps.urls import UrlRejected
+from ..sitemaps.urls import UrlRejected, normalize_loc, origin_key, origin_of
 from ..sitemaps.verdicts import Listed
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from ..sitemaps.urls import Origin, UrlPolicy
     from ..store.verdict_log import VerdictLog
     from ..validate import Violation
 
-__all__ = ["MAX_INVALID", "REFUSED_WHOLE", "LiveRead", "key_of"]
+__all__ = ["MAX_INVALID", "REFUSED_WHOLE", "FetchScope", "LiveRead", "key_of", "named_refusal"]
 
 #: The rules whose violation makes a reader refuse the whole file: no well-formed UTF-8
 #: XML (P1), more bytes than the limit (G2).
@@ -29,6 +32,62 @@ def key_of(url: str, policy: UrlPolicy) -> str:
         return policy.loc(url)
     except UrlRejected:
         return url
+
+
+class FetchScope:
+    """Where the audit of one origin may send a request: that origin only, and the crawl
+    prefixes SITEMAPGEN_ORIGIN_MAP maps to it (where the crawl itself fetched its pages).
+
+    The protocol keeps what a sitemap names on the site that published it (an index's
+    sitemaps, P9; a sitemap's URLs, P12; a cross-submitted file, P13, is trusted only
+    through the robots.txt of the site it lists). The audit reads sites it need not
+    trust, in CI too, so it requests nothing else: a file or URL named off the origin, and
+    a redirect off it, are reported and never fetched, so that a sitemap cannot send the
+    audit to another host (an internal address). The one rule for every request the audit
+    makes; the origins themselves are the user's choice: the crawl's, and those of
+    ``chosen``, the URLs of SITEMAPGEN_AUDIT_SITEMAPS filed under ``origin`` (naming a
+    file is consent to read it where it is)."""
+
+    __slots__ = ("origin", "roots")
+
+    def __init__(self, origin: Origin, policy: UrlPolicy, chosen: Iterable[str] = ()) -> None:
+        self.origin = origin
+        roots = {origin.root}
+        for crawl, production in policy.origin_map:
+            if origin_key(production) == origin.root:
+                roots.add(origin_key(crawl))
+        for url in chosen:
+            try:
+                roots.add(origin_key(normalize_loc(url)))
+            except UrlRejected:  # not fetchable anyway: the downloader says why
+                pass
+        #: The origins (roots, ``scheme://host[:port]/``) requests may go to.
+        self.roots = frozenset(roots)
+
+    def refusal(self, url: str) -> str | None:
+        """None when the audit may request ``url``; else why not, for a finding."""
+        try:
+            root: str | None = origin_key(normalize_loc(url))
+        except (UrlRejected, ValueError):
+            root = None
+        if root in self.roots:
+            return None
+        where = f"on {root}" if root is not None else "no http(s) URL"
+        return (
+            f"{where}, outside {self.origin.root} (the origin audited; the audit requests "
+            "nothing outside it: P9, P12, P13)"
+        )
+
+
+def named_refusal(named_by: str, url: str, policy: UrlPolicy) -> str | None:
+    """:meth:`FetchScope.refusal` of ``url``, a file ``named_by`` (a file's URL) names or
+    redirects to, in the scope of ``named_by``'s origin: the rule of a reader that starts
+    from files the user gave, whatever their origins (``sitemapgen-audit``)."""
+    try:
+        origin = origin_of(normalize_loc(named_by))
+    except UrlRejected:
+        return None  # a local file: the files it names are read beside it, not fetched
+    return FetchScope(origin, policy).refusal(url)
 
 
 class LiveRead:

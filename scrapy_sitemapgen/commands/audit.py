@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from ..audit.live import LiveRead
+from ..audit.live import LiveRead, named_refusal
 from ..audit.report import report_origins, summary
 from ..locations import store_location
 from ..settings import Config
@@ -122,6 +122,8 @@ class AuditCommand(ScrapyCommand):
                 max_files=DEFAULT_MAX_FILES,
                 timeout=opts.timeout,
                 on_entry=read.entry,
+                # As the crawl's audit: nothing off the origin of the file naming it.
+                fetch_rule=lambda named_by, url: named_refusal(named_by, url, config.url_policy),
             )
             log.clear_listed()
             for violation in validator.check(args):

@@ -9,8 +9,10 @@ become ``invalid_sitemap`` findings and whose entries are kept in the store. The
 listed URLs without a verdict (at most ``SITEMAPGEN_AUDIT_MAX_FETCH``) are fetched and
 judged by the listing rules, without following their links and without adding them to the
 published sitemap. Every fetch is ``engine.download_async``: the downloader middlewares
-(proxies, auth, robots.txt, throttling, retries, redirects) apply, the spider's callbacks
-do not.
+(proxies, auth, robots.txt, throttling, retries) apply, the spider's callbacks do not.
+Nothing is requested outside the origin audited (:class:`FetchScope`): a file or URL named
+off it is reported, not fetched, and redirects are followed here, hop by hop, only while
+they stay on it.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from scrapy.statscollectors import DummyStatsCollector
 from .. import clock
 from .. import stats as keys
 from ..audit.findings import CrawlRun
-from ..audit.live import LiveRead, key_of
+from ..audit.live import FetchScope, LiveRead, key_of
 from ..audit.report import report_origins, summary
 from ..plural import counted, verb
 from ..sitemaps.duplicates import duplicate_choice
@@ -66,6 +68,12 @@ _PARALLEL = 16
 #: The meta key that marks the audit's own requests, for downloader middlewares that
 #: want to tell them apart (they never reach the spider or its middlewares).
 AUDIT_META = "sitemapgen_audit"
+#: The statuses whose ``Location`` the audit follows (Scrapy's RedirectMiddleware's).
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+
+class OffOrigin(IgnoreRequest):
+    """A request the audit may not make (:meth:`FetchScope.refusal`); ``str``: why."""
 
 
 class LiveAudit:
@@ -92,6 +100,8 @@ class LiveAudit:
         self.started = clock.now()
         self.done = False
         self._task: asyncio.Future[None] | None = None
+        #: Where each origin's audit may send requests (:class:`FetchScope`).
+        self._scopes: dict[Origin, FetchScope] = {}
 
     def spider_idle(self) -> None:
         """Keep the spider open until the audit has read everything."""
@@ -142,37 +152,73 @@ class LiveAudit:
                         "max": self.config.audit_max_fetch,
                     },
                 )
+            scope = self._scopes[origin]
             for start in range(0, len(fetch), _PARALLEL):
                 batch = fetch[start : start + _PARALLEL]
-                await asyncio.gather(*(self._judge(url) for _, url in batch))
+                await asyncio.gather(*(self._judge(url, scope) for _, url in batch))
         log.flush()
 
-    async def _fetch(self, url: str, *, sitemap: bool) -> Response:
-        # Redirects are followed (a moved sitemap is read where it went; a listed page's
-        # chain gives each URL on it a verdict), as the downloader follows them.
-        meta: dict[str, object] = {AUDIT_META: True}
+    async def _fetch(self, url: str, scope: FetchScope, *, sitemap: bool) -> Response:
+        """The response to ``url``; :class:`OffOrigin` when ``scope`` refuses it.
+
+        Redirects are followed here, not by the downloader (``dont_redirect``), so that
+        each hop is checked first: one on the origin is followed (a moved sitemap is read
+        where it went; a listed page's chain gives each URL on it a verdict, from the
+        ``redirect_urls`` Scrapy's middleware would have left), one off it is not, and its
+        3xx response is the answer. REDIRECT_ENABLED and REDIRECT_MAX_TIMES apply."""
+        refusal = scope.refusal(url)
+        if refusal is not None:
+            raise OffOrigin(f"{url[:200]} not fetched: {refusal}")
+        meta: dict[str, object] = {AUDIT_META: True, "dont_redirect": True}
         if sitemap:
             limit = self.config.max_bytes + RAW_SLACK
             meta["download_maxsize"] = limit
             meta["download_warnsize"] = limit
+        settings = self.crawler.settings
+        hops = settings.getint("REDIRECT_MAX_TIMES") if settings.getbool("REDIRECT_ENABLED") else 0
         engine = self.crawler.engine
         assert engine is not None
-        return await engine.download_async(Request(url, meta=meta, dont_filter=True))
+        request = Request(url, meta=meta, dont_filter=True)
+        chain: list[str] = []
+        reasons: list[int] = []
+        while True:
+            response = await engine.download_async(request)
+            location = response.headers.get(b"Location")
+            if response.status not in _REDIRECTS or not location or len(chain) >= hops:
+                return response
+            target = response.urljoin(location.decode("latin-1"))
+            if scope.refusal(target) is not None:
+                return response
+            chain.append(request.url)
+            reasons.append(response.status)
+            request = Request(
+                target,
+                meta={**meta, "redirect_urls": [*chain], "redirect_reasons": [*reasons]},
+                dont_filter=True,
+            )
 
     async def _read_origin(self, origin: Origin, extra: list[str], log: VerdictLog) -> LiveRead:
         found = LiveRead(origin, self.config.url_policy)
+        # The user's own SITEMAPGEN_AUDIT_SITEMAPS are read wherever they are (naming one
+        # is the consent), and their origins' files with them.
+        scope = self._scopes[origin] = FetchScope(origin, self.config.url_policy, extra)
         validator = Validator(max_bytes=self.config.max_bytes, on_entry=found.entry)
         robots = validator.file(origin.root + "robots.txt")
         queue: list[SitemapFile] = []
-        robots_body = await self._body(robots, found, validator, announced=False)
+        robots_body = await self._body(robots, scope, found, validator, named=False)
         if robots_body is not None:
             violations, queue = validator.check_data(robots, robots_body)
             for violation in violations:
                 found.violation(violation)
-        fallback = not queue
-        if fallback:
-            queue = [validator.file(origin.root + "sitemap.xml")]
+        guess = None
+        if not queue:
+            guess = validator.file(origin.root + "sitemap.xml")
+            queue = [guess]
         queue.extend(validator.file(url) for url in extra)
+        # The user's own file is named, even at the guessed place: the one read (the
+        # first) must be reported as named when it cannot be, whatever its path.
+        if guess is not None and guess.location in extra:
+            guess = None
         fetched: set[str] = set()
         while queue:
             target = queue.pop(0)
@@ -185,8 +231,16 @@ class LiveAudit:
                     f"not read: more than {DEFAULT_MAX_FILES:,} sitemap files on this origin",
                 )
                 break
-            announced = not (fallback and target.display == origin.root + "sitemap.xml")
-            body = await self._body(target, found, validator, announced=announced)
+            refusal = scope.refusal(target.location)
+            if refusal is not None:
+                # An index's child off its site is a P9 violation already; a robots.txt's
+                # Sitemap: line (P13) is no violation, but is not read either: its line
+                # is blamed, as for a file that cannot be fetched (and as the command does).
+                if not target.in_index:
+                    found.violation(validator.unfetched(target, refusal))
+                found.not_read(target.display, f"not fetched: {refusal}")
+                continue
+            body = await self._body(target, scope, found, validator, named=target is not guess)
             if body is None:
                 continue
             found.sitemaps.append(target.display)
@@ -199,28 +253,43 @@ class LiveAudit:
         return found
 
     async def _body(
-        self, target: SitemapFile, found: LiveRead, validator: Validator, *, announced: bool
+        self,
+        target: SitemapFile,
+        scope: FetchScope,
+        found: LiveRead,
+        validator: Validator,
+        *,
+        named: bool,
     ) -> bytes | None:
-        """The stored bytes of a file, or None: an announced file that cannot be fetched
-        is a finding; a robots.txt or an unannounced ``/sitemap.xml`` that is not there is
-        only a site without one."""
+        """The stored bytes of a file, or None. A file not read is an ``invalid_sitemap``
+        finding (with why) and makes what the origin lists unknown, whatever its path;
+        but for robots.txt and the ``/sitemap.xml`` tried when robots.txt names none (not
+        ``named``), whose 4xx is a site without one (RFC 9309 for robots.txt). No answer
+        or a 5xx is never that: what the file would announce or list is unknown."""
         try:
-            response = await self._fetch(target.location, sitemap=True)
-        except Exception as exc:  # no answer, a refused or oversized download: a finding
+            response = await self._fetch(target.location, scope, sitemap=True)
+        except Exception as exc:  # no answer, a refused or oversized download
             why = str(exc) or type(exc).__name__
-            if announced:
-                found.violation(validator.unfetched(target, why))
-            # Even a robots.txt: what it would have announced is unknown.
+            found.violation(validator.unfetched(target, why))
             found.not_read(target.display, why)
             return None
         if response.status != 200:
-            if announced:
-                found.violation(validator.unfetched(target, f"HTTP {response.status}"))
-                found.not_read(target.display, f"HTTP {response.status}")
+            why = f"HTTP {response.status}"
+            absent = not named and 400 <= response.status < 500
+            location = response.headers.get(b"Location")
+            if response.status in _REDIRECTS and location:
+                to = response.urljoin(location.decode("latin-1"))
+                refusal = scope.refusal(to)
+                if refusal is not None:  # the file is there: the audit does not go
+                    why = f"{why} to {to[:200]}, not followed: {refusal}"
+                    absent = False
+            if not absent:
+                found.violation(validator.unfetched(target, why))
+                found.not_read(target.display, why)
             return None
         return response.body
 
-    async def _judge(self, url: str) -> None:
+    async def _judge(self, url: str, scope: FetchScope) -> None:
         """Fetch a listed URL the crawl never reached and keep its verdict."""
         recorder = self.recorder
         config = self.config
@@ -229,7 +298,7 @@ class LiveAudit:
         # SITEMAPGEN_ORIGIN_MAP maps to production (the build about to be deployed).
         target = policy.crawl_url(key_of(url, policy)) if policy.origin_map else url
         try:
-            response = await self._fetch(target, sitemap=False)
+            response = await self._fetch(target, scope, sitemap=False)
         except Exception as exc:  # robots.txt's refusal (IgnoreRequest), or no answer
             blocked = isinstance(exc, IgnoreRequest) and "robots.txt" in str(exc)
             verdict = Verdict(

@@ -36,6 +36,7 @@ from .hreflang_rules import (
     X_DEFAULT,
     conflicts,
     drop_reason,
+    missing_self_detail,
     self_language,
 )
 from .origin_watch import OriginWatch
@@ -87,7 +88,9 @@ _SCHEMA = (
     # What is written for each source: its alternates in order (none: no <xhtml:link>).
     "CREATE TABLE written (src TEXT NOT NULL, seq INTEGER NOT NULL, hreflang TEXT NOT NULL,"
     " href TEXT NOT NULL, PRIMARY KEY (src, seq)) WITHOUT ROWID",
-    "CREATE TABLE missing_self (src TEXT PRIMARY KEY) WITHOUT ROWID",
+    # The sources that do not name themselves under a language: lang, the one the sitemap
+    # supplies, or NULL when none is known (then none is written).
+    "CREATE TABLE missing_self (src TEXT PRIMARY KEY, lang TEXT) WITHOUT ROWID",
 )
 # A pair between two listed pages stands when the target names the source back among its
 # own pairs that are no conflict (then the relation is symmetric: both are written).
@@ -237,7 +240,7 @@ class ClusterIndex:
             " JOIN sources AS s ON s.src = e.src ORDER BY e.src, e.pos"
         )
         rows: list[tuple[str, int, str, str]] = []
-        missing: list[tuple[str]] = []
+        missing: list[tuple[str, str | None]] = []
         for src, pairs in itertools.groupby(edges, key=lambda row: row[0]):
             values: list[str] = []
             while pending is not None and pending[0] < src:
@@ -248,9 +251,11 @@ class ClusterIndex:
             kept: list[tuple[str, str]] = []
             declared: list[str] = []
             own_at = 0  # where the page's own entry goes: where it declared it, else first
+            named = False  # whether the page names itself, under any value (x-default too)
             lang = None
             for _, lang_of_src, hreflang, target, outcome in pairs:
                 lang = lang_of_src
+                named = named or outcome == _SELF
                 if outcome in (_KEPT, _UNVERIFIED) or (outcome == _SELF and hreflang == X_DEFAULT):
                     kept.append((hreflang, target))
                 elif outcome == _SELF:
@@ -261,16 +266,18 @@ class ClusterIndex:
                 continue  # nothing but the page itself would remain: no <xhtml:link>
             own = self_language(values, declared, lang, (h for h, _ in kept))
             written = kept
-            if own is None:
-                missing.append((src,))
-            else:
+            if own is None or not named:
+                # Reported even when the sitemap supplies the entry: the page's own tags
+                # are what other engines, and the tools SEO engineers use, read.
+                missing.append((src, own))
+            if own is not None:
                 written = [*kept[:own_at], (own, src), *kept[own_at:]]
             rows.extend((src, seq, h, href) for seq, (h, href) in enumerate(written))
             if len(rows) >= _BATCH:
                 db.executemany("INSERT INTO written VALUES (?, ?, ?, ?)", rows)
                 rows.clear()
         db.executemany("INSERT INTO written VALUES (?, ?, ?, ?)", rows)
-        db.executemany("INSERT INTO missing_self VALUES (?)", missing)
+        db.executemany("INSERT INTO missing_self VALUES (?, ?)", missing)
 
     def counts(self) -> dict[str, int]:
         """Pairs by what they came to: ``kept``, ``unverified``, and each drop reason."""
@@ -289,14 +296,14 @@ class ClusterIndex:
             f"SELECT s.origin, e.src, e.pos, e.outcome, e.hreflang, e.target FROM edges AS e"
             f" JOIN sources AS s ON s.src = e.src {where}"
             f" AND e.outcome IN ('{NO_RETURN}', {reasons})"
-            f" UNION ALL SELECT s.origin, m.src, -1, NULL, NULL, NULL FROM missing_self AS m"
+            f" UNION ALL SELECT s.origin, m.src, -1, NULL, m.lang, NULL FROM missing_self AS m"
             f" JOIN sources AS s ON s.src = m.src {where}"
             f" ORDER BY 1, 2, 3",
             params + params,
         )
         for _, src, _, outcome, hreflang, target in rows:
-            if outcome is None:
-                yield Finding(src, FINDING_MISSING_SELF, "")
+            if outcome is None:  # hreflang: the value the sitemap supplies, if any
+                yield Finding(src, FINDING_MISSING_SELF, missing_self_detail(hreflang))
             elif outcome == NO_RETURN:
                 yield Finding(src, FINDING_NO_RETURN, f"{hreflang} {target}")
             else:

@@ -30,6 +30,7 @@ __all__ = [
     "conflicts",
     "drop_reason",
     "html_language",
+    "missing_self_detail",
     "self_language",
 ]
 
@@ -126,3 +127,11 @@ def self_language(
             if value != X_DEFAULT and value not in used:
                 return value
     return None
+
+
+def missing_self_detail(supplied: str | None) -> str:
+    """The detail of ``hreflang_missing_self``: the value the sitemap lists the page under
+    instead (:func:`self_language`), or that none is known, so none is written."""
+    if supplied is None:
+        return "no language known: the sitemap lists its pairs without it"
+    return f'the sitemap supplies it as hreflang="{supplied}"'

@@ -18,8 +18,12 @@ from urllib.request import HTTPRedirectHandler, OpenerDirector, Request, build_o
 from ..sitemaps.limits import URL_SCHEMES
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from http.client import HTTPMessage
+
+    #: (the URL that names or redirects to a file, the file's URL) -> why it may not be
+    #: fetched, or None: the caller's rule (the audit's, that nothing off the origin is).
+    FetchRule = Callable[[str, str], str | None]
 
 _CHUNK = 64 * 1024
 _RAW_SLACK = 1024 * 1024  # raw bytes allowed past max_bytes: gzip headers and deflate blocks
@@ -161,7 +165,12 @@ class _Prefixed:
 
 
 class _HttpOnlyRedirects(HTTPRedirectHandler):
-    """Follow redirects to http(s) only (urllib would also follow one to ftp:)."""
+    """Follow redirects to http(s) only (urllib would also follow one to ftp:), and, with
+    ``rule`` (the URL redirecting, the target -> why not, or None), only where it allows."""
+
+    def __init__(self, rule: FetchRule | None = None) -> None:
+        super().__init__()
+        self.rule = rule
 
     def redirect_request(
         self, req: Request, fp: IO[bytes], code: int, msg: str, headers: HTTPMessage, newurl: str
@@ -173,6 +182,11 @@ class _HttpOnlyRedirects(HTTPRedirectHandler):
                 f"redirect to a non-HTTP URL refused: {newurl[:200]}",
                 headers,
                 fp,
+            )
+        refusal = self.rule(req.full_url, newurl) if self.rule is not None else None
+        if refusal is not None:
+            raise HTTPError(
+                req.full_url, code, f"to {newurl[:200]}, not followed: {refusal}", headers, fp
             )
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
@@ -217,9 +231,10 @@ def _cause(exc: BaseException, timeout: float | None) -> str:
     return str(reason) or type(reason).__name__
 
 
-def _http_opener() -> OpenerDirector:
-    """The opener for :func:`_open_url`: redirects to http(s) only."""
-    return build_opener(_HttpOnlyRedirects)
+def _http_opener(rule: FetchRule | None = None) -> OpenerDirector:
+    """The opener for :func:`_open_url`: redirects to http(s) only, and where ``rule``
+    allows."""
+    return build_opener(_HttpOnlyRedirects(rule))
 
 
 def _open_url(opener: OpenerDirector, url: str, timeout: float, raw_limit: int) -> _Source:

@@ -62,6 +62,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Generator, Iterable, Iterator
     from urllib.request import OpenerDirector
 
+    from ._io import FetchRule
+
 
 __all__ = [
     "DEFAULT_MAX_FILES",
@@ -147,6 +149,7 @@ class Validator:
         max_files: int = DEFAULT_MAX_FILES,
         timeout: float = DEFAULT_TIMEOUT,
         on_entry: Callable[[str, str | None, str], None] | None = None,
+        fetch_rule: FetchRule | None = None,
     ) -> None:
         if base_url is not None and _Place.of(base_url) is None:
             raise ValueError(f"base_url={base_url!r} is not an absolute http(s) URL")
@@ -185,6 +188,10 @@ class Validator:
         #: urlset or text sitemap lists within its scope (P12, P13): what a search engine
         #: would take from the file.
         self.on_entry = on_entry
+        #: Which files another file names (or redirects to) may be fetched: called with
+        #: (the URL naming it, its URL), it gives why not, or None. A source is always
+        #: fetched. The audit command's (nothing off the source's origin); None: any.
+        self.fetch_rule = fetch_rule
 
     def file(self, url: str) -> SitemapFile:
         """The file at the http(s) URL ``url``, announced by no other file (a source), for
@@ -263,7 +270,7 @@ class Validator:
         if target.local:
             return _open_file(target.location, raw_limit)
         if self._opener is None:
-            self._opener = _http_opener()
+            self._opener = _http_opener(self.fetch_rule)
         return _open_url(self._opener, target.location, self.timeout, raw_limit)
 
     def _follow(self, target: _Target) -> Iterator[Violation]:
@@ -282,6 +289,15 @@ class Validator:
                 )
             return
         self._opened.add(target.location)
+        listing = target.listed
+        if self.fetch_rule is not None and listing is not None and not target.local:
+            refusal = self.fetch_rule(listing.source, target.location)
+            if refusal is not None:
+                if target.in_index:  # off the index's site: its P9 violation says so
+                    self.missing.append((target.display, f"not fetched: {refusal}"))
+                else:
+                    yield self._missing(target, refusal)
+                return
         try:
             source = self._open(target)
         except _Unreadable as exc:
