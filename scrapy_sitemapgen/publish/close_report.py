@@ -28,7 +28,8 @@ __all__ = ["BROKEN_SHOWN", "CloseReport", "count_clusters", "log_broken_links", 
 
 logger = logging.getLogger(__name__)
 
-#: Broken links named in full on an origin's close line (the others at DEBUG).
+#: Broken links named in full on an origin's close line, the most linked first (each
+#: of them at DEBUG too).
 BROKEN_SHOWN = 5
 _SITEMAP_KINDS = frozenset({"urlset", "news", "text", "index"})
 _FINDING_ORDER = {name: at for at, name in enumerate(FINDINGS)}
@@ -432,8 +433,8 @@ def log_broken_links(
     broken: Iterable[BrokenLink], reporter: Reporter, log_origins: int, audited: bool
 ) -> None:
     """One INFO line per origin with broken links (``broken``: in origin, then URL
-    order), naming the first :data:`BROKEN_SHOWN` with their status and their first
-    sources, each of the others on a DEBUG line of its own; past the first
+    order), naming the :data:`BROKEN_SHOWN` most linked with their status and their
+    first sources, each on a DEBUG line of its own; past the first
     ``log_origins`` such origins, their lines at DEBUG and one INFO line summing them
     up. Counted in ``sitemapgen/broken_links`` (and ``…/<origin>`` for the shown ones);
     ``audited``: the audit's ``urls.csv`` holds them too."""
@@ -465,9 +466,11 @@ def log_broken_links(
             origins += 1
         count += 1
         total += 1
-        if len(first) < BROKEN_SHOWN:
-            first.append(link)
-        elif debug:
+        # The most linked first (those an SEO engineer fixes first), then URL order.
+        first.append(link)
+        if len(first) > BROKEN_SHOWN:
+            first.remove(min(reversed(first), key=lambda kept: kept.inlinks))
+        if debug:
             logger.debug(
                 "Sitemap: %(root)s: broken link %(link)s",
                 {"root": origin.root, "link": _broken_words(link, origin.root)},
@@ -481,8 +484,8 @@ def log_broken_links(
             "Sitemap: and %(origins)s with broken links: %(links)s (one line each at DEBUG; "
             "SITEMAPGEN_LOG_ORIGINS=%(limit)d)",
             {
-                "origins": _many(rest_origins, "more origin"),
-                "links": _many(rest, "broken link"),
+                "origins": counted(rest_origins, "more origin", grouped=True),
+                "links": counted(rest, "broken link", grouped=True),
                 "limit": log_origins,
             },
         )
@@ -498,8 +501,11 @@ def _log_broken(
         "Sitemap: %(root)s: %(count)s: %(first)s%(more)s",
         {
             "root": origin.root,
-            "count": _many(count, "broken link"),
-            "first": ", ".join(_broken_words(link, origin.root) for link in first),
+            "count": counted(count, "broken link", grouped=True),
+            "first": ", ".join(
+                _broken_words(link, origin.root)
+                for link in sorted(first, key=lambda kept: (-kept.inlinks, kept.url))
+            ),
             "more": f", ... ({more:,} more, all {where})" if more > 0 else "",
         },
     )
@@ -510,13 +516,8 @@ def _broken_words(link: BrokenLink, root: str) -> str:
     sources = ", ".join(relative(source, root) for source in link.sources)
     unnamed = link.inlinks - len(link.sources)
     if unnamed > 0:
-        sources += f" and {_many(unnamed, 'more page')}"
+        sources += f" and {counted(unnamed, 'more page', grouped=True)}"
     return f"{relative(link.url, root)} ({link.why}, from {sources})"
-
-
-def _many(count: int, what: str) -> str:
-    """``1 broken link``, ``2 broken links``."""
-    return f"{count:,} {what}{'' if count == 1 else 's'}"
 
 
 def _counted(counts: dict[str, int]) -> str:
