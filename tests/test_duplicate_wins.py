@@ -159,7 +159,7 @@ async def test_a_store_of_the_previous_schema_opens(
     path = tmp_path / "store.sqlite3"
     SqliteFactStore(path).close()
     db = sqlite3.connect(path)
-    for table in ("canonical_targets", "judged", "runs"):  # what the previous version wrote
+    for table in ("canonical_targets", "judged", "runs", "links"):  # later than that version
         db.execute(f"DROP TABLE {table}")
     db.execute("ALTER TABLE urls DROP COLUMN run")
     db.commit()
