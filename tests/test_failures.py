@@ -161,7 +161,7 @@ def test_full_disk_fails_the_crawl_in_one_line_and_keeps_the_published_set(
         else:
             assert path == str(out / LOCAL_STATE_NAME), line
         # Under the size limit the store's last writes fail too: the total is not known.
-        total = "0 of 1 origins" if mounted else "0 origins"
+        total = "0 of 1 origin" if mounted else "0 origins"
         assert line.endswith(
             f"; each origin not published keeps the files it had before ({total} published)"
         ), line
