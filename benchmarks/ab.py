@@ -31,6 +31,7 @@ counted.
 
 from __future__ import annotations
 
+import configparser
 import io
 import json
 import os
@@ -78,7 +79,27 @@ def export_base(revision: str, into: Path) -> Path:
             tar.extractall(into, filter="data")
         except TypeError:  # Python before 3.10.12 / 3.11.4: no filters (our own archive)
             tar.extractall(into)
+    _entry_points(revision, into)
     return into
+
+
+def _entry_points(revision: str, into: Path) -> None:
+    """A ``dist-info`` in ``into`` with the ``scrapy.commands`` of ``revision``'s
+    setup.cfg: Scrapy loads every command the installed metadata names, and one the
+    revision does not have yet (its module missing) would stop every ``scrapy`` command
+    of the base side. First on the path, it shadows the installed metadata."""
+    setup = subprocess.run(
+        ["git", "show", f"{revision}:setup.cfg"], cwd=REPO, capture_output=True, check=True
+    )
+    config = configparser.ConfigParser()
+    config.read_string(setup.stdout.decode())
+    commands = config["options.entry_points"]["scrapy.commands"].strip()
+    info = into / "scrapy_sitemapgen-0.0.0.dist-info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: scrapy-sitemapgen\nVersion: 0.0.0\n", encoding="utf-8"
+    )
+    (info / "entry_points.txt").write_text(f"[scrapy.commands]\n{commands}\n", encoding="utf-8")
 
 
 def environment(pythonpath: Path) -> dict[str, str]:
