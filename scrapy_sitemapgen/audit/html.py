@@ -95,10 +95,6 @@ _FILTER_SCRIPT = """
 """
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
-
-
 def _bars(title: str, values: Mapping[str, int], ident: str) -> str:
     """A horizontal bar chart as inline SVG, one bar per (label, count)."""
     if not values:
@@ -150,8 +146,8 @@ def _graded(report: OriginReport) -> str:
         total = sum(report.counts[k] for k in kinds)
         parts.append(
             f'<section class="severity" id="severity-{severity}"><h3>'
-            f'<span class="sev sev-{severity}">{severity}</span> {total:,} '
-            f"finding{'' if total == 1 else 's'}</h3>"
+            f'<span class="sev sev-{severity}">{severity}</span> '
+            f"{counted(total, 'finding', grouped=True)}</h3>"
         )
         for kind in kinds:
             count, legend = report.counts[kind], LEGEND[kind]
@@ -222,7 +218,7 @@ def _run(report: OriginReport) -> str:
     return (
         '<dl id="run">'
         f'<dt>Crawl</dt><dd id="run-time">{escape(when)}</dd>'
-        f'<dt>Pages</dt><dd id="run-pages">{_plural(report.pages_crawled, "URL")} '
+        f'<dt>Pages</dt><dd id="run-pages">{counted(report.pages_crawled, "URL", grouped=True)} '
         "of this origin judged by the crawl</dd>"
         f'<dt>Report written</dt><dd id="run-audited">{escape(audited)} (UTC)</dd>'
         f'<dt>Settings that decide listing</dt><dd><ul id="run-settings">{settings}</ul></dd>'
@@ -281,8 +277,8 @@ def _groups(report: OriginReport) -> str:
                 f"{engines}<td>{urls}</td></tr>"
             )
         more = (
-            f'<p class="note">and {_plural(groups.more_groups, "more group")} '
-            f"({_plural(groups.more_findings, 'finding')}) in audit.csv</p>"
+            f'<p class="note">and {counted(groups.more_groups, "more group", grouped=True)} '
+            f"({counted(groups.more_findings, 'finding', grouped=True)}) in audit.csv</p>"
             if groups.more_groups
             else ""
         )
@@ -417,8 +413,8 @@ def _broken(report: OriginReport) -> str:
             f'<td class="inlinks">{link.inlinks}</td><td class="sources">{sources}{more}</td></tr>'
         )
     return (
-        f'<section id="broken"><h2>Broken links</h2><p class="note">{count:,} '
-        f"URL{'' if count == 1 else 's'} that crawled pages link to answered with an error "
+        f'<section id="broken"><h2>Broken links</h2><p class="note">'
+        f"{counted(count, 'URL', grouped=True)} that crawled pages link to answered with an error "
         f"or not at all: fix or remove the links on the pages shown.{cut}</p>"
         '<table id="broken-links" class="sortable"><thead><tr><th>url</th><th>why</th>'
         "<th>inlinks</th><th>linked from</th></tr></thead>"

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..plural import counted, noun
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
@@ -166,8 +168,8 @@ def verdict_line(origin: str, counts: Mapping[str, int], urls_listed: int) -> st
     each severity present, and how many URLs its live sitemaps list."""
     graded = by_severity(counts)
     total = sum(graded.values())
-    listed = f"{urls_listed:,} URL{'' if urls_listed == 1 else 's'} listed"
+    listed = f"{counted(urls_listed, 'URL', grouped=True)} listed"
     if not total:
         return f"{origin}: no findings; {listed}"
     present = ", ".join(f"{n:,} {severity}" for severity, n in graded.items() if n)
-    return f"{origin}: {present} finding{'' if total == 1 else 's'}; {listed}"
+    return f"{origin}: {present} {noun(total, 'finding')}; {listed}"

@@ -21,9 +21,7 @@ from scrapy.exceptions import UsageError
 
 from .. import __version__
 from .. import stats as keys
-from ..addon import Addon
-from ..crawl.exporter import SitemapExporter
-from ..crawl.site_spider import SiteSpider, start_hosts
+from ..plural import counted
 
 if TYPE_CHECKING:
     import argparse
@@ -84,6 +82,11 @@ class CrawlCommand(ScrapyCommand):
         )
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
+        # Imported here, not at the top: Scrapy imports every command's module for every
+        # ``scrapy`` command line, and the crawl side is the whole add-on.
+        from ..addon import Addon
+        from ..crawl.site_spider import start_hosts
+
         super().process_options(args, opts)
         settings = self.settings
         assert settings is not None
@@ -102,6 +105,9 @@ class CrawlCommand(ScrapyCommand):
         settings.setdefault_in_component_priority_dict("ADDONS", Addon, 500)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        from ..crawl.exporter import SitemapExporter
+        from ..crawl.site_spider import SiteSpider
+
         process = self.crawler_process
         assert process is not None
         crawler = process.create_crawler(SiteSpider)
@@ -126,13 +132,9 @@ class CrawlCommand(ScrapyCommand):
         config = exporter.config
         where = config.output_dir.resolve() if config.output_dir else config.uri
         print(
-            f"sitemapgen-crawl: {_count(written, 'URL')} of {_count(origins, 'origin')} "
+            f"sitemapgen-crawl: {counted(written, 'URL', grouped=True)} of "
+            f"{counted(origins, 'origin', grouped=True)} "
             f"in the sitemaps at {where}"
             f"{'' if self.exitcode == 0 else ' (the publish failed in part: see the log)'}",
             file=sys.stdout,
         )
-
-
-def _count(number: int, noun: str) -> str:
-    """``1 page``, ``2 pages``: the count with its noun, singular or plural."""
-    return f"{number:,} {noun}{'' if number == 1 else 's'}"
