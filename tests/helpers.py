@@ -393,6 +393,16 @@ class Route:
         return self.headers.items() if isinstance(self.headers, Mapping) else self.headers
 
 
+def live_urlset(*locs: str) -> Route:
+    """A live sitemap as a site serves it: a urlset of ``locs``, written by hand (P2)."""
+    body = "".join(f"<url><loc>{loc}</loc></url>" for loc in locs)
+    return Route(
+        body='<?xml version="1.0" encoding="UTF-8"?>'
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{body}</urlset>',
+        content_type="application/xml",
+    )
+
+
 NOT_FOUND = Route(404, "<p>not found</p>")
 #: The content types of the files a static folder serves (published sitemap sets).
 STATIC_TYPES = {".gz": "application/gzip", ".xml": "application/xml", ".txt": "text/plain"}

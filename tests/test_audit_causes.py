@@ -20,7 +20,7 @@ from scrapy_sitemapgen.audit.changes import Previous, compare, read_previous
 from scrapy_sitemapgen.audit.groups import group_findings, path_prefix
 from scrapy_sitemapgen.sitemaps.verdicts import Finding
 
-from .helpers import CHROMIUM_ARGS, PlainSpider, Route, SiteServer, html
+from .helpers import CHROMIUM_ARGS, PlainSpider, Route, SiteServer, html, live_urlset
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -37,14 +37,6 @@ User-agent: *
 Allow: /
 """
 RULE = "Disallow: /releases/ (group User-agent: bingbot)"
-
-
-def urlset(*locs: str) -> Route:
-    body = "".join(f"<url><loc>{loc}</loc></url>" for loc in locs)
-    return Route(
-        body=f'<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="{SITEMAP_NS}">{body}</urlset>',
-        content_type="application/xml",
-    )
 
 
 def plant(site: SiteServer) -> None:
@@ -65,8 +57,8 @@ def plant(site: SiteServer) -> None:
                 f"{index}</sitemapindex>",
                 content_type="application/xml",
             ),
-            "/pages.xml": urlset(u("/"), u("/ok"), u("/docs/a"), u("/docs/b"), u("/docs/c")),
-            "/releases.xml": urlset(u("/releases/1"), u("/releases/2"), u("/releases/3")),
+            "/pages.xml": live_urlset(u("/"), u("/ok"), u("/docs/a"), u("/docs/b"), u("/docs/c")),
+            "/releases.xml": live_urlset(u("/releases/1"), u("/releases/2"), u("/releases/3")),
             "/": Route(body=html("<title>home</title>", links)),
             **{
                 path: Route(body=html(f"<title>{path}</title>", f"<p>{path}</p>"))
@@ -146,7 +138,7 @@ async def test_a_second_audit_groups_grades_counts_and_compares(
         first_page = lxml_html.parse(str(folder / "report.html")).getroot()
         # Between the audits the site restores /docs/b and its sitemap lists a new 404.
         site.routes["/docs/b"] = Route(body=html("<title>b</title>", "<p>b</p>"))
-        site.routes["/pages.xml"] = urlset(
+        site.routes["/pages.xml"] = live_urlset(
             u("/"), u("/ok"), u("/docs/a"), u("/docs/b"), u("/docs/c"), u("/docs/d")
         )
         second_time = clock.advance(3600)

@@ -20,7 +20,7 @@ from xml.etree import ElementTree
 
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from .helpers import CHROMIUM_ARGS, PlainSpider, Route, SiteServer, html, read_entries
+from .helpers import CHROMIUM_ARGS, PlainSpider, Route, SiteServer, html, live_urlset, read_entries
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 
     from .conftest import Clock, CrawlFn
 
-SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 ATOM = "{http://www.w3.org/2005/Atom}"
 ROBOTS = "User-agent: bingbot\nDisallow: /releases/\n\nUser-agent: *\nAllow: /\n"
 RULE = "Disallow: /releases/ (group User-agent: bingbot)"
@@ -40,14 +39,6 @@ CAFE = (
     '/img/cafe-768x576.jpg 768w, /img/cafe.jpg 2048w" '
     'sizes="(max-width: 1024px) 100vw, 1024px">'
 )
-
-
-def urlset(*locs: str) -> Route:
-    body = "".join(f"<url><loc>{loc}</loc></url>" for loc in locs)
-    return Route(
-        body=f'<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="{SITEMAP_NS}">{body}</urlset>',
-        content_type="application/xml",
-    )
 
 
 def plant(site: SiteServer) -> None:
@@ -69,7 +60,7 @@ def plant(site: SiteServer) -> None:
             ),
             # The live sitemap: the home page, the blog post, the releases Bingbot may
             # not fetch, and the English page.
-            "/live.xml": urlset(
+            "/live.xml": live_urlset(
                 u("/"), u("/blog/cafe"), u("/releases/1"), u("/releases/2"), u("/en/page")
             ),
             "/": page(
@@ -165,7 +156,7 @@ async def test_the_issue_53_site(
         first_log = [r.getMessage() for r in caplog.records]
         # Between the crawls the site fixes its 500 and its sitemap lists the 404.
         site.routes["/broken"] = Route(body=html())
-        site.routes["/live.xml"] = urlset(
+        site.routes["/live.xml"] = live_urlset(
             u("/"),
             u("/blog/cafe"),
             u("/releases/1"),
