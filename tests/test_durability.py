@@ -33,10 +33,12 @@ def _feed(path: Path, pages: int = 30, extra: int = 0) -> None:
 
 
 def _build(
-    tmp_path: Path, *settings: str, prefix: tuple[str, ...] = ()
+    tmp_path: Path, *settings: str, prefix: tuple[str, ...] = (), module: bool = True
 ) -> subprocess.CompletedProcess[str]:
-    """``scrapy sitemapgen-build`` of ``feed.jsonl`` into ``out``, urlsets of 10 URLs."""
-    command = [sys.executable, "-m", "scrapy", "sitemapgen-build", "--input", "feed.jsonl"]
+    """``scrapy sitemapgen-build`` of ``feed.jsonl`` into ``out``, urlsets of 10 URLs;
+    ``module=False``: the command's arguments only, after ``prefix``'s program."""
+    command = [sys.executable, "-m", "scrapy"] if module else []
+    command += ["sitemapgen-build", "--input", "feed.jsonl"]
     command += ["-s", f"SITEMAPGEN_URI={tmp_path / 'out'}", "-s", "SITEMAPGEN_MAX_URLS=10"]
     for setting in settings:
         command += ["-s", setting]
@@ -128,33 +130,67 @@ def _renames(calls: list[Call]) -> list[tuple[Call, str, str]]:
     return found
 
 
+#: A ``syncfs`` syncs the whole file system, so every path of the build.
+EVERY = "*"
+
+
+def _syncs(calls: list[Call]) -> list[tuple[Call, str]]:
+    """Each sync of the trace and what it synced: a path, or :data:`EVERY`."""
+    found = []
+    for call in calls:
+        if call.name in ("fsync", "fdatasync"):
+            found.append((call, _fd_path(call)))
+        elif call.name == "syncfs":
+            found.append((call, EVERY))
+    return found
+
+
+def _touched(calls: list[Call]) -> dict[str, int]:
+    """Where each file was last written, and each folder last had a file made in it."""
+    last: dict[str, int] = {}
+    for call in calls:
+        if call.name in ("pwrite64", "write") and call.text.startswith(("pwrite64(", "write(")):
+            last[_fd_path(call)] = call.end
+        elif call.name == "openat" and "O_CREAT" in call.text:
+            made = re.search(r"= \d+<(.*?)>$", call.text.rstrip())
+            if made:
+                last[made.group(1)] = call.end
+                last[os.path.dirname(made.group(1))] = call.end
+    return last
+
+
 def _check_order(calls: list[Call], out: Path) -> int:
     """Assert that every rename into ``out`` (an origin folder, or a file into one) came
     after its data was synced, and before its folder was; that the state file's commit
     (its WAL written and synced) came after all of those, before the close report's log.
+    A ``syncfs`` counts for every path whose last write came before it started.
     Returns how many renames it checked."""
-    synced = [(call, _fd_path(call)) for call in calls if call.name in ("fsync", "fdatasync")]
-    renames = [
-        (call, source, target)
-        for call, source, target in _renames(calls)
-        if os.path.dirname(target) == str(out)
-        or os.path.dirname(os.path.dirname(target)) == str(out)
-    ]
-    renames = [r for r in renames if not os.path.basename(r[2]).startswith(".")]
+    synced = _syncs(calls)
+    touched = _touched(calls)
+    renames = _published(calls, out)
     assert renames
+
+    def syncs_of(path: str, since: int) -> list[Call]:
+        return [
+            sync
+            for sync, what in synced
+            if what == path or (what == EVERY and sync.start > max(since, touched.get(path, -1)))
+        ]
+
     last = 0
     first = len(calls)  # where the delivery's first sync started
     for call, source, target in renames:
-        before = {path for sync, path in synced if sync.end < call.start}
         if os.path.dirname(target) == str(out):  # a staging folder become an origin folder
             needed = [source, *(os.path.join(source, name) for name in os.listdir(target))]
         else:
             needed = [source]
-        missing = [path for path in needed if path not in before]
+        missing = [
+            path for path in needed if not [s for s in syncs_of(path, -1) if s.end < call.start]
+        ]
         assert not missing, f"renamed to {target} before these were synced: {missing}"
-        first = min(first, *(sync.start for sync, path in synced if path in needed))
+        first = min(first, *(s.start for path in needed for s in syncs_of(path, -1)))
         folder = os.path.dirname(target)
-        after = [sync for sync, path in synced if path == folder and sync.start > call.end]
+        after = [sync for sync in syncs_of(folder, call.end) if sync.start > call.end]
         assert after, f"{folder} was not synced after {target} was renamed into it"
         last = max(last, after[0].end)
     state = str(out / ".sitemapgen-state.sqlite3")
@@ -181,31 +217,52 @@ def _check_order(calls: list[Call], out: Path) -> int:
     return len(renames)
 
 
+def _published(calls: list[Call], out: Path) -> list[tuple[Call, str, str]]:
+    """The renames that publish: an origin folder into ``out``, or a file into one."""
+    return [
+        (call, source, target)
+        for call, source, target in _renames(calls)
+        if (
+            os.path.dirname(target) == str(out)
+            or os.path.dirname(os.path.dirname(target)) == str(out)
+        )
+        and not os.path.basename(target).startswith(".")
+    ]
+
+
+def _strace(trace: Path) -> tuple[str, ...]:
+    """The command before a build's that traces its syncs, renames and writes."""
+    strace = shutil.which("strace")
+    assert strace, "the test needs strace (part of the machine image)"
+    return (
+        strace, "-f", "-y", "-s", "100", "-o", str(trace),
+        "-e", "trace=fsync,fdatasync,syncfs,rename,renameat,renameat2,openat,pwrite64,write",
+    )  # fmt: skip
+
+
+def _syncfs_calls(calls: list[Call]) -> list[Call]:
+    return [call for call in calls if call.name == "syncfs"]
+
+
 def test_each_delivered_file_is_synced_before_its_rename_and_the_state_after(
     tmp_path: Path,
 ) -> None:
     """strace of two builds: the first renames each origin's staging folder into place,
-    the second (one origin grown, a file of another truncated) moves files one by one."""
-    strace = shutil.which("strace")
-    assert strace, "the test needs strace (part of the machine image)"
+    the second (one origin grown, a file of another truncated) moves files one by one.
+    The group is synced in two steps, whatever its size: one ``syncfs`` before the
+    renames, one after (Linux has it; :func:`test_without_syncfs_each_file_is_synced`
+    covers the systems without)."""
     out = tmp_path / "out"
     _feed(tmp_path / "feed.jsonl")
     trace = tmp_path / "trace.txt"
-    prefix = (
-        strace, "-f", "-y", "-s", "100", "-o", str(trace),
-        "-e", "trace=fsync,fdatasync,rename,renameat,renameat2,openat,pwrite64,write",
-    )  # fmt: skip
+    prefix = _strace(trace)
     _build(tmp_path, prefix=prefix)
     calls = _calls(trace)
     assert _check_order(calls, out) == len(ORIGINS)  # three folders renamed
-    # The new origin folders' parent synced once after the three renames, not once each.
-    renamed = max(call.end for call, _, _ in _renames(calls))
-    synced_out = [
-        c
-        for c in calls
-        if c.name in ("fsync", "fdatasync") and _fd_path(c) == str(out) and c.start > renamed
-    ]
-    assert len(synced_out) == 1
+    renamed = max(call.end for call, _, _ in _published(calls, out))
+    before, after = _syncfs_calls(calls)
+    assert before.end < min(call.start for call, _, _ in _published(calls, out))
+    assert after.start > renamed
 
     _feed(tmp_path / "feed.jsonl", extra=5)
     (out / B / "sitemap-2.xml.gz").write_bytes(b"")
@@ -216,9 +273,42 @@ def test_each_delivered_file_is_synced_before_its_rename_and_the_state_after(
     assert checked == 4
     moved = {os.path.relpath(target, out) for _, _, target in _renames(calls)}
     assert {f"{A}/sitemap-4.xml.gz", f"{A}/sitemap.xml", f"{B}/sitemap-2.xml.gz"} <= moved
-    # Unchanged files are neither synced nor moved.
+    # Unchanged files are not moved.
     assert f"{B}/sitemap-1.xml.gz" not in moved
-    assert not [c for c in calls if c.name == "fsync" and _fd_path(c).endswith("/sitemap-1.xml.gz")]
+    assert len(_syncfs_calls(calls)) == 2
+
+
+_WITHOUT_SYNCFS = """
+import sys
+from scrapy.cmdline import execute
+from scrapy_sitemapgen.publish import disk_sync
+disk_sync._syncfs = None  # as on a system without syncfs (macOS)
+sys.argv = ["scrapy", *sys.argv[1:]]
+execute()
+"""
+
+
+def test_without_syncfs_each_file_is_synced(tmp_path: Path) -> None:
+    """Where the system has no ``syncfs``, each delivered file and folder is synced on its
+    own, in the same order; the unchanged files are not synced."""
+    out = tmp_path / "out"
+    _feed(tmp_path / "feed.jsonl")
+    trace = tmp_path / "trace.txt"
+    prefix = (*_strace(trace), sys.executable, "-c", _WITHOUT_SYNCFS)
+    _build(tmp_path, prefix=prefix, module=False)
+    calls = _calls(trace)
+    assert not [c for c in calls if c.name == "syncfs"]
+    assert _check_order(calls, out) == len(ORIGINS)
+    # The new origin folders' parent synced once after the three renames, not once each.
+    renamed = max(call.end for call, _, _ in _published(calls, out))
+    assert len([c for c, path in _syncs(calls) if path == str(out) and c.start > renamed]) == 1
+
+    _feed(tmp_path / "feed.jsonl", extra=5)
+    _build(tmp_path, prefix=prefix, module=False)
+    calls = _calls(trace)
+    assert _check_order(calls, out) == 3  # a's new urlset 4, its index and manifest
+    synced_files = {os.path.relpath(path, out) for _, path in _syncs(calls)}
+    assert not [path for path in synced_files if path.endswith("sitemap-1.xml.gz")]
 
 
 # --- repairs -----------------------------------------------------------------------------

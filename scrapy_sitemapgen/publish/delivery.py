@@ -27,7 +27,6 @@ import shutil
 import stat
 import tempfile
 import zlib
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -43,10 +42,9 @@ from ..locations import storage_for, uri_scheme
 from ..plural import counted
 from ..sitemaps.naming import INDEX_NAME, is_owned_name
 from ..sitemaps.urls import Origin, origin_folder
+from .disk_sync import synced
 
 if TYPE_CHECKING:
-    from collections.abc import Collection
-
     from scrapy.crawler import Crawler
 
     from ..settings import Config
@@ -344,7 +342,7 @@ def _move_into_place(source: Path, target: Path) -> None:
         temporary = target.with_name(f".{target.name}.part")
         temporary.unlink(missing_ok=True)  # never write through a link planted there
         shutil.copyfile(source, temporary)
-        _synced([str(temporary)])
+        synced([(str(temporary.parent), [temporary.name])])
         os.replace(temporary, target)
 
 
@@ -365,41 +363,6 @@ def _folder_renamed(origin_set: OriginSet, target: str) -> bool:
     except OSError:
         return False
     return True
-
-
-#: Opens a folder to sync it; None where a folder cannot be opened (Windows, whose file
-#: systems journal their folders' entries without being asked).
-_FOLDER = getattr(os, "O_DIRECTORY", None)
-
-
-#: The syncs a group's delivery has in flight at once.
-_SYNCS = 16
-
-
-def _synced(paths: Collection[str], *, folders: bool = False) -> None:
-    """Each file (``folders``: folder) of ``paths`` on disk: its data, or its entries.
-    Many at once, from threads: the file system then flushes them in a few journal
-    commits, where one after the other each waited for a commit of its own."""
-    flags = os.O_RDONLY
-    if folders:
-        if _FOLDER is None:
-            return
-        flags |= _FOLDER
-
-    def sync(path: str) -> None:
-        fd = os.open(path, flags)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-    if len(paths) < 2:
-        for path in paths:
-            sync(path)
-        return
-    with ThreadPoolExecutor(min(_SYNCS, len(paths))) as pool:
-        for _ in pool.map(sync, paths):  # the first error raised
-            pass
 
 
 #: How many repaired files a publish names at WARNING; the others at DEBUG.
@@ -488,7 +451,7 @@ def publish_local(sets: list[OriginSet], reporter: Reporter) -> set[str]:
     # What each origin delivers: a new origin its whole staging folder, synced with its
     # files; the others their changed files and those found damaged.
     delivering: dict[int, list[FileRecord]] = {}
-    files: list[str] = []
+    files: list[tuple[str, list[str]]] = []  # (staging folder, names)
     folders: list[str] = []
     for number, (origin_set, path) in enumerate(zip(sets, paths)):
         staging = origin_set.staging
@@ -506,9 +469,9 @@ def publish_local(sets: list[OriginSet], reporter: Reporter) -> set[str]:
                         continue
                     _repair_noted(published, damage, reporter)
                 chosen.append(record)
-        files.extend(os.path.join(staging, record.name) for record in delivering[number])
-    _synced(files)
-    _synced(folders, folders=True)
+        if delivering[number]:
+            files.append((staging, [record.name for record in delivering[number]]))
+    synced(files, folders)
     moved: set[str] = set()
     changed: set[str] = set()  # the folders whose entries the renames changed
     for number, (origin_set, path) in enumerate(zip(sets, paths)):
@@ -529,7 +492,7 @@ def publish_local(sets: list[OriginSet], reporter: Reporter) -> set[str]:
             if stale.name not in keep and is_owned_name(stale.name):
                 stale.unlink()
                 changed.add(path)
-    _synced(changed, folders=True)
+    synced(folders=changed)
     return moved
 
 
