@@ -12,6 +12,7 @@ steps, so a set rebuilt from a stored JOBDIR is the set the crawl would have wri
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import os
 from dataclasses import dataclass, field
@@ -351,6 +352,18 @@ def _robots(config: Config, origin: Origin, lines: str) -> bytes:
     return (text + separator + "\n".join(missing) + "\n").encode()
 
 
+# One publish stages every origin with the same time and options: a broad crawl's
+# origins each made them again.
+@functools.lru_cache(maxsize=1)
+def _stamp(now: datetime) -> str:
+    return format_w3c(now)
+
+
+@functools.lru_cache(maxsize=1)
+def _writer_options(max_urls: int, max_bytes: int, gzip: bool, level: int) -> WriterOptions:
+    return WriterOptions(max_urls=max_urls, max_bytes=max_bytes, gzip=gzip, compresslevel=level)
+
+
 def stage_origin(
     store: FactSource,
     origin: Origin,
@@ -376,7 +389,7 @@ def stage_origin(
     ``<lastmod>`` in the index (P10) and is marked unchanged, so the delivery can leave it
     alone; everything else gets ``now`` (:class:`_Kept`).
     """
-    kept = _Kept(state.previous_files(config.state_key, origin.name), format_w3c(now))
+    kept = _Kept(state.previous_files(config.state_key, origin.name), _stamp(now))
 
     def lastmod(written: WrittenFile) -> str:
         return kept.lastmod(written.name, written.sha256)
@@ -386,12 +399,7 @@ def stage_origin(
     def open_sink(name: str) -> _NewFile:
         return _NewFile(os.path.join(folder, name))
 
-    options = WriterOptions(
-        max_urls=config.max_urls,
-        max_bytes=config.max_bytes,
-        gzip=config.gzip,
-        compresslevel=config.gzip_level,
-    )
+    options = _writer_options(config.max_urls, config.max_bytes, config.gzip, config.gzip_level)
     skip = reporter.skip
     base_url = base_url_for(config.base_url, origin)
     output = OriginOutput()
