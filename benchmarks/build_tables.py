@@ -8,6 +8,7 @@ from __future__ import annotations
 import statistics
 from typing import TYPE_CHECKING
 
+from . import build_phases
 from .markdown import count, footer, mib, ratios, seconds, size, table
 
 if TYPE_CHECKING:
@@ -268,8 +269,32 @@ def profile_build_tables(record: Record) -> list[str]:
         "lrrr",
         rows,
     )
-    out += ["", f"The whole profile: `{m['profile']}`.", "", footer(record), ""]
+    out += ["", f"The whole profile: `{m['profile']}`.", ""]
+    if "phases" in m:
+        out += _phase_table(m["phases"], m.get("workers_phases"))
+    out += [footer(record), ""]
     return out
+
+
+def _phase_table(parent: dict[str, float], workers: dict[str, float] | None) -> list[str]:
+    """The profile's own time by phase (:mod:`benchmarks.build_phases`): this process's,
+    the workers', and the share of all of it."""
+    total = sum(parent.values()) + sum((workers or {}).values())
+    rows = []
+    for phase in build_phases.PHASES:
+        mine, theirs = parent.get(phase, 0.0), (workers or {}).get(phase, 0.0)
+        cells = [phase, f"{mine:.2f}"]
+        if workers is not None:
+            cells.append(f"{theirs:.2f}")
+        cells.append(f"{(mine + theirs) / total:.1%}" if total else "-")
+        rows.append(cells)
+    heads = ["phase", "this process, own s"]
+    if workers is not None:
+        heads.append("the workers, own s")
+    heads.append("share")
+    out = ["By phase (own time under cProfile; read the shares):", ""]
+    out += table(heads, "l" + "r" * (len(heads) - 1), rows)
+    return [*out, ""]
 
 
 def levels_tables(record: Record) -> list[str]:

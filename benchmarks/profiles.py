@@ -45,7 +45,7 @@ from urllib.parse import urlsplit
 
 from tests import generated_site
 
-from . import feed, measure
+from . import build_phases, feed, measure
 from .checks import CheckFailed
 
 if TYPE_CHECKING:
@@ -219,6 +219,7 @@ def run_profile_build(args: argparse.Namespace, record: Record, work: Path) -> i
         "max_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
         "code": code,
         "profile": str(out),
+        "phases": build_phases.by_phase(stats),
         "top": {
             "cumulative": top_rows(stats, "cumulative", args.top),
             "package": top_rows(stats, "cumulative", args.top, "scrapy_sitemapgen/"),
@@ -227,6 +228,7 @@ def run_profile_build(args: argparse.Namespace, record: Record, work: Path) -> i
     }
     if worker_stats is not None:
         record["measurements"]["worker_profile"] = str(worker_out)
+        record["measurements"]["workers_phases"] = build_phases.by_phase(worker_stats)
         record["measurements"]["workers_top"] = {
             "cumulative": top_rows(worker_stats, "cumulative", args.top),
             "package": top_rows(worker_stats, "cumulative", args.top, "scrapy_sitemapgen/"),

@@ -538,3 +538,38 @@ def test_the_tests_import_nothing_from_the_harness() -> None:
         if any(name == "benchmarks" or name.startswith("benchmarks.") for name in _imports(path))
     )
     assert importing == []
+
+
+def test_build_phases_put_each_second_in_one_phase() -> None:
+    """A real profile of work named by the rules (zlib, marshal, a write), through a
+    generic C function (``len``) called from a function of the package's store: each
+    phase gets its own, and the phases add up to the whole profile."""
+    import cProfile
+    import marshal
+    import os
+    import pstats
+    import tempfile
+    import zlib
+
+    from benchmarks.build_phases import PHASES, by_phase, phase_of
+
+    assert phase_of("~", "<built-in method zlib.compress>") == "compress"
+    assert phase_of("/x/scrapy_sitemapgen/build/run_merge.py", "merged_rows") == "sort and merge"
+    assert phase_of("/x/scrapy_sitemapgen/features/chrome_images.py", "add") == "chrome count"
+    assert phase_of("/x/elsewhere.py", "f") == "other"
+
+    data = os.urandom(1 << 20)
+    profile = cProfile.Profile()
+    profile.enable()
+    zlib.compress(data, 6)
+    marshal.loads(marshal.dumps([data[i : i + 64] for i in range(0, len(data), 64)]))
+    with tempfile.TemporaryFile() as file:
+        file.write(data)
+    profile.disable()
+    stats = pstats.Stats(profile)
+    phases = by_phase(stats)
+    assert list(phases) == list(PHASES)
+    assert phases["compress"] > 0
+    assert phases["sort and merge"] > 0
+    total = sum(own for _, _, own, _, _ in stats.stats.values())  # type: ignore[attr-defined]
+    assert abs(sum(phases.values()) - total) < 1e-3
