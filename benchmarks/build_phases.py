@@ -32,6 +32,18 @@ PHASES = (
     "write and sync",
     "pool and processes",
     "other",
+    "waiting",
+)
+
+#: Blocked, not working: a process waiting for another (a worker for its next task, the
+#: parent for a result, a thread for a lock). Shown, and left out of the shares.
+WAITING = "waiting"
+
+#: A C function that blocks, and the machinery whose calls of it are waits.
+_BLOCKING = re.compile(r"poll|select|acquire|SemLock|_queue|posix\.read|recv|waitpid|sleep|wait")
+_MACHINERY = re.compile(
+    r"multiprocessing/|concurrent/futures|threading\.py$|queue\.py$|selectors\.py$|asyncio/"
+    r"|twisted/|selector|^~$"
 )
 
 #: (phase, the function's file matches, its name matches): the first rule that matches.
@@ -101,13 +113,21 @@ def _generic(path: str) -> bool:
 
 def by_phase(stats: Any) -> dict[str, float]:
     """The own seconds of a ``pstats.Stats`` (its ``stats`` table) by phase, every phase
-    of :data:`PHASES` present (0.0 for none). A C function a rule names (``zlib``'s,
-    ``marshal``'s, the system calls) is in that rule's phase; any other C function, and
-    the small helpers of :func:`_generic`, is split among its callers' phases by the time
-    each call site spent in it."""
+    of :data:`PHASES` present (0.0 for none). A C function that blocks, called by the
+    pool's or the event loop's machinery, is :data:`WAITING`; another C function a rule
+    names (``zlib``'s, ``marshal``'s, the system calls) is in that rule's phase; any other
+    C function, and the small helpers of :func:`_generic`, is split among its callers'
+    phases by the time each call site spent in it."""
     totals = dict.fromkeys(PHASES, 0.0)
     table: dict[Any, Any] = stats.stats
     for (path, _line, name), (_primitive, _calls, own, _cumulative, callers) in table.items():
+        if path == "~" and _BLOCKING.search(name) and callers:
+            for (caller_path, _caller_line, _caller_name), timing in callers.items():
+                if _MACHINERY.search(caller_path):
+                    totals[WAITING] += timing[2]
+                else:
+                    totals[phase_of(path, name)] += timing[2]
+            continue
         phase = phase_of(path, name)
         if phase != "other" or not _generic(path) or not callers:
             totals[phase] += own

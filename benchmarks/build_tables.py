@@ -279,20 +279,24 @@ def profile_build_tables(record: Record) -> list[str]:
 def _phase_table(parent: dict[str, float], workers: dict[str, float] | None) -> list[str]:
     """The profile's own time by phase (:mod:`benchmarks.build_phases`): this process's,
     the workers', and the share of all of it."""
-    total = sum(parent.values()) + sum((workers or {}).values())
+    waiting = build_phases.WAITING
+    total = sum(v for k, v in parent.items() if k != waiting) + sum(
+        v for k, v in (workers or {}).items() if k != waiting
+    )
     rows = []
     for phase in build_phases.PHASES:
         mine, theirs = parent.get(phase, 0.0), (workers or {}).get(phase, 0.0)
         cells = [phase, f"{mine:.2f}"]
         if workers is not None:
             cells.append(f"{theirs:.2f}")
-        cells.append(f"{(mine + theirs) / total:.1%}" if total else "-")
+        share = (mine + theirs) / total if total and phase != waiting else None
+        cells.append("-" if share is None else f"{share:.1%}")
         rows.append(cells)
     heads = ["phase", "this process, own s"]
     if workers is not None:
         heads.append("the workers, own s")
     heads.append("share")
-    out = ["By phase (own time under cProfile; read the shares):", ""]
+    out = ["By phase (own time under cProfile; read the shares, of the time not waiting):", ""]
     out += table(heads, "l" + "r" * (len(heads) - 1), rows)
     return [*out, ""]
 
