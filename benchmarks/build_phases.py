@@ -56,7 +56,7 @@ RULES: tuple[tuple[str, str, str], ...] = (
         "write and sync",
         r"^~$",
         r"posix\.(write|open|close|fsync|rename|mkdir|stat|lstat|"
-        r"unlink|replace|scandir|read)|io\.open|_io\.|syncfs|BufferedWriter|FileIO",
+        r"unlink|replace|scandir)|io\.open|syncfs|BufferedWriter",
     ),
     ("notes and state", r"^~$", r"sqlite3|executemany|execute|commit|fetch"),
     (
