@@ -168,21 +168,22 @@ class Unfinished:
         """The functions to run and their arguments, in order."""
         raise NotImplementedError
 
-    def finish(self, results: list[Any]) -> Any:
-        """The staged set (None: nothing was writable) of the tasks' results, in order."""
+    def finish(self, results: list[Any], reporter: Reporter | Tally) -> Any:
+        """The staged set (None: nothing was writable) of the tasks' results, in order;
+        what they skipped reported to ``reporter``."""
         raise NotImplementedError
 
 
-def finished(staged: Any, pool: Executor | None = None) -> Any:
+def finished(staged: Any, reporter: Reporter | Tally, pool: Executor | None = None) -> Any:
     """``staged`` as it is, or, when :class:`Unfinished`, finished: its tasks run in
     ``pool`` (None: in this process), their results taken in order."""
     if not isinstance(staged, Unfinished):
         return staged
     if pool is None:
-        return staged.finish([fn(*args) for fn, args in staged.tasks()])
+        return staged.finish([fn(*args) for fn, args in staged.tasks()], reporter)
     futures = [pool.submit(fn, *args) for fn, args in staged.tasks()]
     try:
-        return staged.finish([future.result() for future in futures])
+        return staged.finish([future.result() for future in futures], reporter)
     finally:
         for future in futures:
             future.cancel()
@@ -316,7 +317,7 @@ class StagingTasks:
                 for staged, tally in results:
                     if tally is not None:
                         tally.replay(reporter)
-                    origin_set = finished(staged, pool)
+                    origin_set = finished(staged, reporter, pool)
                     if origin_set is not None:
                         sets.append(origin_set)
                 if group is None:

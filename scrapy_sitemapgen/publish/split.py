@@ -76,6 +76,13 @@ __all__ = ["Plan", "splits", "stage_or_plan", "write_windows"]
 
 _RUN_IMAGES = RunRow._fields.index("images")
 
+#: The skip of an entry larger than a file: found by the window that renders it.
+_TOO_LARGE = "entry_too_large"
+
+#: What a task of windows gives: each window's files, the pages each chrome image was
+#: left out of, and the locs of the entries too large for a file.
+_Windows = tuple[list[list[WrittenFile]], dict[str, int], list[str]]
+
 #: The windows of one task at most: about a task's rows (see :data:`..build.pool.TASK_ROWS`)
 #: and at least this many tasks, so that every worker has its share.
 _LEAST_TASKS = 8
@@ -210,15 +217,15 @@ class Plan(Unfinished):
             for first in range(0, windows, per)
         ]
 
-    def finish(
-        self, results: list[tuple[list[list[WrittenFile]], dict[str, int]]]
-    ) -> OriginSet | None:
+    def finish(self, results: list[_Windows], reporter: SkipReporter) -> OriginSet | None:
         config, folder = self.config, self.staging
         sitemaps: list[WrittenFile] = []
         removed: dict[str, int] = {}  # chrome image -> the pages it was left out of
-        for windows, left_out in results:
+        for windows, left_out, too_large in results:
             for image, pages in left_out.items():
                 removed[image] = removed.get(image, 0) + pages
+            for loc in too_large:
+                reporter.skip(_TOO_LARGE, loc)
             for window in windows:
                 for written in window:
                     name = urlset_name(len(sitemaps) + 1, config.gzip)
@@ -260,13 +267,13 @@ def write_windows(
     chrome: frozenset[str],
     first: int,
     bounds: list[str | None],
-) -> tuple[list[list[WrittenFile]], dict[str, int]]:
+) -> _Windows:
     """In a worker: the windows from number ``first`` whose first locs are ``bounds``
     (the last: where the next window starts; None: the origin's first, or its end), each
     read from the runs by its key range and written into ``staging`` under names of its
     own (``.window-<k>-<n>``), renamed once all are written (:meth:`Plan.finish`), and
-    the pages each ``chrome`` image was left out of. Its skips were reported by the
-    survey: none here."""
+    the pages each ``chrome`` image was left out of, and the locs of the entries too
+    large for a file (the other skips were reported by the survey)."""
     options = writer_options(config)
     strip: ChromeImages | None = None
     if chrome:
@@ -275,6 +282,12 @@ def write_windows(
         strip.images = chrome
     suffix = ".xml.gz" if config.gzip else ".xml"
     written: list[list[WrittenFile]] = []
+    too_large: list[str] = []
+
+    def skip(reason: str, loc: str) -> None:
+        if reason == _TOO_LARGE:
+            too_large.append(loc)
+
     for number, (low, high) in enumerate(pairwise(bounds), first):
         entries: Iterable[UrlFacts] = run_entries(rows_between(runs, starts, low, high))
         if strip is not None:
@@ -287,6 +300,7 @@ def write_windows(
                 name_for=partial(_window_name, number, suffix),
                 open_sink=lambda name: NewFile(os.path.join(staging, name)),
                 options=options,
+                on_skip=skip,
             )
         )
-    return written, strip.removed if strip is not None else {}
+    return written, strip.removed if strip is not None else {}, too_large

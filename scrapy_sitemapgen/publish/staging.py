@@ -639,7 +639,7 @@ def stage_origins(
     sets: list[OriginSet] = []
     for origin in store.origins():
         origin_set = finished(
-            stage(store, origin, config, now, state, reporter, staging_of(origin))
+            stage(store, origin, config, now, state, reporter, staging_of(origin)), reporter
         )
         if origin_set is not None:
             sets.append(origin_set)
