@@ -223,3 +223,62 @@ def test_a_no_change_rerun_leaves_every_file_unchanged(
     # A first run's notes count every URL as added.
     first = _build(tmp_path, path, tmp_path / "first", 2, split)
     assert f"Sitemap: {BIG}/: {len(expected)} URLs (+{len(expected)}, -0 since" in first
+
+
+def test_an_origin_a_feature_needs_whole_is_not_split(
+    feed: tuple[Path, dict[str, dict[str, object]]], tmp_path: Path
+) -> None:
+    """Text sitemaps beside the XML ones: the origin is written whole, by one worker, so
+    the byte limit's cuts are those of one pass, the split asked for or not."""
+    path, _ = feed
+    settings = ("SITEMAPGEN_FORMATS=xml,txt", "SITEMAPGEN_MAX_BYTES=150000")
+    _build(
+        tmp_path,
+        path,
+        asked := tmp_path / "asked",
+        3,
+        f"SITEMAPGEN_BUILD_SPLIT_URLS={SPLIT}",
+        *settings,
+    )
+    _build(tmp_path, path, off := tmp_path / "off", 3, "SITEMAPGEN_BUILD_SPLIT_URLS=0", *settings)
+    assert _urlsets(asked) == _urlsets(off)
+    counts = _counts(asked, BIG_NAME)
+    # One pass fills each file up to the limit: no file ends early at a window's end.
+    assert not set(range(MAX_URLS, sum(counts), MAX_URLS)) <= {
+        sum(counts[:n]) for n in range(len(counts))
+    }
+
+
+def test_an_entry_larger_than_a_file_leaves_its_window_one_url_short(tmp_path: Path) -> None:
+    """An entry that no file can hold (a byte limit smaller than the entry) is left out by
+    the window that renders it, counted once, whatever the worker count."""
+    path = tmp_path / "feed.jsonl"
+    large = f"{BIG}/p/large"
+    with path.open("w") as feed:
+        for n in range(6000):
+            feed.write(json.dumps({"loc": f"{BIG}/p/{n:05d}"}) + "\n")
+        images = [f"{BIG}/img/large-{k:03d}-{'i' * 60}.jpg" for k in range(120)]
+        feed.write(json.dumps({"loc": large, "images": images}) + "\n")
+    written = {}
+    for workers in (1, 3):
+        out = tmp_path / f"w{workers}"
+        stderr = _build(
+            tmp_path,
+            path,
+            out,
+            workers,
+            "SITEMAPGEN_BUILD_SPLIT_URLS=3000",
+            "SITEMAPGEN_MAX_BYTES=8192",
+            "SITEMAPGEN_IMAGE_CHROME_SHARE=None",
+            # The URL notes count the entry left out as listed (one pass does the same),
+            # and the removal guard then reads -1 URLs published before: not the split's.
+            "SITEMAPGEN_MAX_REMOVED_SHARE=None",
+        )
+        assert _stats(stderr)["sitemapgen/skipped/entry_too_large"] == 1
+        written[workers] = _urlsets(out)
+        counts = _counts(out, BIG_NAME)
+        assert sum(counts) == 6000
+        assert large.encode() not in b"".join(
+            gzip.decompress(data) for data in written[workers].values()
+        )
+    assert written[1] == written[3]

@@ -336,10 +336,11 @@ class RunStore(PooledSource):
         entry = self._entry(origin)
         return [] if entry is None or entry.runs is None else entry.runs
 
-    def news_rows(self, origin: Origin) -> int | None:
-        """Its rows with news, repeats counted, for an origin this store holds."""
-        entry = self._held.get(origin)
-        return None if entry is None else entry.news
+    def sized(self, origin: Origin) -> tuple[int, int] | None:
+        """Its rows and its rows with news, repeats counted (None: no such origin): held,
+        or found in the origins file (the main process staging an origin itself)."""
+        found = self._found([origin]).get(origin)
+        return None if found is None else (found[1].rows, found[1].news)
 
     def _facts(self, origin: Origin, news_only: bool) -> Iterator[UrlFacts]:
         """The origin's entries; its runs are found now, and its count is kept once they

@@ -98,10 +98,10 @@ def splits(store: FactSource, origin: Origin, config: Config, state: StateView) 
     state file)."""
     if not config.split_urls or not isinstance(store, RunStore):
         return False
-    rows = store.most_entries(origin)
-    if rows is None or rows < config.split_urls or rows <= config.max_urls:
+    sized = store.sized(origin)
+    if sized is None or sized[0] < config.split_urls or sized[0] <= config.max_urls:
         return False
-    if config.formats != {"xml"} or config.sections or store.news_rows(origin):
+    if config.formats != {"xml"} or config.sections or sized[1]:
         return False
     if config.changes_feed or config.indexnow_key:
         return False
@@ -133,8 +133,9 @@ def stage_or_plan(
     block: list[str] = []
     # The chrome images' count, on this pass: the one a whole origin's staging makes of
     # its own (ChromeImages.decide), over every page, in the same order.
+    sized = store.sized(origin)
     chrome = chrome_check(
-        config.image_chrome_share, folded=False, most_pages=store.most_entries(origin)
+        config.image_chrome_share, folded=False, most_pages=sized[0] if sized else None
     )
     images = chrome.counting() if chrome is not None else None
     for row in surveyed_rows(runs, starts):

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..build.pool import TASK_ORIGINS, finished, staging_tasks
+from ..build.source import PooledSource
 from ..features import origin_watches
 from ..features.origin_watch import OriginStart, overridden
 from ..sitemaps.duplicates import duplicate_choice
@@ -636,10 +637,15 @@ def stage_origins(
         stage = partial(stage, settled=settled)
     if recurring:
         stage = partial(stage, recurring=True)
+    # A run store of one origin is staged here, not sent: its windows still go to the
+    # workers (.split).
+    pool = store.pool() if isinstance(store, PooledSource) else None
     sets: list[OriginSet] = []
     for origin in store.origins():
         origin_set = finished(
-            stage(store, origin, config, now, state, reporter, staging_of(origin)), reporter
+            stage(store, origin, config, now, state, reporter, staging_of(origin)),
+            reporter,
+            pool,
         )
         if origin_set is not None:
             sets.append(origin_set)
