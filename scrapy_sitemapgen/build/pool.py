@@ -40,8 +40,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "TASK_ORIGINS",
+    "TASK_ROWS",
     "StagingTasks",
+    "Unfinished",
     "executor",
+    "finished",
     "main_script_hidden",
     "stage_task",
     "staging_tasks",
@@ -121,7 +124,7 @@ def executor(workers: int) -> Executor:
 #: A staging task in a worker takes origins, the largest first, until it holds this many
 #: rows or this many origins: one task per origin cost, for a broad crawl's many small
 #: origins, more in passing each task its inputs and opening its files than in staging.
-_TASK_ROWS = 50_000
+TASK_ROWS = 50_000
 TASK_ORIGINS = 500
 
 #: Origins of fewer rows than this are grouped with their neighbours in root order: the
@@ -131,7 +134,7 @@ _SMALL_ROWS = BLOCK_ROWS
 
 def tasks(source: PooledSource) -> Iterator[list[Origin]]:
     """The source's origins in groups for the workers: the largest first, so that the last
-    task to finish is a small one; an origin of ``_TASK_ROWS`` rows or more alone. The
+    task to finish is a small one; an origin of ``TASK_ROWS`` rows or more alone. The
     small ones (a broad crawl's many) come last, in the order the source gives them (a
     run store: of their roots, the order it lays such origins out in its files, so that a
     task reads its origins' rows in a few large reads, not one per origin and file: see
@@ -145,7 +148,7 @@ def tasks(source: PooledSource) -> Iterator[list[Origin]]:
     task: list[Origin] = []
     rows = 0
     for size, origin in itertools.chain(large, small):
-        if task and (rows + size > _TASK_ROWS or len(task) >= TASK_ORIGINS):
+        if task and (rows + size > TASK_ROWS or len(task) >= TASK_ORIGINS):
             yield task
             task = []
             rows = 0
@@ -153,6 +156,37 @@ def tasks(source: PooledSource) -> Iterator[list[Origin]]:
         rows += size
     if task:
         yield task
+
+
+class Unfinished:
+    """What staging gives for an origin whose files need more tasks than its own: a large
+    origin written in windows (:mod:`..publish.split`). Its :meth:`tasks` are run in the
+    workers (all at once: each reads its own part of the origin), then :meth:`finish`,
+    here, makes the staged set of their results."""
+
+    def tasks(self) -> list[tuple[Callable[..., Any], tuple[Any, ...]]]:
+        """The functions to run and their arguments, in order."""
+        raise NotImplementedError
+
+    def finish(self, results: list[Any], reporter: Reporter | Tally) -> Any:
+        """The staged set (None: nothing was writable) of the tasks' results, in order;
+        what they skipped reported to ``reporter``."""
+        raise NotImplementedError
+
+
+def finished(staged: Any, reporter: Reporter | Tally, pool: Executor | None = None) -> Any:
+    """``staged`` as it is, or, when :class:`Unfinished`, finished: its tasks run in
+    ``pool`` (None: in this process), their results taken in order."""
+    if not isinstance(staged, Unfinished):
+        return staged
+    if pool is None:
+        return staged.finish([fn(*args) for fn, args in staged.tasks()], reporter)
+    futures = [pool.submit(fn, *args) for fn, args in staged.tasks()]
+    try:
+        return staged.finish([future.result() for future in futures], reporter)
+    finally:
+        for future in futures:
+            future.cancel()
 
 
 class _Staged(Protocol):
@@ -167,10 +201,10 @@ _S = TypeVar("_S", bound=_Staged)
 
 if TYPE_CHECKING:
     #: Staging one origin (``publish.staging.stage_origin``): ``(source, origin, config,
-    #: now, state, reporter, staging folder)`` to its staged set, or None when nothing was
-    #: writable.
+    #: now, state, reporter, staging folder)`` to its staged set (or one to finish with
+    #: more tasks: :class:`Unfinished`), or None when nothing was writable.
     StageOrigin = Callable[
-        [FactSource, Origin, Config, datetime, WorkerState, Tally, str], _S | None
+        [FactSource, Origin, Config, datetime, WorkerState, Tally, str], _S | Unfinished | None
     ]
 
 #: A task's result: each origin's set and tally, the scratch file of its notes, and the
@@ -186,12 +220,12 @@ def stage_task(
     now: datetime,
     state_path: Path,
     notes: Path,
-) -> tuple[list[tuple[_S | None, Tally | None]], Path, list[int | None]]:
+) -> tuple[list[tuple[_S | Unfinished | None, Tally | None]], Path, list[int | None]]:
     """In a worker, one task's origins, each with the files its previous run published
     and its staging folder: their sets and tallies (None for one that met nothing to
     report, as most do: a tally is several objects to send back and hold), in the task's
     order, the scratch file their notes were saved into, and their URLs counted."""
-    results: list[tuple[_S | None, Tally | None]] = []
+    results: list[tuple[_S | Unfinished | None, Tally | None]] = []
     state = WorkerState(state_path, notes, config.state_key, [origin.name for origin, _, _ in task])
     try:
         for origin, previous, staging in task:
@@ -280,9 +314,10 @@ class StagingTasks:
                 source.add_counts(task, counted)
                 state.take_notes(notes)
                 sets: list[_S] = []
-                for origin_set, tally in results:
+                for staged, tally in results:
                     if tally is not None:
                         tally.replay(reporter)
+                    origin_set = finished(staged, reporter, pool)
                     if origin_set is not None:
                         sets.append(origin_set)
                 if group is None:

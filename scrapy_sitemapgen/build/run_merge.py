@@ -32,9 +32,18 @@ from .run_files import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
-__all__ = ["FAN_IN", "merge_passes", "merged_counts", "merged_rows", "runs_of", "sorted_batches"]
+__all__ = [
+    "FAN_IN",
+    "combined_rows",
+    "merge_passes",
+    "merged_counts",
+    "merged_rows",
+    "runs_of",
+    "sorted_batches",
+    "sorted_streams",
+]
 
 #: The most runs a merge reads at once (more are first merged in groups, an extra pass on
 #: disk): a merge holds one block of each, so its memory is bounded whatever the feed's
@@ -43,11 +52,11 @@ __all__ = ["FAN_IN", "merge_passes", "merged_counts", "merged_rows", "runs_of", 
 FAN_IN = 32
 
 
-def _whole_blocks(run: Run) -> Iterator[list[BlockRow]]:
+def _whole_blocks(blocks: Iterable[list[BlockRow]]) -> Iterator[list[BlockRow]]:
     """A run's blocks, joined where a loc goes on into the next block, so that no loc of
     a block's last row comes again in a later one."""
     pending: list[BlockRow] | None = None
-    for block in read_blocks(run):
+    for block in blocks:
         if pending is None:
             pending = block
         elif run_loc(block[0]) == run_loc(pending[-1]):
@@ -78,9 +87,15 @@ def sorted_batches(runs: list[Run]) -> Iterator[list[Any]]:
         if rows:
             yield rows
         return
-    readers = [_whole_blocks(run) for run in runs]
+    yield from sorted_streams([read_blocks(run) for run in runs])
+
+
+def sorted_streams(streams: list[Iterator[list[BlockRow]]]) -> Iterator[list[Any]]:
+    """The rows of sorted runs given as their blocks (each run's, or a key range of it:
+    :mod:`.windows`), in loc order, in batches, as :func:`sorted_batches` gives them."""
+    readers = [_whole_blocks(stream) for stream in streams]
     heads = [next(reader, None) for reader in readers]
-    starts = [0] * len(runs)  # where each head block's unread rows start
+    starts = [0] * len(readers)  # where each head block's unread rows start
     live = [n for n, head in enumerate(heads) if head]
     while live:
         if len(live) == 1:
@@ -118,9 +133,15 @@ def _combine(old: BlockRow, new: BlockRow) -> BlockRow:
 def merged_rows(runs: list[Run]) -> Iterator[BlockRow]:
     """One origin's runs (in feed order, at most FAN_IN of them) in ``loc`` order, each
     URL once, its repeats combined."""
+    return combined_rows(sorted_batches(runs))
+
+
+def combined_rows(batches: Iterable[list[BlockRow]]) -> Iterator[BlockRow]:
+    """Rows in loc order, in batches (:func:`sorted_batches`, :func:`sorted_streams`),
+    each URL once, its repeats combined."""
     previous: BlockRow | None = None
     at = RUN_LOC
-    for batch in sorted_batches(runs):
+    for batch in batches:
         for row in batch:
             if previous is not None:
                 if row[at] == previous[at]:

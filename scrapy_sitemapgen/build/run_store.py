@@ -318,19 +318,36 @@ class RunStore(PooledSource):
             return self._first[:count]
         return heapq.nsmallest(count, (origin for origin, _ in self.sized_origins()))
 
-    def _facts(self, origin: Origin, news_only: bool) -> Iterator[UrlFacts]:
-        """The origin's entries; its runs are found now, and its count is kept once they
-        have all been read."""
+    def _entry(self, origin: Origin) -> OriginRuns | None:
+        """The origin's entry, its runs found now (None: the store has no such origin)."""
         if self._unread:
             self._held = read_stretches(self._with_runs(self._held))
             self._unread = False
         entry = self._held.get(origin)
         if entry is None:  # the main process reading an origin itself: a rare road
             entry = self.with_runs([origin]).get(origin)
+        if entry is not None and entry.runs is None:
+            entry = self._with_runs({origin: entry})[origin]
+        return entry
+
+    def runs(self, origin: Origin) -> list[Run]:
+        """The sorted runs of ``origin``, in feed order: what a window of it is read from
+        (:mod:`.windows`)."""
+        entry = self._entry(origin)
+        return [] if entry is None or entry.runs is None else entry.runs
+
+    def sized(self, origin: Origin) -> tuple[int, int] | None:
+        """Its rows and its rows with news, repeats counted (None: no such origin): held,
+        or found in the origins file (the main process staging an origin itself)."""
+        found = self._found([origin]).get(origin)
+        return None if found is None else (found[1].rows, found[1].news)
+
+    def _facts(self, origin: Origin, news_only: bool) -> Iterator[UrlFacts]:
+        """The origin's entries; its runs are found now, and its count is kept once they
+        have all been read."""
+        entry = self._entry(origin)
         if entry is None or (news_only and not entry.news):
             return iter(())
-        if entry.runs is None:
-            entry = self._with_runs({origin: entry})[origin]
         assert entry.runs is not None
         return run_entries(
             merged_rows(entry.runs), news_only, lambda count: self.add_counts([origin], [count])

@@ -180,12 +180,23 @@ class ChromeImages:
                 counts.with_content += 1
             yield facts
 
-    def decide(self, listed: Callable[[], Iterable[UrlFacts]], contents: int = 0) -> None:
+    def counting(self) -> ImageCounts:
+        """A count of the listed pages' images for :meth:`decide`, made on a pass of the
+        caller's (a large origin's survey: :mod:`..publish.split`), a page at a time."""
+        return ImageCounts(self._share, self._floor)
+
+    def decide(
+        self,
+        listed: Callable[[], Iterable[UrlFacts]],
+        contents: int = 0,
+        counted: ImageCounts | None = None,
+    ) -> None:
         """Which images are chrome. ``listed`` makes a pass over the listed entries (made
         only when the folded count cannot decide, or there is none); ``contents``: how
         many pages the duplicate pass listed of those that carry a content fingerprint
-        (one per fingerprint), so ``with_content - contents`` were left out."""
-        counts = self._counts
+        (one per fingerprint), so ``with_content - contents`` were left out. ``counted``:
+        the listed pages counted already (:meth:`counting`), the pass that count is."""
+        counts = self._counts if counted is None else None
         left_out = 0
         if counts is not None:
             left_out = max(counts.with_content - contents, 0)
@@ -197,9 +208,11 @@ class ChromeImages:
             elif not counts.counts:
                 return  # no image on more pages than the decrements: none is chrome
         if counts is None:
-            counts = ImageCounts(self._share, self._floor)
-            for facts in listed():
-                counts.add(facts.images)
+            counts = counted
+            if counts is None:
+                counts = ImageCounts(self._share, self._floor)
+                for facts in listed():
+                    counts.add(facts.images)
             left_out = 0
             pages = counts.pages
             if pages < MIN_PAGES:

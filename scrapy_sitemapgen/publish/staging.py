@@ -21,7 +21,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ..build.pool import TASK_ORIGINS, staging_tasks
+from ..build.pool import TASK_ORIGINS, finished, staging_tasks
+from ..build.source import PooledSource
 from ..features import origin_watches
 from ..features.origin_watch import OriginStart, overridden
 from ..sitemaps.duplicates import duplicate_choice
@@ -57,17 +58,22 @@ if TYPE_CHECKING:
     from ..state.view import StateView
     from ..stats import Reporter
     from ..store.base import FactSource
+    from .split import Plan
 
     #: Told (loc, lastmod) of each URL whose lastmod the content notes settled to another
     #: value than the store's, on the pass that notes every URL (:func:`stage_origin`).
     Settled = Callable[[str, str | None], None]
 
 __all__ = [
+    "Kept",
+    "NewFile",
     "OriginSet",
     "fresh_news",
     "stage_origin",
     "stage_origins",
+    "staged_set",
     "with_rules",
+    "writer_options",
 ]
 
 
@@ -359,6 +365,11 @@ def _stamp(now: datetime) -> str:
     return format_w3c(now)
 
 
+def writer_options(config: Config) -> WriterOptions:
+    """The limits and format of every origin's files."""
+    return _writer_options(config.max_urls, config.max_bytes, config.gzip, config.gzip_level)
+
+
 @functools.lru_cache(maxsize=1)
 def _writer_options(max_urls: int, max_bytes: int, gzip: bool, level: int) -> WriterOptions:
     return WriterOptions(max_urls=max_urls, max_bytes=max_bytes, gzip=gzip, compresslevel=level)
@@ -387,9 +398,9 @@ def stage_origin(
 
     A file whose bytes equal what the previous run published keeps that run's
     ``<lastmod>`` in the index (P10) and is marked unchanged, so the delivery can leave it
-    alone; everything else gets ``now`` (:class:`_Kept`).
+    alone; everything else gets ``now`` (:class:`Kept`).
     """
-    kept = _Kept(state.previous_files(config.state_key, origin.name), _stamp(now))
+    kept = Kept(state.previous_files(config.state_key, origin.name), _stamp(now))
 
     def lastmod(written: WrittenFile) -> str:
         return kept.lastmod(written.name, written.sha256)
@@ -399,7 +410,7 @@ def stage_origin(
     def open_sink(name: str) -> _NewFile:
         return _NewFile(os.path.join(folder, name))
 
-    options = _writer_options(config.max_urls, config.max_bytes, config.gzip, config.gzip_level)
+    options = writer_options(config)
     skip = reporter.skip
     base_url = base_url_for(config.base_url, origin)
     output = OriginOutput()
@@ -459,6 +470,25 @@ def stage_origin(
         watch.close()
     if not output.sitemaps and not output.texts:
         return None
+    duplicates = (listing.duplicates, listing.first_duplicates)
+    return staged_set(config, origin, output, kept, folder, base_url, notes, watches, duplicates)
+
+
+def staged_set(
+    config: Config,
+    origin: Origin,
+    output: OriginOutput,
+    kept: Kept,
+    folder: str,
+    base_url: str,
+    notes: UrlNotes | tuple[int, int],
+    watches: list[OriginWatch],
+    duplicates: tuple[int, list[tuple[str, str]]] = (0, []),
+) -> OriginSet:
+    """The set of an origin whose files ``output`` are written into ``folder``: their
+    records, what the features add, robots.txt and the manifest, the index last.
+    ``notes``: the URL notes, finished here, or what they counted, (added, removed);
+    ``duplicates``: the pages left out as duplicates by content, and the first few."""
     # In publishing order, the order of output.files: the index last.
     records = [
         kept.record(f.name, kind, f.entries, f.size, f.sha256)
@@ -478,9 +508,8 @@ def stage_origin(
         index_urls=tuple(f"{base_url}{f.name}" for f in announced),
         sectioned=bool(config.sections),
     )
-    origin_set.added, origin_set.removed = notes.finish()
-    origin_set.duplicates = listing.duplicates
-    origin_set.first_duplicates = listing.first_duplicates
+    origin_set.added, origin_set.removed = notes if isinstance(notes, tuple) else notes.finish()
+    origin_set.duplicates, origin_set.first_duplicates = duplicates
     # The features' files, robots.txt and the manifest go out before the index, which is
     # always published last.
     before_index = len(records) - len(output.indexes)
@@ -499,7 +528,7 @@ def stage_origin(
     return origin_set
 
 
-class _Kept:
+class Kept:
     """An unchanged file keeps its lastmod (P10), decided here for every file of an origin:
     one whose bytes (their SHA-256) equal what the previous run published keeps that run's
     lastmod, in the index and the manifest, and is marked unchanged, so the delivery can
@@ -524,7 +553,7 @@ class _Kept:
 
 
 def _staged(
-    staging: str, name: str, kind: str, data: bytes, kept: _Kept, entries: int = 0
+    staging: str, name: str, kind: str, data: bytes, kept: Kept, entries: int = 0
 ) -> FileRecord:
     _write_file(os.path.join(staging, name), data)
     return kept.record(name, kind, entries, len(data), hashlib.sha256(data).hexdigest())
@@ -553,6 +582,10 @@ class _NewFile:
             os.close(fd)
 
     __del__ = close  # a write that failed part-way: closed as a file object would be
+
+
+#: How the split's windows (:mod:`.split`) write their files: as every staged file is.
+NewFile = _NewFile
 
 
 def _write_file(path: str, data: bytes) -> None:
@@ -592,19 +625,36 @@ def stage_origins(
     staged in them, a group per task (:meth:`..build.pool.StagingTasks.staged`); such a
     source keeps no verdicts, and ``settled``, which writes them in this process, is
     not sent to the workers."""
-    # The clusters' index goes to each worker as its path, with the task.
-    stage = stage_origin if clusters is None else partial(stage_origin, clusters=clusters)
+    # Here, not at the top: the split's module is built on this one's.
+    from .split import stage_or_plan
+
+    # The clusters' index goes to each worker as its path, with the task. A large origin
+    # is written in windows (.split) unless a feature needs it whole.
+    stage: Callable[..., OriginSet | Plan | None] = (
+        partial(stage_or_plan, stage_origin)
+        if clusters is None
+        else partial(stage_origin, clusters=clusters)
+    )
     pooled = staging_tasks(store)
     if pooled is not None:
         yield from pooled.staged(stage, config, now, state, reporter, staging_of, group=group)
         return
+    if settled is not None or recurring:
+        stage = stage_origin if clusters is None else partial(stage_origin, clusters=clusters)
     if settled is not None:
         stage = partial(stage, settled=settled)
     if recurring:
         stage = partial(stage, recurring=True)
+    # A run store of one origin is staged here, not sent: its windows still go to the
+    # workers (.split).
+    pool = store.pool() if isinstance(store, PooledSource) else None
     sets: list[OriginSet] = []
     for origin in store.origins():
-        origin_set = stage(store, origin, config, now, state, reporter, staging_of(origin))
+        origin_set = finished(
+            stage(store, origin, config, now, state, reporter, staging_of(origin)),
+            reporter,
+            pool,
+        )
         if origin_set is not None:
             sets.append(origin_set)
         if group and len(sets) >= group:

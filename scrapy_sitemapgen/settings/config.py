@@ -203,6 +203,9 @@ class Config:
     base_url: str
     max_urls: int
     max_bytes: int
+    #: SITEMAPGEN_BUILD_SPLIT_URLS: an offline build writes an origin of at least this many
+    #: records in windows across its workers (:mod:`..publish.split`); 0: never.
+    split_urls: int
     gzip: bool
     gzip_level: int
     content_types: frozenset[str]
@@ -393,6 +396,9 @@ class Config:
             robots_txt=str(robots_txt).strip(),
             base_url=_check_base_url(base_url.strip()),
             max_urls=read.integer(settings, "SITEMAPGEN_MAX_URLS", 1, MAX_URLS_PER_SITEMAP, "P7"),
+            split_urls=read.integer(
+                settings, "SITEMAPGEN_BUILD_SPLIT_URLS", 0, 10**12, "0 never splits an origin"
+            ),
             max_bytes=read.integer(
                 settings,
                 "SITEMAPGEN_MAX_BYTES",

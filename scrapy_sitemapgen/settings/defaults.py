@@ -31,6 +31,7 @@ DEFAULTS: dict[str, Any] = {
     "SITEMAPGEN_BASE_URL": "",
     "SITEMAPGEN_MAX_URLS": MAX_URLS_PER_SITEMAP,
     "SITEMAPGEN_MAX_BYTES": MAX_BYTES_PER_SITEMAP,
+    "SITEMAPGEN_BUILD_SPLIT_URLS": 200_000,
     "SITEMAPGEN_GZIP": True,
     "SITEMAPGEN_GZIP_LEVEL": DEFAULT_GZIP_LEVEL,  # 5 with zlib-ng (the extra fast), else 6
     "SITEMAPGEN_CONTENT_TYPES": ["text/html", "application/xhtml+xml"],

@@ -51,11 +51,15 @@ __all__ = [
     "OriginOutput",
     "WriterOptions",
     "WrittenFile",
+    "checked_loc",
     "escape",
+    "loc_problem",
     "url_entry",
     "write_all",
+    "write_index",
     "write_origin",
     "write_text",
+    "write_urlsets",
 ]
 
 
@@ -421,23 +425,100 @@ def _checked_chunks(
     room = max_bytes - len(_URLSET_OPEN) - len(_URLSET_CLOSE)
     for facts in entries:
         loc = facts.loc
-        if not loc.startswith(scope):
-            on_skip("outside_origin", loc)  # P12: every URL shares the sitemap's origin
-            continue
-        if len(loc) > MAX_LOC_LENGTH:
-            on_skip("url_too_long", loc)  # P3
-            continue
-        if loc.isascii() and loc.isprintable():  # every normalised loc: escape's first road
+        # Every normalised loc: in scope, short enough, printable ASCII (escape's first road).
+        if (
+            loc.startswith(scope)
+            and len(loc) <= MAX_LOC_LENGTH
+            and loc.isascii()
+            and loc.isprintable()
+        ):
             chunk = render(facts, _escape_five(loc) if _has_special(loc) else loc)
-        elif _FORBIDDEN_RE.search(loc):
-            on_skip("bad_url", loc)
-            continue
         else:
+            problem = loc_problem(loc, scope)
+            if problem is not None:
+                on_skip(problem, loc)
+                continue
             chunk = render(facts, escape(loc))
         if len(chunk) > room:
             on_skip("entry_too_large", loc)
         else:
             yield chunk
+
+
+def loc_problem(loc: str, scope: str) -> str | None:
+    """Why ``loc`` cannot be written in a sitemap of the origin ``scope`` (the reason
+    skipped under), or None: the checks a loc meets before its entry is rendered."""
+    if not loc.startswith(scope):
+        return "outside_origin"  # P12: every URL shares the sitemap's origin
+    if len(loc) > MAX_LOC_LENGTH:
+        return "url_too_long"  # P3
+    if not (loc.isascii() and loc.isprintable()) and _FORBIDDEN_RE.search(loc):
+        return "bad_url"
+    return None
+
+
+def checked_loc(loc: str, scope: str) -> bool:
+    """Whether ``loc`` meets :func:`loc_problem`'s checks, as the writer tells it: most
+    locs on its first road."""
+    if loc.startswith(scope) and len(loc) <= MAX_LOC_LENGTH and loc.isascii() and loc.isprintable():
+        return True
+    return loc_problem(loc, scope) is None
+
+
+def write_urlsets(
+    entries: Iterable[UrlFacts],
+    *,
+    scope: str,
+    name_for: Callable[[int], str],
+    open_sink: OpenSink,
+    options: WriterOptions,
+    on_skip: OnSkip | None = None,
+) -> list[WrittenFile]:
+    """Urlsets of ``entries`` (in order, of the origin ``scope``), split at the limits,
+    the ``n``-th named ``name_for(n)``: one window of a large origin (:mod:`..publish.split`),
+    written as :func:`write_origin` writes an origin's urlsets."""
+    skip: OnSkip = on_skip if on_skip is not None else (lambda reason, loc: None)
+    return list(
+        _split(
+            _checked_chunks(entries, scope, options.max_bytes, skip),
+            head=_URLSET_OPEN,
+            tail=_URLSET_CLOSE,
+            max_entries=options.max_urls,
+            max_bytes=options.max_bytes,
+            name_for=name_for,
+            open_sink=open_sink,
+            options=options,
+        )
+    )
+
+
+def write_index(
+    files: Iterable[WrittenFile],
+    *,
+    base_url: str,
+    lastmod: str | Callable[[WrittenFile], str],
+    open_sink: OpenSink,
+    options: WriterOptions,
+) -> list[WrittenFile]:
+    """The index(es) listing ``files``, published under ``base_url`` (see
+    :func:`write_origin`)."""
+    base = escape(base_url)
+    lastmod_of = lastmod if callable(lastmod) else (lambda written: lastmod)
+    return list(
+        _split(
+            (
+                f"<sitemap><loc>{base}{f.name}</loc><lastmod>{lastmod_of(f)}</lastmod></sitemap>\n".encode()
+                for f in files
+            ),
+            head=_INDEX_OPEN,
+            tail=_INDEX_CLOSE,
+            max_entries=options.max_index_entries,
+            max_bytes=options.max_bytes,
+            name_for=index_name,
+            open_sink=open_sink,
+            options=options,
+        )
+    )
 
 
 def _section_name(number: int, *, gzip: bool, section: str) -> str:
@@ -473,15 +554,13 @@ def write_origin(
     skip: OnSkip = on_skip if on_skip is not None else (lambda reason, loc: None)
     output = OriginOutput()
     output.sitemaps.extend(
-        _split(
-            _checked_chunks(entries, scope, options.max_bytes, skip),
-            head=_URLSET_OPEN,
-            tail=_URLSET_CLOSE,
-            max_entries=options.max_urls,
-            max_bytes=options.max_bytes,
+        write_urlsets(
+            entries,
+            scope=scope,
             name_for=lambda n: urlset_name(n, options.gzip),
             open_sink=open_sink,
             options=options,
+            on_skip=skip,
         )
     )
     for section, section_entries in sections:
@@ -509,19 +588,11 @@ def write_origin(
             options=options,
         )
     )
-    base = escape(base_url)
-    lastmod_of = lastmod if callable(lastmod) else (lambda written: lastmod)
     output.indexes.extend(
-        _split(
-            (
-                f"<sitemap><loc>{base}{f.name}</loc><lastmod>{lastmod_of(f)}</lastmod></sitemap>\n".encode()
-                for f in [*output.sitemaps, *output.news]
-            ),
-            head=_INDEX_OPEN,
-            tail=_INDEX_CLOSE,
-            max_entries=options.max_index_entries,
-            max_bytes=options.max_bytes,
-            name_for=index_name,
+        write_index(
+            [*output.sitemaps, *output.news],
+            base_url=base_url,
+            lastmod=lastmod,
             open_sink=open_sink,
             options=options,
         )
