@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -390,3 +391,162 @@ def test_a_gzipped_file_is_judged_by_its_bytes_then_by_its_content(tmp_path: Pat
     assert _repaired(result.stderr) is None
     assert "changed: nothing" in result.stderr
     assert _files(out) == published
+
+
+# --- the quick check: each file's size and time kept in the state ------------------------
+
+STATE = ".sitemapgen-state.sqlite3"
+#: The ``files`` table as the state file had it before it kept each file's size and time.
+_OLD_FILES = """CREATE TABLE files (
+        output TEXT NOT NULL, origin TEXT NOT NULL, name TEXT NOT NULL,
+        sha256 TEXT NOT NULL, lastmod TEXT NOT NULL,
+        PRIMARY KEY (output, origin, name)) WITHOUT ROWID"""
+
+
+def _opens(trace: Path) -> tuple[str, ...]:
+    """The command before a build's that traces the files it opens."""
+    strace = shutil.which("strace")
+    assert strace, "the test needs strace (part of the machine image)"
+    return (strace, "-f", "-o", str(trace), "-e", "trace=openat")
+
+
+def _opened(trace: Path, out: Path) -> set[str]:
+    """The published files (``origin/name``) the traced build opened: files directly in
+    an origin folder of ``out`` (not in a staging folder beside it, not a probe)."""
+    found = set()
+    for path in re.findall(r'openat\(AT_FDCWD, "([^"]+)"', trace.read_text(errors="replace")):
+        folder, name = os.path.split(path)
+        if (
+            os.path.dirname(folder) == str(out)
+            and not os.path.basename(folder).startswith(".")
+            and not name.startswith(".")
+        ):
+            found.add(f"{os.path.basename(folder)}/{name}")
+    return found
+
+
+def _stamps(out: Path) -> dict[str, tuple[int | None, int | None]]:
+    """The state's size and time of each published file (``origin/name``)."""
+    db = sqlite3.connect(out / STATE)
+    try:
+        rows = db.execute("SELECT origin, name, disk_size, disk_mtime_ns FROM files").fetchall()
+    finally:
+        db.close()
+    return {f"{origin}/{name}": (size, mtime) for origin, name, size, mtime in rows}
+
+
+def _on_disk(out: Path) -> dict[str, tuple[int | None, int | None]]:
+    """Each published file's size and time as the disk has them."""
+    return {
+        name: (len(data), os.stat(out / name).st_mtime_ns)
+        for name, (_inode, _mtime, data) in _files(out).items()
+    }
+
+
+def test_a_run_with_nothing_changed_reads_no_published_file(tmp_path: Path) -> None:
+    """The state keeps each delivered file's size and time, and a run that finds them
+    so on disk takes the file as intact without opening it."""
+    out = tmp_path / "out"
+    trace = tmp_path / "opens.txt"
+    _feed(tmp_path / "feed.jsonl")
+    _build(tmp_path)
+    published = _files(out)
+    assert len([name for name in published if "/sitemap-" in name]) == 9
+    assert _stamps(out) == _on_disk(out)
+
+    result = _build(tmp_path, prefix=_opens(trace))
+    assert _opened(trace, out) == set()
+    assert _repaired(result.stderr) is None
+    assert "changed: nothing" in result.stderr
+    assert _files(out) == published
+    assert _stamps(out) == _on_disk(out)
+
+
+def test_an_edit_with_a_new_time_is_found_and_one_keeping_both_is_not(tmp_path: Path) -> None:
+    """An edit of the same size is found by its time, written again, and the repaired
+    file's own size and time are kept. An edit that keeps the size and sets the time back
+    is the quick check's limit (docs/crash-safety.rst, "Published files changed behind
+    its back"), as for rsync's and make's: it is not found."""
+    out = tmp_path / "out"
+    trace = tmp_path / "opens.txt"
+    plain = "SITEMAPGEN_GZIP=False"
+    _feed(tmp_path / "feed.jsonl")
+    _build(tmp_path, plain)
+    published = _files(out)
+    name = f"{A}/sitemap-3.xml"
+    urlset = out / name
+    text = urlset.read_bytes()
+    edited = text.replace(b"/p025<", b"/p925<")
+    assert edited != text and len(edited) == len(text)
+    mtime = urlset.stat().st_mtime_ns
+    urlset.write_bytes(edited)
+    os.utime(urlset, ns=(mtime, mtime + 1_000_000_000))  # a time of its own, whatever the clock's
+    _repair_run(tmp_path, published, name, "edited", plain)
+    assert _stamps(out) == _on_disk(out)
+    published = _files(out)
+    _build(tmp_path, plain, prefix=_opens(trace))
+    assert _opened(trace, out) == set()  # the repaired file too: its stamp was kept
+
+    mtime = urlset.stat().st_mtime_ns
+    urlset.write_bytes(edited)
+    os.utime(urlset, ns=(mtime, mtime))
+    result = _build(tmp_path, plain)
+    assert _repaired(result.stderr) is None
+    assert urlset.read_bytes() == edited
+
+
+def test_a_file_with_a_new_time_and_its_bytes_is_intact(tmp_path: Path) -> None:
+    """A file whose time changed (touched, copied with its bytes) is compared by its
+    bytes, found intact, left alone, and its new time kept: the next run reads it no
+    more."""
+    out = tmp_path / "out"
+    trace = tmp_path / "opens.txt"
+    _feed(tmp_path / "feed.jsonl")
+    _build(tmp_path)
+    published = _files(out)
+    name = f"{B}/sitemap-2.xml.gz"
+    inode, mtime, data = published[name]
+    os.utime(out / name, ns=(mtime, mtime + 5_000_000_000))
+
+    result = _build(tmp_path, prefix=_opens(trace))
+    assert _opened(trace, out) == {name}  # its bytes compared, the others' not read
+    assert _repaired(result.stderr) is None
+    after = _files(out)
+    assert after[name] == (inode, mtime + 5_000_000_000, data)
+    assert {n: f for n, f in after.items() if n != name} == {
+        n: f for n, f in published.items() if n != name
+    }
+    assert _stamps(out)[name] == (len(data), mtime + 5_000_000_000)
+
+    _build(tmp_path, prefix=_opens(trace))
+    assert _opened(trace, out) == set()
+
+
+def test_a_state_file_without_sizes_and_times_compares_once(tmp_path: Path) -> None:
+    """A state file of an earlier version, whose ``files`` table has no size and time:
+    the columns are added in place, the first run compares every unchanged file by its
+    bytes (and finds them intact), and the next one reads none."""
+    out = tmp_path / "out"
+    trace = tmp_path / "opens.txt"
+    _feed(tmp_path / "feed.jsonl")
+    _build(tmp_path)
+    published = _files(out)
+    db = sqlite3.connect(out / STATE)
+    with db:  # the table as the earlier version made and filled it
+        db.execute("ALTER TABLE files RENAME TO files_new")
+        db.execute(_OLD_FILES)
+        db.execute("INSERT INTO files SELECT output, origin, name, sha256, lastmod FROM files_new")
+        db.execute("DROP TABLE files_new")
+    columns = [row[1] for row in db.execute("PRAGMA table_info(files)")]
+    db.close()
+    assert columns == ["output", "origin", "name", "sha256", "lastmod"]
+
+    result = _build(tmp_path, prefix=_opens(trace))
+    assert _opened(trace, out) == set(published)  # every file compared, once
+    assert _repaired(result.stderr) is None
+    assert "changed: nothing" in result.stderr
+    assert _files(out) == published
+    assert _stamps(out) == _on_disk(out)
+
+    _build(tmp_path, prefix=_opens(trace))
+    assert _opened(trace, out) == set()

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
     from ..settings import Config
     from ..sitemaps.manifest import FileRecord
+    from ..state.statefile import Stamp, Stamps
     from ..stats import Reporter
     from .staging import OriginSet
 
@@ -369,29 +370,46 @@ def _folder_renamed(origin_set: OriginSet, target: str) -> bool:
 REPAIRS_SHOWN = 5
 
 
-def _damage(published: str, staged: str, record: FileRecord) -> str | None:
-    """What happened to the published file an unchanged ``record`` names, or None when
-    it holds the bytes staged again now. A stat of each first (a broad crawl's run has
-    hundreds of thousands of such files), the bytes compared only when the sizes agree.
-    A gzipped file of other bytes whose content is the record's (gzipped at another
-    SITEMAPGEN_GZIP_LEVEL, or by another zlib) is intact."""
+def _damage(
+    published: str, staged: str, record: FileRecord, kept: Stamp | None
+) -> tuple[str | None, Stamp | None]:
+    """What happened to the published file an unchanged ``record`` names (None when it
+    holds the record's content), and its :data:`~..state.statefile.Stamp` when intact.
+
+    A stat first (a broad crawl's run has hundreds of thousands of such files): a file
+    whose size and modification time are ``kept``, those the state recorded when it was
+    delivered or last found intact, is intact unread (the quick check of rsync and make;
+    the rename into place keeps the time the file was written with). Otherwise its bytes
+    are compared with those staged again now, when the sizes agree; and a gzipped file of
+    other bytes whose content is the record's (gzipped at another SITEMAPGEN_GZIP_LEVEL,
+    or by another zlib) is intact too."""
     try:
-        size = os.stat(published).st_size
+        found = os.stat(published)
     except FileNotFoundError:
-        return "missing"
+        return "missing", None
+    size = found.st_size
+    stamp = (size, found.st_mtime_ns)
+    if stamp == kept:
+        return None, stamp
     staged_size = os.stat(staged).st_size
     if size == staged_size and filecmp.cmp(published, staged, shallow=False):
-        return None
+        return None, stamp
     if published.endswith(".gz") and size:
         try:
             content = gzip.decompress(Path(published).read_bytes())
         except (OSError, EOFError, zlib.error):
             content = None
         if content is not None and hashlib.sha256(content).hexdigest() == record.sha256:
-            return None
+            return None, stamp
     if size == staged_size:
-        return "edited"
-    return "empty" if not size else "of another size"
+        return "edited", None
+    return ("empty" if not size else "of another size"), None
+
+
+def _stamp(path: str) -> Stamp:
+    """The size and modification time of the file at ``path``."""
+    found = os.stat(path)
+    return found.st_size, found.st_mtime_ns
 
 
 def _repair_noted(published: str, damage: str, reporter: Reporter) -> None:
@@ -410,13 +428,19 @@ def _repair_noted(published: str, damage: str, reporter: Reporter) -> None:
     )
 
 
-def publish_local(sets: list[OriginSet], reporter: Reporter) -> set[str]:
+def publish_local(
+    sets: list[OriginSet], reporter: Reporter, stamps: Stamps | None = None
+) -> set[str]:
     """Move every origin's changed files into place; raise before any move on a blocked
     destination, so nothing of ``sets`` changes at all. Returns the staging folders
     renamed into place (those of the origins that had no folder), which are gone.
 
     A file the state calls unchanged is checked on disk first (:func:`_damage`), and
     delivered again when it is not as published: counted and logged as a repair.
+    ``stamps``: the state's stamps of the files of ``sets`` (by origin name), for that
+    check; each origin's entry is replaced by the stamps of its files as they are on disk
+    after the delivery, for the caller to record (None: no stamps, every file's bytes
+    compared, none taken).
     Everything delivered is on disk before it is renamed into place, and every folder a
     rename changed is synced after, all before the caller records the group in the state
     file: a power cut leaves each origin with its previous set or this one, and the state
@@ -453,19 +477,27 @@ def publish_local(sets: list[OriginSet], reporter: Reporter) -> set[str]:
     delivering: dict[int, list[FileRecord]] = {}
     files: list[tuple[str, list[str]]] = []  # (staging folder, names)
     folders: list[str] = []
+    # Each origin's stamps on disk after the delivery: the intact files' now, the
+    # delivered files' once renamed into place.
+    seen: dict[int, dict[str, Stamp]] = {}
+    previous = stamps or {}
     for number, (origin_set, path) in enumerate(zip(sets, paths)):
         staging = origin_set.staging
+        seen[number] = intact = {}
         if number in absent:
             delivering[number] = origin_set.records
             folders.append(staging)
         else:
             delivering[number] = chosen = []
+            kept = previous.get(origin_set.origin.name, {})
             for record in origin_set.records:
                 staged = os.path.join(staging, record.name)
                 if not record.changed:
                     published = os.path.join(path, record.name)
-                    damage = _damage(published, staged, record)
+                    damage, stamp = _damage(published, staged, record, kept.get(record.name))
                     if damage is None:
+                        if stamp is not None:
+                            intact[record.name] = stamp
                         continue
                     _repair_noted(published, damage, reporter)
                 chosen.append(record)
@@ -479,12 +511,16 @@ def publish_local(sets: list[OriginSet], reporter: Reporter) -> set[str]:
             changed.add(os.path.dirname(path))
             if _folder_renamed(origin_set, path):
                 moved.add(origin_set.staging)
+                if stamps is not None:
+                    _stamped(seen[number], path, origin_set.records)
                 continue
             os.makedirs(path, exist_ok=True)
         target = targets.get(number) or Path(path)
         for record in delivering[number]:
             _move_into_place(Path(origin_set.staging, record.name), target / record.name)
             changed.add(path)
+        if stamps is not None:
+            _stamped(seen[number], path, delivering[number])
         # Files of ours this publish no longer has go; any other file a user keeps in the
         # folder is left alone.
         keep = {record.name for record in origin_set.records}
@@ -493,7 +529,16 @@ def publish_local(sets: list[OriginSet], reporter: Reporter) -> set[str]:
                 stale.unlink()
                 changed.add(path)
     synced(folders=changed)
+    if stamps is not None:
+        for number, origin_set in enumerate(sets):
+            stamps[origin_set.origin.name] = seen[number]
     return moved
+
+
+def _stamped(stamps: dict[str, Stamp], folder: str, records: list[FileRecord]) -> None:
+    """Add the stamps of ``records``' files, just delivered into ``folder``."""
+    for record in records:
+        stamps[record.name] = _stamp(os.path.join(folder, record.name))
 
 
 async def _upload(storages: FeedStorages, uri: str, source: Path, reporter: Reporter) -> bool:

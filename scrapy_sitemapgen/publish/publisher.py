@@ -310,8 +310,13 @@ async def _deliver(
     moved: set[str] = set()
     if feeds is not None and storages is not None:
         await publish_feeds(sets, await feeds.closed(), config, storages, reporter)
+    stamps = None
     if config.local:
-        moved = await run_in_thread(publish_local, sets, reporter)
+        # The files' sizes and times on disk as last recorded, for the delivery's quick
+        # check of the unchanged files; replaced by those it leaves, recorded below.
+        names = [s.origin.name for s in sets]
+        stamps = await run_in_thread(state.file_stamps, config.state_key, names)
+        moved = await run_in_thread(publish_local, sets, reporter, stamps)
         delivered = {s.origin for s in sets}
     else:
         if storages is None:
@@ -327,6 +332,7 @@ async def _deliver(
         state.commit_all,
         config.state_key,
         [(s.origin.name, s.records) for s in sets if s.origin in delivered],
+        stamps,
     )
     outcome.published += len(delivered)
     outcome.incomplete += len(sets) - len(delivered)

@@ -171,7 +171,8 @@ def _problem(path: Path, seconds: float) -> str | None:
         if not tables:
             return None
         columns = [row[1] for row in db.execute("PRAGMA table_info(files)")]
-        if columns != _FILES_COLUMNS:
+        # Later columns (each file's size and time on disk) follow these, added in place.
+        if columns[: len(_FILES_COLUMNS)] != _FILES_COLUMNS:
             shown = ", ".join(sorted(tables)[:5])
             return f"is another program's SQLite database (its tables: {shown}), not a state file"
         return None

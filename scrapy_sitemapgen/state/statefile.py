@@ -1,6 +1,7 @@
 """The state file: what was published before, per output and origin, in a small SQLite file
-that outlives the crawl: each file's content hash and index lastmod, the section counts,
-and the notes of each kind (:data:`.view.KINDS`).
+that outlives the crawl: each file's content hash and index lastmod (and, locally, its size
+and modification time on disk), the section counts, and the notes of each kind
+(:data:`.view.KINDS`).
 
 It is what makes the output incremental (P10): a sitemap whose bytes did not change keeps
 its previous ``<lastmod>`` in the index and is not delivered again, so a search engine
@@ -31,12 +32,25 @@ if TYPE_CHECKING:
     from .indexnow_changes import Changes
     from .notes import NoteKind, Save
 
-__all__ = ["PublishState"]
+__all__ = ["PublishState", "Stamp", "Stamps"]
+
+#: A published file's size and modification time (``st_mtime_ns``) on disk.
+Stamp = tuple[int, int]
+#: Origin name -> file name -> :data:`Stamp`.
+Stamps = dict[str, dict[str, Stamp]]
 
 _FILES = """CREATE TABLE IF NOT EXISTS files (
         output TEXT NOT NULL, origin TEXT NOT NULL, name TEXT NOT NULL,
         sha256 TEXT NOT NULL, lastmod TEXT NOT NULL,
+        disk_size INTEGER, disk_mtime_ns INTEGER,
         PRIMARY KEY (output, origin, name)) WITHOUT ROWID"""
+#: The columns of a local file's :data:`Stamp` as the publish last saw it on disk (when it
+#: delivered the file, or found it intact by its bytes), for the delivery's quick check
+#: (:func:`..publish.delivery.publish_local`). NULL where none was seen (a remote output,
+#: a state rebuilt from the manifests): the bytes are compared then. Added in place to
+#: the ``files`` table of a state file made before them.
+_STAMP_COLUMNS = ("disk_size", "disk_mtime_ns")
+_UNSEEN: tuple[int | None, int | None] = (None, None)
 # Per section (SITEMAPGEN_SECTIONS) of each origin: its urlset files and URLs.
 _SECTIONS = """CREATE TABLE IF NOT EXISTS sections (
         output TEXT NOT NULL, origin TEXT NOT NULL, section TEXT NOT NULL,
@@ -92,6 +106,10 @@ class PublishState(StateView):
                 entries.schema,
             ):
                 self._db.execute(statement)
+            present = {row[1] for row in self._db.execute("PRAGMA table_info(files)")}
+            for column in _STAMP_COLUMNS:
+                if column not in present:  # a state file of an earlier version
+                    self._db.execute(f"ALTER TABLE files ADD COLUMN {column} INTEGER")
         for kind in KINDS:
             self._db.execute(kind.current_schema(temp=True))
         # The origins commit_all records at once, and those noted of a kind whose rows
@@ -194,6 +212,21 @@ class PublishState(StateView):
                 found.setdefault(origin, {})[name] = (sha256, lastmod)
         return found
 
+    def file_stamps(self, output: str, origins: list[str]) -> Stamps:
+        """The :data:`Stamp` of each published file of ``origins`` the state keeps (those
+        with none left out), in queries of up to 500 origins."""
+        found: Stamps = {}
+        for chunk in chunks(origins):
+            rows = self._db.execute(
+                "SELECT origin, name, disk_size, disk_mtime_ns FROM files WHERE output = ?"
+                " AND disk_size IS NOT NULL AND disk_mtime_ns IS NOT NULL AND origin IN"
+                f" ({', '.join('?' * len(chunk))})",
+                (output, *chunk),
+            )
+            for origin, name, size, mtime_ns in rows:
+                found.setdefault(origin, {})[name] = (size, mtime_ns)
+        return found
+
     def take_notes(self, path: Path) -> None:
         """Take in the notes a staging worker saved into its side file at ``path``, for
         every origin it holds (:func:`.worker_notes.adopt`)."""
@@ -205,13 +238,18 @@ class PublishState(StateView):
         self.commit_all(output, [(origin, files)])
 
     def commit_all(
-        self, output: str, published: Iterable[tuple[str, Iterable[FileRecord]]]
+        self,
+        output: str,
+        published: Iterable[tuple[str, Iterable[FileRecord]]],
+        stamps: Stamps | None = None,
     ) -> None:
         """Record what was published for each (origin, files), in one transaction: a
         transaction per origin is a sync to disk per origin, which for a broad crawl's
         100,000 origins outweighed writing their sitemaps. The statements are one per
         table for the whole group (its origins in a temporary table), not one per table
-        and origin: nine statements an origin cost more than staging a small one."""
+        and origin: nine statements an origin cost more than staging a small one.
+        ``stamps``: each file's :data:`Stamp` on disk as the local delivery left it (a file
+        without one is recorded without)."""
         latest = {origin: list(records) for origin, records in published}  # an origin once
         if not latest:
             return
@@ -241,13 +279,17 @@ class PublishState(StateView):
                 "INSERT OR REPLACE INTO meta VALUES (?, ?)",
                 (_FINGERPRINT, str(FINGERPRINT_VERSION)),
             )
+            on_disk = stamps or {}
+            rows = []
+            for origin, files in latest.items():
+                seen = on_disk.get(origin, {})
+                for f in files:
+                    size, mtime_ns = seen.get(f.name, _UNSEEN)
+                    rows.append((output, origin, f.name, f.sha256, f.lastmod, size, mtime_ns))
             self._db.executemany(
-                "INSERT INTO files VALUES (?, ?, ?, ?, ?)",
-                [
-                    (output, origin, f.name, f.sha256, f.lastmod)
-                    for origin, files in latest.items()
-                    for f in files
-                ],
+                "INSERT INTO files (output, origin, name, sha256, lastmod, disk_size,"
+                " disk_mtime_ns) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                rows,
             )
             self._db.executemany(
                 "INSERT INTO sections VALUES (?, ?, ?, ?, ?)",
