@@ -443,15 +443,28 @@ def _on_disk(out: Path) -> dict[str, tuple[int | None, int | None]]:
     }
 
 
+def _stamped_build(tmp_path: Path, *settings: str) -> None:
+    """A first build, whose new origins' files get no stamps as their folders are renamed
+    into place, then the run that compares them by their bytes once and keeps them."""
+    _build(tmp_path, *settings)
+    _build(tmp_path, *settings)
+
+
 def test_a_run_with_nothing_changed_reads_no_published_file(tmp_path: Path) -> None:
-    """The state keeps each delivered file's size and time, and a run that finds them
-    so on disk takes the file as intact without opening it."""
+    """A new origin's files are not stamped as their folder is renamed into place; the
+    next run compares them by their bytes once and keeps each one's size and time; a run
+    that finds them so on disk takes the file as intact without opening it."""
     out = tmp_path / "out"
     trace = tmp_path / "opens.txt"
     _feed(tmp_path / "feed.jsonl")
     _build(tmp_path)
     published = _files(out)
     assert len([name for name in published if "/sitemap-" in name]) == 9
+    assert set(_stamps(out).values()) == {(None, None)}
+
+    result = _build(tmp_path, prefix=_opens(trace))
+    assert _opened(trace, out) == set(published)  # each compared once
+    assert _repaired(result.stderr) is None
     assert _stamps(out) == _on_disk(out)
 
     result = _build(tmp_path, prefix=_opens(trace))
@@ -471,7 +484,7 @@ def test_an_edit_with_a_new_time_is_found_and_one_keeping_both_is_not(tmp_path: 
     trace = tmp_path / "opens.txt"
     plain = "SITEMAPGEN_GZIP=False"
     _feed(tmp_path / "feed.jsonl")
-    _build(tmp_path, plain)
+    _stamped_build(tmp_path, plain)
     published = _files(out)
     name = f"{A}/sitemap-3.xml"
     urlset = out / name
@@ -502,7 +515,7 @@ def test_a_file_with_a_new_time_and_its_bytes_is_intact(tmp_path: Path) -> None:
     out = tmp_path / "out"
     trace = tmp_path / "opens.txt"
     _feed(tmp_path / "feed.jsonl")
-    _build(tmp_path)
+    _stamped_build(tmp_path)
     published = _files(out)
     name = f"{B}/sitemap-2.xml.gz"
     inode, mtime, data = published[name]
@@ -529,7 +542,7 @@ def test_a_state_file_without_sizes_and_times_compares_once(tmp_path: Path) -> N
     out = tmp_path / "out"
     trace = tmp_path / "opens.txt"
     _feed(tmp_path / "feed.jsonl")
-    _build(tmp_path)
+    _stamped_build(tmp_path)
     published = _files(out)
     db = sqlite3.connect(out / STATE)
     with db:  # the table as the earlier version made and filled it

@@ -439,8 +439,9 @@ def publish_local(
     delivered again when it is not as published: counted and logged as a repair.
     ``stamps``: the state's stamps of the files of ``sets`` (by origin name), for that
     check; each origin's entry is replaced by the stamps of its files as they are on disk
-    after the delivery, for the caller to record (None: no stamps, every file's bytes
-    compared, none taken).
+    after the delivery, for the caller to record: those found intact, and those delivered
+    into an existing folder; a new origin's files get theirs from the next run's compare
+    (None: no stamps, every file's bytes compared, none taken).
     Everything delivered is on disk before it is renamed into place, and every folder a
     rename changed is synced after, all before the caller records the group in the state
     file: a power cut leaves each origin with its previous set or this one, and the state
@@ -510,9 +511,10 @@ def publish_local(
         if number in absent:
             changed.add(os.path.dirname(path))
             if _folder_renamed(origin_set, path):
+                # No stamps for a new origin's files: a stat of each, here on the
+                # publish's one thread, was a broad crawl's first run's every file. The
+                # next run compares their bytes once and keeps the stamps then.
                 moved.add(origin_set.staging)
-                if stamps is not None:
-                    _stamped(seen[number], path, origin_set.records)
                 continue
             os.makedirs(path, exist_ok=True)
         target = targets.get(number) or Path(path)
