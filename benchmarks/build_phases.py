@@ -40,7 +40,9 @@ PHASES = (
 WAITING = "waiting"
 
 #: A C function that blocks, and the machinery whose calls of it are waits.
-_BLOCKING = re.compile(r"poll|select|acquire|SemLock|_queue|posix\.read|recv|waitpid|sleep|wait")
+_BLOCKING = re.compile(
+    r"poll|select|acquire|SemLock|_queue|posix\.(read|write)|recv|send|waitpid|sleep|wait"
+)
 _MACHINERY = re.compile(
     r"multiprocessing/|concurrent/futures|threading\.py$|queue\.py$|selectors\.py$|asyncio/"
     r"|twisted/|selector|^~$"
@@ -72,7 +74,8 @@ RULES: tuple[tuple[str, str, str], ...] = (
     ("read and parse", r"sitemaps/facts\.py$", r""),
     ("sort and merge", r"sitemaps/merge\.py$", r""),
     ("checks", r"sitemaps/exclusions\.py$", r""),
-    ("sort and merge", r"build/(spills|run_files|run_merge|run_store|source)\.py$", r""),
+    ("sort and merge", r"build/(spills|run_files|run_merge|run_store|source|windows)\.py$", r""),
+    ("sort and merge", r"publish/split\.py$", r"stage_or_plan|survey|plan"),
     ("sort and merge", r"store/(bulk|runs)\.py$", r""),
     ("duplicates", r"sitemaps/duplicates\.py$", r""),
     ("duplicates", r"publish/staging\.py$", r"_unique|chosen|duplicate"),
