@@ -1351,14 +1351,14 @@ def test_a_staged_file_is_closed_once_and_a_failed_open_leaves_nothing_to_report
     import gc
     import sys
 
-    from scrapy_sitemapgen.publish.staging import _NewFile
+    from scrapy_sitemapgen.publish.staging import NewFile
 
     reported: list[object] = []
     hook, sys.unraisablehook = sys.unraisablehook, reported.append
     try:
         with pytest.raises(FileNotFoundError):
-            _NewFile(str(tmp_path / "missing" / "sitemap.xml"))
-        sink = _NewFile(str(tmp_path / "sitemap.xml"))
+            NewFile(str(tmp_path / "missing" / "sitemap.xml"))
+        sink = NewFile(str(tmp_path / "sitemap.xml"))
         assert sink.write(b"<urlset/>") == 9
         sink.close()
         sink.close()

@@ -407,8 +407,8 @@ def stage_origin(
 
     folder = str(staging)  # a string join per file, not a Path built and parsed
 
-    def open_sink(name: str) -> _NewFile:
-        return _NewFile(os.path.join(folder, name))
+    def open_sink(name: str) -> NewFile:
+        return NewFile(os.path.join(folder, name))
 
     options = writer_options(config)
     skip = reporter.skip
@@ -562,7 +562,7 @@ def _staged(
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)
 
 
-class _NewFile:
+class NewFile:
     """A new file in a staging folder, written by the system calls alone: no file object,
     whose ``fstat`` as it opens was one call more for each of a broad crawl's files, and
     no buffer (the writer hands over pieces of 512 KiB, or a small file whole)."""
@@ -584,14 +584,10 @@ class _NewFile:
     __del__ = close  # a write that failed part-way: closed as a file object would be
 
 
-#: How the split's windows (:mod:`.split`) write their files: as every staged file is.
-NewFile = _NewFile
-
-
 def _write_file(path: str, data: bytes) -> None:
     """A new file of ``data`` (robots.txt, the manifest, IndexNow's key file), the way the
     writer writes the sitemaps."""
-    sink = _NewFile(path)
+    sink = NewFile(path)
     try:
         write_all(sink, data)
     finally:

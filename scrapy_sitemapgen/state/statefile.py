@@ -201,30 +201,32 @@ class PublishState(StateView):
     ) -> dict[str, dict[str, tuple[str, str]]]:
         """:meth:`previous_files` of each of ``origins`` (those with none left out), in
         queries of up to 500 origins rather than one each."""
-        found: dict[str, dict[str, tuple[str, str]]] = {}
-        for chunk in chunks(origins):
-            rows = self._db.execute(
-                "SELECT origin, name, sha256, lastmod FROM files WHERE output = ? AND origin IN"
-                f" ({', '.join('?' * len(chunk))})",
-                (output, *chunk),
-            )
-            for origin, name, sha256, lastmod in rows:
-                found.setdefault(origin, {})[name] = (sha256, lastmod)
-        return found
+        return self._files_of(output, origins, "sha256, lastmod")
 
     def file_stamps(self, output: str, origins: list[str]) -> Stamps:
         """The :data:`Stamp` of each published file of ``origins`` the state keeps (those
         with none left out), in queries of up to 500 origins."""
-        found: Stamps = {}
+        return self._files_of(
+            output,
+            origins,
+            "disk_size, disk_mtime_ns",
+            " AND disk_size IS NOT NULL AND disk_mtime_ns IS NOT NULL",
+        )
+
+    def _files_of(
+        self, output: str, origins: list[str], columns: str, condition: str = ""
+    ) -> dict[str, dict[str, Any]]:
+        """Origin -> file name -> the two ``columns`` of each file of ``origins`` in the
+        ``files`` table (rows meeting ``condition`` only)."""
+        found: dict[str, dict[str, Any]] = {}
         for chunk in chunks(origins):
             rows = self._db.execute(
-                "SELECT origin, name, disk_size, disk_mtime_ns FROM files WHERE output = ?"
-                " AND disk_size IS NOT NULL AND disk_mtime_ns IS NOT NULL AND origin IN"
-                f" ({', '.join('?' * len(chunk))})",
+                f"SELECT origin, name, {columns} FROM files WHERE output = ?{condition}"
+                f" AND origin IN ({', '.join('?' * len(chunk))})",
                 (output, *chunk),
             )
-            for origin, name, size, mtime_ns in rows:
-                found.setdefault(origin, {})[name] = (size, mtime_ns)
+            for origin, name, first, second in rows:
+                found.setdefault(origin, {})[name] = (first, second)
         return found
 
     def take_notes(self, path: Path) -> None:
