@@ -231,6 +231,12 @@ class Reporter:
             },
         )
 
+    @property
+    def skipped_any(self) -> bool:
+        """Whether anything was left out as bad data (what the close says when nothing
+        could be written)."""
+        return bool(self._warned)
+
     def count(self, key: str, count: int = 1) -> None:
         """Adds to a counter of the rules working (an image's smaller candidates), which
         is no bad data and never logged."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from typing import TYPE_CHECKING
@@ -344,3 +345,61 @@ def test_inside_a_project_with_the_add_on_it_is_loaded_once(tmp_path: Path) -> N
     enabled = result.stderr.split("Enabled addons:\n", 1)[1].splitlines()[0]
     assert enabled.count("scrapy_sitemapgen.addon.Addon object") == 1, enabled
     assert (tmp_path / "out" / "https_www.example.com_443" / "sitemap.xml").is_file()
+
+
+#: A build of feed.jsonl into files of the smallest byte limit allowed (G2).
+_SMALLEST_FILES = (
+    "--input",
+    "feed.jsonl",
+    "-s",
+    "SITEMAPGEN_URI=out",
+    "-s",
+    "SITEMAPGEN_MAX_BYTES=4096",
+)
+
+
+def _oversized_feed(path: Path, small: int) -> str:
+    """A feed of ``small`` plain pages and one whose images make its entry larger than a
+    4,096-byte file can hold (G2's smallest SITEMAPGEN_MAX_BYTES here); its loc."""
+    large = "https://a.example/large"
+    images = [f"https://a.example/img/{k:03d}-{'i' * 60}.jpg" for k in range(80)]
+    with path.open("w") as feed:
+        for n in range(small):
+            feed.write(json.dumps({"loc": f"https://a.example/p/{n}"}) + "\n")
+        feed.write(json.dumps({"loc": large, "images": images}) + "\n")
+    return large
+
+
+def test_an_entry_too_large_for_a_file_is_not_noted_as_published(tmp_path: Path) -> None:
+    """The entry left out as too large for any file (G2) is not in the URL set the state
+    keeps: the close line counts what was written, and the next run is not refused by
+    the guard on shrinking (SITEMAPGEN_MAX_REMOVED_SHARE) as if a URL went missing."""
+    large = _oversized_feed(tmp_path / "feed.jsonl", 5)
+    closes = []
+    for _ in range(2):
+        result = build(tmp_path, *_SMALLEST_FILES)
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert "'sitemapgen/skipped/entry_too_large': 1," in result.stderr
+        assert "sitemapgen/output/refused" not in result.stderr
+        closes += [m for m in logged(result.stderr, "INFO") if " since the previous run" in m]
+    assert [line.split(" in ", 1)[0] for line in closes] == [
+        "Sitemap: https://a.example/: 5 URLs (+5, -0 since the previous run)",
+        "Sitemap: https://a.example/: 5 URLs (+0, -0 since the previous run)",
+    ]
+    (urls,) = read_urls(tmp_path / "out").values()
+    assert sorted(urls) == [f"https://a.example/p/{n}" for n in range(5)]
+    assert large not in urls
+
+
+def test_when_every_entry_is_too_large_the_close_says_none_could_be_written(
+    tmp_path: Path,
+) -> None:
+    _oversized_feed(tmp_path / "feed.jsonl", 0)
+    result = build(tmp_path, *_SMALLEST_FILES)
+    assert result.returncode == 1, result.stderr[-3000:]
+    assert "sitemapgen/output/refused" not in result.stderr
+    final = [m for m in logged(result.stderr, "INFO") if "no sitemap was written" in m]
+    assert final == [
+        "Sitemap: no page was recorded, so no sitemap was written: no page could be written "
+        "(why: the warnings above)"
+    ]

@@ -270,9 +270,6 @@ def test_an_entry_larger_than_a_file_leaves_its_window_one_url_short(tmp_path: P
             "SITEMAPGEN_BUILD_SPLIT_URLS=3000",
             "SITEMAPGEN_MAX_BYTES=8192",
             "SITEMAPGEN_IMAGE_CHROME_SHARE=None",
-            # The URL notes count the entry left out as listed (one pass does the same),
-            # and the removal guard then reads -1 URLs published before: not the split's.
-            "SITEMAPGEN_MAX_REMOVED_SHARE=None",
         )
         assert _stats(stderr)["sitemapgen/skipped/entry_too_large"] == 1
         written[workers] = _urlsets(out)
@@ -282,3 +279,16 @@ def test_an_entry_larger_than_a_file_leaves_its_window_one_url_short(tmp_path: P
             gzip.decompress(data) for data in written[workers].values()
         )
     assert written[1] == written[3]
+    # The next run is not refused by the guard on shrinking: the survey noted the entry,
+    # and the previous run's count is the notes' own, not the files' entries.
+    stderr = _build(
+        tmp_path,
+        path,
+        tmp_path / "w3",
+        3,
+        "SITEMAPGEN_BUILD_SPLIT_URLS=3000",
+        "SITEMAPGEN_MAX_BYTES=8192",
+        "SITEMAPGEN_IMAGE_CHROME_SHARE=None",
+    )
+    assert "sitemapgen/output/refused" not in _stats(stderr)
+    assert f"{BIG}/: 6000 URLs (+0, -0 since the previous run)" in stderr

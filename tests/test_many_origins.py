@@ -311,6 +311,7 @@ def test_staged_sets_cross_to_the_workers_and_back_whole() -> None:
         index_urls=("https://example.com/sitemap.xml",),
         added=5,
         removed=2,
+        previous=3,
         sectioned=True,
         indexnow={"added": 1},
         duplicates=3,

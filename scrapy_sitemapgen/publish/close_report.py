@@ -175,8 +175,7 @@ class CloseReport:
     def refuses(self, origin_set: OriginSet, share: float | None) -> bool:
         """The guard on shrinking (SITEMAPGEN_MAX_REMOVED_SHARE) for a staged origin:
         whether it must not be published; if so, one ERROR line and its count."""
-        listed = origin_set.listed
-        previous = listed - origin_set.added + origin_set.removed
+        listed, previous = origin_set.listed, origin_set.previous
         evidence = origin_set.evidence
         alarming = 0 if evidence is None else evidence.alarming
         if not refused(previous, origin_set.removed, listed, alarming, share):
@@ -257,6 +256,8 @@ class CloseReport:
         if not self.origins:
             if not empty_reason and explained:
                 empty_reason = "every page was left out (why: the lines above)"
+            elif not empty_reason and self.reporter.skipped_any:
+                empty_reason = "no page could be written (why: the warnings above)"
             logger.info(
                 "Sitemap: no page was recorded, so no sitemap was written%(why)s",
                 {"why": f": {empty_reason}" if empty_reason else ""},

@@ -48,6 +48,7 @@ from ..sitemaps.facts import format_w3c
 from ..sitemaps.naming import urlset_name
 from ..sitemaps.urls import base_url_for
 from ..sitemaps.writer import (
+    ENTRY_TOO_LARGE,
     OriginOutput,
     WrittenFile,
     checked_loc,
@@ -55,7 +56,7 @@ from ..sitemaps.writer import (
     write_index,
     write_urlsets,
 )
-from ..state.url_notes import URL_BLOCK
+from ..state.url_notes import URL_BLOCK, UrlCounts
 from .staging import Kept, NewFile, staged_set, with_rules, writer_options
 
 if TYPE_CHECKING:
@@ -75,9 +76,6 @@ if TYPE_CHECKING:
 __all__ = ["Plan", "splits", "stage_or_plan", "write_windows"]
 
 _RUN_IMAGES = RunRow._fields.index("images")
-
-#: The skip of an entry larger than a file: found by the window that renders it.
-_TOO_LARGE = "entry_too_large"
 
 #: What a task of windows gives: each window's files, the pages each chrome image was
 #: left out of, and the locs of the entries too large for a file.
@@ -143,20 +141,22 @@ def stage_or_plan(
         count += 1
         if images is not None:
             images.add(row[_RUN_IMAGES] or ())
-        block.append(loc)
-        if len(block) >= URL_BLOCK:
-            notes.note_all(block)
-            block = []
         if not checked_loc(loc, scope):
             problem = loc_problem(loc, scope)
             assert problem is not None
             reporter.skip(problem, loc)
             continue
+        # An entry a window then finds too large for a file stays noted: its count is
+        # the notes' own (UrlCounts.previous), so the guard on shrinking stays right.
+        block.append(loc)
+        if len(block) >= URL_BLOCK:
+            notes.note_all(block)
+            block = []
         if checked and not checked % window:
             firsts.append(loc)
         checked += 1
     notes.note_all(block)
-    added_removed = notes.finish()
+    counted = notes.finish()
     store.add_counts([origin], [count])
     if not checked:
         return None
@@ -172,7 +172,7 @@ def stage_or_plan(
         starts,
         firsts,
         previous,
-        added_removed,
+        counted,
         chrome.images if chrome is not None else frozenset(),
     )
 
@@ -192,8 +192,8 @@ class Plan(Unfinished):
     firsts: list[str]
     #: name -> (sha256, lastmod) of what the previous run published.
     previous: dict[str, tuple[str, str]]
-    #: The URLs added and removed since the previous run.
-    notes: tuple[int, int]
+    #: The URLs added and removed since the previous run, and the previous run's count.
+    notes: UrlCounts
     #: The chrome images, left out of every entry (SITEMAPGEN_IMAGE_CHROME_SHARE).
     chrome: frozenset[str]
 
@@ -226,7 +226,7 @@ class Plan(Unfinished):
             for image, pages in left_out.items():
                 removed[image] = removed.get(image, 0) + pages
             for loc in too_large:
-                reporter.skip(_TOO_LARGE, loc)
+                reporter.skip(ENTRY_TOO_LARGE, loc)
             for window in windows:
                 for written in window:
                     name = urlset_name(len(sitemaps) + 1, config.gzip)
@@ -286,7 +286,7 @@ def write_windows(
     too_large: list[str] = []
 
     def skip(reason: str, loc: str) -> None:
-        if reason == _TOO_LARGE:
+        if reason == ENTRY_TOO_LARGE:
             too_large.append(loc)
 
     for number, (low, high) in enumerate(pairwise(bounds), first):

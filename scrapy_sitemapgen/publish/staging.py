@@ -41,7 +41,7 @@ from ..sitemaps.writer import (
     write_text,
 )
 from ..state.content_notes import ContentNotes
-from ..state.url_notes import URL_BLOCK
+from ..state.url_notes import URL_BLOCK, UrlCounts
 from ..stats import DUPLICATE_CONTENT
 
 if TYPE_CHECKING:
@@ -106,6 +106,8 @@ class OriginSet:
     index_urls: tuple[str, ...] = ()
     added: int = 0
     removed: int = 0
+    #: The URLs the previous run noted for it (the guard on shrinking's base).
+    previous: int = 0
     #: Written by section (SITEMAPGEN_SECTIONS): the close report counts each.
     sectioned: bool = False
     #: IndexNow's count of URLs added, changed and removed (None: IndexNow is off).
@@ -192,17 +194,22 @@ def _noted(
     notes: UrlNotes,
     watches: Sequence[OriginWatch] = (),
     published: PublishedNotes | None = None,
+    unwritten: set[str] | None = None,
 ) -> Iterator[UrlFacts]:
     """``entries`` as they are, noted on the way a block at a time: by the URL notes, the
-    features' :meth:`~..features.origin_watch.OriginWatch.block` and the published entries."""
+    features' :meth:`~..features.origin_watch.OriginWatch.block` and the published entries.
+
+    A block is noted once the writer asked for the entry after its last, so every entry
+    of it was rendered: those the writer left out (``unwritten``, filled by its skip: a
+    loc it refuses, an entry too large for a file) are not noted as published."""
     block: list[UrlFacts] = []  # handed over in blocks: one call per block, not per URL
     for facts in entries:
-        block.append(facts)
         if len(block) >= URL_BLOCK:
-            _note_block(block, notes, watches, published)
+            _note_block(block, notes, watches, published, unwritten)
             block = []
+        block.append(facts)
         yield facts
-    _note_block(block, notes, watches, published)
+    _note_block(block, notes, watches, published, unwritten)
 
 
 def _note_block(
@@ -210,7 +217,10 @@ def _note_block(
     notes: UrlNotes,
     watches: Sequence[OriginWatch],
     published: PublishedNotes | None,
+    unwritten: set[str] | None,
 ) -> None:
+    if unwritten:
+        block = [facts for facts in block if facts.loc not in unwritten]
     for watch in watches:
         watch.block(block)
     if published is not None:
@@ -411,7 +421,12 @@ def stage_origin(
         return NewFile(os.path.join(folder, name))
 
     options = writer_options(config)
-    skip = reporter.skip
+    unwritten: set[str] = set()  # the locs the writer left out: not noted as published
+
+    def skip(reason: str, url: str) -> None:
+        unwritten.add(url)
+        reporter.skip(reason, url)
+
     base_url = base_url_for(config.base_url, origin)
     output = OriginOutput()
     notes = state.url_notes(config.state_key, origin.name)
@@ -440,7 +455,9 @@ def stage_origin(
     )
     if "xml" in config.formats:
         # The URLs of no section in the pass that notes every URL, in loc order.
-        noted = _noted(with_rules(listing.entries(first=True), config), notes, watching, published)
+        noted = _noted(
+            with_rules(listing.entries(first=True), config), notes, watching, published, unwritten
+        )
         output = write_origin(
             in_section(noted, config.sections, "") if config.sections else noted,
             sections=[(s.name, _section_pass(listing, config, s.name)) for s in config.sections],
@@ -457,7 +474,7 @@ def stage_origin(
         # A text sitemap has no lastmod: the pass after the XML one need not settle them.
         entries = listing.entries(first=not xml, settled=not xml)
         output.texts = write_text(
-            entries if xml else _noted(entries, notes, watching, published),
+            entries if xml else _noted(entries, notes, watching, published, unwritten),
             scope=origin.root,
             open_sink=open_sink,
             options=options,
@@ -481,13 +498,13 @@ def staged_set(
     kept: Kept,
     folder: str,
     base_url: str,
-    notes: UrlNotes | tuple[int, int],
+    notes: UrlNotes | UrlCounts,
     watches: list[OriginWatch],
     duplicates: tuple[int, list[tuple[str, str]]] = (0, []),
 ) -> OriginSet:
     """The set of an origin whose files ``output`` are written into ``folder``: their
     records, what the features add, robots.txt and the manifest, the index last.
-    ``notes``: the URL notes, finished here, or what they counted, (added, removed);
+    ``notes``: the URL notes, finished here, or what they counted;
     ``duplicates``: the pages left out as duplicates by content, and the first few."""
     # In publishing order, the order of output.files: the index last.
     records = [
@@ -508,7 +525,8 @@ def staged_set(
         index_urls=tuple(f"{base_url}{f.name}" for f in announced),
         sectioned=bool(config.sections),
     )
-    origin_set.added, origin_set.removed = notes if isinstance(notes, tuple) else notes.finish()
+    counts = notes if isinstance(notes, UrlCounts) else notes.finish()
+    origin_set.added, origin_set.removed, origin_set.previous = counts
     origin_set.duplicates, origin_set.first_duplicates = duplicates
     # The features' files, robots.txt and the manifest go out before the index, which is
     # always published last.

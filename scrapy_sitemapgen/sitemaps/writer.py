@@ -47,6 +47,7 @@ __all__ = [
     "DEFAULT_GZIP_BACKEND",
     "DEFAULT_GZIP_LEVEL",
     "DEFAULT_GZIP_LEVELS",
+    "ENTRY_TOO_LARGE",
     "GZIP_BACKENDS",
     "OriginOutput",
     "WriterOptions",
@@ -410,6 +411,11 @@ def _news_chunk(facts: UrlFacts, loc: str) -> bytes:
     ).encode()
 
 
+#: The skip of an entry larger than a whole file: rendered, then left out; the one skip
+#: known only after the entry was handed to the writer.
+ENTRY_TOO_LARGE = "entry_too_large"
+
+
 def _checked_chunks(
     entries: Iterable[UrlFacts],
     scope: str,
@@ -440,7 +446,7 @@ def _checked_chunks(
                 continue
             chunk = render(facts, escape(loc))
         if len(chunk) > room:
-            on_skip("entry_too_large", loc)
+            on_skip(ENTRY_TOO_LARGE, loc)
         else:
             yield chunk
 

@@ -8,7 +8,7 @@ blocks by the commit. Pure.
 from __future__ import annotations
 
 from itertools import repeat
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .notes import BLOCK, Legacy, NoteKind, Notes, Save, pack, unpack
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     import sqlite3
     from collections.abc import Iterator
 
-__all__ = ["URLS", "URL_BLOCK", "UrlNotes"]
+__all__ = ["URLS", "URL_BLOCK", "UrlCounts", "UrlNotes"]
 
 #: Locs per stored block, and per call that notes them.
 URL_BLOCK = BLOCK
@@ -54,6 +54,16 @@ URLS: NoteKind[None, str] = NoteKind(
 )
 
 
+class UrlCounts(NamedTuple):
+    """What one origin's URL notes counted: the URLs this run added and removed, and how
+    many the previous run had noted (the guard on shrinking weighs ``removed`` against
+    it)."""
+
+    added: int
+    removed: int
+    previous: int
+
+
 class UrlNotes(Notes[None, str]):
     """One origin's URLs as this run writes them, in loc order (the order every store
     gives): compared on the fly with the previous run's set, read in the same order, so
@@ -65,6 +75,7 @@ class UrlNotes(Notes[None, str]):
         self._last: str | None = None
         self.added = 0
         self.removed = 0
+        self.noted = 0
 
     def note_all(self, locs: list[str]) -> None:
         """Note each of ``locs`` as published, in order, after those noted before: one call
@@ -72,6 +83,7 @@ class UrlNotes(Notes[None, str]):
         last, match, size = self._last, self._match, self._size
         added = 0
         kept = self._block
+        noted = len(kept)
         for loc in locs:
             if last is not None and loc <= last:
                 if loc == last:
@@ -82,16 +94,21 @@ class UrlNotes(Notes[None, str]):
                 added += 1
             kept.append(loc)
             if len(kept) >= size:
+                self.noted += len(kept) - noted
                 self._flush()
                 kept = self._block
+                noted = 0
+        self.noted += len(kept) - noted
         self._last = last
         self.added += added
 
     def _passed(self, note: tuple[str, None]) -> None:
         self.removed += 1
 
-    def finish(self) -> tuple[int, int]:
-        """(added, removed) since the previous run, once every URL was noted."""
+    def finish(self) -> UrlCounts:
+        """What came and went since the previous run, once every URL was noted. The
+        previous run's count is the notes' own, not the files' entries: a URL noted and
+        then not written (an entry too large for a file) would make that one short."""
         self._flush()
         self._drain()
-        return self.added, self.removed
+        return UrlCounts(self.added, self.removed, self.noted - self.added + self.removed)
