@@ -11,7 +11,11 @@ nothing installed; kept between runs). nginx runs unprivileged from there with i
 configuration (:func:`nginx_config`: one worker, access log off, a free port on 127.0.0.1)
 in the foreground, and is stopped at the end. The languages' books do not link to each
 other, so the benchmark writes one root page, ``/index.html``, that links to each
-language's ``index.html``; the crawl starts there.
+language's ``index.html``; the crawl starts there. A book of one language, whose
+``index.html`` is its HTML folder's own (``--package postgresql-doc-15``: 1,169 pages, no
+images), is crawled from that page. ``--set NAME=VALUE`` adds a setting to the add-on's
+side only (the content settings off: ``--set SITEMAPGEN_LASTMOD_FOLLOWS_CONTENT=False
+--set SITEMAPGEN_DEDUPE_CONTENT=False --set SITEMAPGEN_LASTMOD_SOURCES=page,header``).
 
 The spider (:mod:`tests.generated_site`'s) follows every link on the host. The add-on's side
 has ``ADDONS = {"scrapy_sitemapgen.Addon": 500}`` and ``SITEMAPGEN_RESPECT_CANONICAL=False``
@@ -198,12 +202,18 @@ def _user() -> str:
 
 
 def languages_of(html: Path) -> list[str]:
-    """The book's languages: its folders that have an ``index.html``."""
+    """The book's languages: its folders that have an ``index.html``; none for a book of
+    one language whose ``index.html`` is the folder's own (``postgresql-doc-15``)."""
     return sorted(p.parent.name for p in html.glob("*/index.html"))
 
 
+def _folders(html: Path, languages: list[str]) -> list[Path]:
+    """The folders crawled: each language's, or the whole book when it has none."""
+    return [html / lang for lang in languages] if languages else [html]
+
+
 def pages_of(html: Path, languages: list[str]) -> list[Path]:
-    return sorted(p for lang in languages for p in (html / lang).rglob("*.html"))
+    return sorted(p for folder in _folders(html, languages) for p in folder.rglob("*.html"))
 
 
 def site_facts(html: Path, languages: list[str]) -> dict[str, int]:
@@ -213,11 +223,12 @@ def site_facts(html: Path, languages: list[str]) -> dict[str, int]:
     images = sum(p.read_bytes().lower().count(b"<img") for p in pages)
     files = sum(
         1
-        for lang in languages
-        for p in (html / lang).rglob("*")
+        for folder in _folders(html, languages)
+        for p in folder.rglob("*")
         if p.suffix.lower() in {".png", ".jpg", ".jpeg", ".gif", ".svg"}
     )
-    return {"pages": len(pages) + 1, "img_elements": images, "image_files": files}
+    root = 1 if languages else 0  # the benchmark's own root page, when it writes one
+    return {"pages": len(pages) + root, "img_elements": images, "image_files": files}
 
 
 def free_port() -> int:
@@ -294,20 +305,28 @@ def _children(pid: int) -> list[int]:
 # --- the crawls ----------------------------------------------------------------------------
 
 
-def crawl_command(server: Nginx, run: Path, on: bool) -> list[str]:
+def crawl_command(server: Nginx, run: Path, on: bool, settings: list[str]) -> list[str]:
     """The benchmark's crawl from the root page; add-on off: ``ADDONS={}`` after the
-    shared settings, which replaces their add-on entry."""
+    shared settings, which replaces their add-on entry; add-on on: ``settings`` (``--set``)
+    last."""
     return generated_site.start_command(
         f"{server.root}/index.html",
         run / "sitemaps",
         f"SITEMAPGEN_STATE={run / 'state.sqlite3'}",
         "CONCURRENT_REQUESTS_PER_DOMAIN=16",
         "SITEMAPGEN_RESPECT_CANONICAL=False",
-        *([] if on else ["ADDONS={}"]),
+        *(settings if on else ["ADDONS={}"]),
     )
 
 
-def crawl(server: Nginx, on: bool, work: Path, expected: set[str], number: int) -> dict[str, Any]:
+def crawl(
+    server: Nginx,
+    on: bool,
+    work: Path,
+    expected: set[str],
+    number: int,
+    settings: list[str] | None = None,
+) -> dict[str, Any]:
     """One crawl, its output checked before its figures are returned: the Measure fields,
     ``elapsed`` and ``responses`` from its stats, ``server_cpu`` (nginx's CPU meanwhile),
     and, add-on on, ``urls`` and ``images`` listed."""
@@ -316,7 +335,7 @@ def crawl(server: Nginx, on: bool, work: Path, expected: set[str], number: int) 
     out = run / "sitemaps"
     log = run / "crawl.log"
     server_cpu = server.cpu()
-    measured = measure.measured(crawl_command(server, run, on), run, log)
+    measured = measure.measured(crawl_command(server, run, on, settings or []), run, log)
     server_cpu = server.cpu() - server_cpu
     stats = generated_site.crawl_stats(log.read_text(errors="replace"))
     if measured.code or stats.get("finish_reason") != "'finished'":
@@ -366,6 +385,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="LIST",
         help="comma-separated language folders to crawl (default: every one)",
     )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a Scrapy setting for the add-on's side (repeatable), such as "
+        "SITEMAPGEN_DEDUPE_CONTENT=False",
+    )
 
 
 def run(args: argparse.Namespace, record: Record, work: Path) -> int:
@@ -381,13 +408,19 @@ def run(args: argparse.Namespace, record: Record, work: Path) -> int:
     nginx_root, nginx_version = unpack(SERVER)
     html = docs / "usr" / "share" / "doc" / args.package / "html"
     available = languages_of(html)
-    if not available:
+    if not available and not (html / "index.html").is_file():
         raise SystemExit(f"{args.package} has no HTML book under {html}")
     languages = [lang for lang in args.languages.split(",") if lang] or available
     unknown = sorted(set(languages) - set(available))
     if unknown:
-        raise SystemExit(f"--languages: {', '.join(unknown)} not in {', '.join(available)}")
-    (html / "index.html").write_text(root_page(languages), encoding="utf-8")
+        raise SystemExit(
+            f"--languages: {', '.join(unknown)} not in {', '.join(available) or 'a book of one'}"
+        )
+    malformed = [item for item in args.set if "=" not in item]
+    if malformed:
+        raise SystemExit(f"--set takes NAME=VALUE, not {malformed[0]!r}")
+    if languages:  # a book per language: one root page that links to each
+        (html / "index.html").write_text(root_page(languages), encoding="utf-8")
     facts = site_facts(html, languages)
     record["parameters"] = {
         "package": args.package,
@@ -397,6 +430,7 @@ def run(args: argparse.Namespace, record: Record, work: Path) -> int:
         "languages": languages,
         **facts,
         "pairs": args.pairs,
+        "set": list(args.set),
     }
     pairs: list[dict[str, Any]] = []
     record["measurements"] = {"warmup": None, "pairs": pairs}
@@ -406,7 +440,7 @@ def run(args: argparse.Namespace, record: Record, work: Path) -> int:
             f"{server.root}/{p.relative_to(html).as_posix()}" for p in pages_of(html, languages)
         }
         print(
-            f"crawl-docs: {args.package} {doc_version} ({len(languages)} languages, "
+            f"crawl-docs: {args.package} {doc_version} ({len(languages) or 1} languages, "
             f"{facts['pages']:,} pages, {facts['img_elements']:,} <img>) served by nginx "
             f"{nginx_version} at {server.root}; warm-up pair",
             flush=True,
@@ -418,7 +452,7 @@ def run(args: argparse.Namespace, record: Record, work: Path) -> int:
             done = {}
             for on in order:
                 number += 1
-                done[on] = crawl(server, on, work, expected, number)
+                done[on] = crawl(server, on, work, expected, number, args.set)
             pair = {
                 "on": done[True],
                 "off": done[False],

@@ -282,6 +282,35 @@ def test_crawl_docs_root_page_links_every_language() -> None:
     assert page.count("<a ") == 2
 
 
+def test_crawl_docs_reads_a_book_per_language_and_a_book_of_one(tmp_path: Path) -> None:
+    """The handbook's layout (a folder per language, the benchmark's root page above) and
+    postgresql-doc-15's (the book's own index.html at the top, no language folders)."""
+    from benchmarks.docsite import languages_of, pages_of, site_facts
+
+    many = tmp_path / "many"
+    for lang in ("de-DE", "en-US"):
+        (many / lang / "images").mkdir(parents=True)
+        (many / lang / "index.html").write_text("<img src='images/a.png'>")
+        (many / lang / "images" / "a.png").write_bytes(b"")
+    one = tmp_path / "one"
+    (one / "images").mkdir(parents=True)
+    for name in ("index.html", "sql.html"):
+        (one / name).write_text("<p>text</p>")
+    (one / "images" / "a.svg").write_bytes(b"")
+    assert languages_of(many) == ["de-DE", "en-US"] and languages_of(one) == []
+    assert [p.relative_to(one).as_posix() for p in pages_of(one, [])] == [
+        "index.html",
+        "sql.html",
+    ]
+    # The handbook's count has the benchmark's own root page; the book of one has none.
+    assert site_facts(many, ["de-DE", "en-US"]) == {
+        "pages": 3,
+        "img_elements": 2,
+        "image_files": 2,
+    }
+    assert site_facts(one, []) == {"pages": 2, "img_elements": 0, "image_files": 1}
+
+
 def test_crawl_docs_summary_is_the_median_of_the_pairs_ratios_with_its_spread() -> None:
     """Five pairs whose wall ratios are 0.9 .. 1.3 by hand; the quartiles by the exclusive
     method: positions 1.5 and 4.5 of the sorted five."""
