@@ -497,7 +497,7 @@ def test_the_runs_of_a_build_in_workers_stay_in_the_ranges_index_files(tmp_path:
         assert origins == one.origins() and len(origins) == 700
         assert not two._held  # on disk, not here: no entry, no list of runs
         assert all(one._held[o].runs for o in origins)
-        assert len(two._indexes) == 8  # 2 workers, 4 ranges each
+        assert len(two._indexes) == 2  # 2 workers, a range each
         assert all(len(directory) > 1 for _, directory in two._indexes)
 
         def locs(store: run_store.RunStore, origin: Any) -> list[str]:
