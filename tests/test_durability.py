@@ -16,6 +16,8 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import pytest
+
 from .helpers import log_messages
 
 if TYPE_CHECKING:
@@ -245,19 +247,32 @@ def _syncfs_calls(calls: list[Call]) -> list[Call]:
     return [call for call in calls if call.name == "syncfs"]
 
 
+#: A build run with one of the module's choices made for it: a line that sets it.
+_BUILD_WITH = """
+import sys
+from scrapy.cmdline import execute
+from scrapy_sitemapgen.publish import disk_sync
+{line}
+sys.argv = ["scrapy", *sys.argv[1:]]
+execute()
+"""
+
+
 def test_each_delivered_file_is_synced_before_its_rename_and_the_state_after(
     tmp_path: Path,
 ) -> None:
     """strace of two builds: the first renames each origin's staging folder into place,
     the second (one origin grown, a file of another truncated) moves files one by one.
-    The group is synced in two steps, whatever its size: one ``syncfs`` before the
-    renames, one after (Linux has it; :func:`test_without_syncfs_each_file_is_synced`
-    covers the systems without)."""
+    A large group is synced in two steps: one ``syncfs`` before the renames, one after
+    (Linux has it). This group is made large by the threshold set to 0;
+    :func:`test_a_small_group_or_a_system_without_syncfs_syncs_each_file` covers the
+    other road."""
     out = tmp_path / "out"
     _feed(tmp_path / "feed.jsonl")
     trace = tmp_path / "trace.txt"
-    prefix = _strace(trace)
-    _build(tmp_path, prefix=prefix)
+    always = _BUILD_WITH.format(line="disk_sync._ONE_BY_ONE_UP_TO = 0")
+    prefix = (*_strace(trace), sys.executable, "-c", always)
+    _build(tmp_path, prefix=prefix, module=False)
     calls = _calls(trace)
     assert _check_order(calls, out) == len(ORIGINS)  # three folders renamed
     renamed = max(call.end for call, _, _ in _published(calls, out))
@@ -267,7 +282,7 @@ def test_each_delivered_file_is_synced_before_its_rename_and_the_state_after(
 
     _feed(tmp_path / "feed.jsonl", extra=5)
     (out / B / "sitemap-2.xml.gz").write_bytes(b"")
-    _build(tmp_path, prefix=prefix)
+    _build(tmp_path, prefix=prefix, module=False)
     calls = _calls(trace)
     checked = _check_order(calls, out)
     # a's new urlset 4, its index and manifest; b's repaired urlset.
@@ -279,23 +294,24 @@ def test_each_delivered_file_is_synced_before_its_rename_and_the_state_after(
     assert len(_syncfs_calls(calls)) == 2
 
 
-_WITHOUT_SYNCFS = """
-import sys
-from scrapy.cmdline import execute
-from scrapy_sitemapgen.publish import disk_sync
-disk_sync._syncfs = None  # as on a system without syncfs (macOS)
-sys.argv = ["scrapy", *sys.argv[1:]]
-execute()
-"""
-
-
-def test_without_syncfs_each_file_is_synced(tmp_path: Path) -> None:
-    """Where the system has no ``syncfs``, each delivered file and folder is synced on its
-    own, in the same order; the unchanged files are not synced."""
+@pytest.mark.parametrize(
+    "line",
+    [
+        "pass  # a group of a few files, where the system has syncfs",
+        "disk_sync._syncfs = None  # as on a system without syncfs (macOS)",
+    ],
+    ids=["small-group", "no-syncfs"],
+)
+def test_a_small_group_or_a_system_without_syncfs_syncs_each_file(
+    tmp_path: Path, line: str
+) -> None:
+    """A group of a few files (three origins' here), and every group where the system has
+    no ``syncfs``: each delivered file and folder is synced on its own, in the same order;
+    the unchanged files are not synced."""
     out = tmp_path / "out"
     _feed(tmp_path / "feed.jsonl")
     trace = tmp_path / "trace.txt"
-    prefix = (*_strace(trace), sys.executable, "-c", _WITHOUT_SYNCFS)
+    prefix = (*_strace(trace), sys.executable, "-c", _BUILD_WITH.format(line=line))
     _build(tmp_path, prefix=prefix, module=False)
     calls = _calls(trace)
     assert not [c for c in calls if c.name == "syncfs"]

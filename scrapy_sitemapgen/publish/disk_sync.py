@@ -2,15 +2,18 @@
 renames, the changed folders before the state records the group (docs/crash-safety.rst,
 "A power cut while publishing").
 
-Where the system has ``syncfs`` (Linux), one call per file system does it for the whole
+Where the system has ``syncfs`` (Linux), one call per file system does it for a large
 group: the file system writes back everything it holds unwritten, these files and
 folders among it, in one pass. A sync per file costs a system call, and an open and a
-close, for each of a broad crawl's hundreds of thousands of files. Elsewhere each file
-(or folder) is synced on its own, many at once from threads.
+close, for each of a broad crawl's hundreds of thousands of files. A small group, and
+every group where there is no ``syncfs``, is synced a file (or folder) at a time, many at
+once from threads.
 
-``syncfs`` also writes back whatever else is unwritten on that file system, other
-programs' files included: the guarantee is the same, the work can be more. The
-benchmark page records what each way costs (docs/benchmarks.rst, issue 54).
+``syncfs`` also writes back whatever else is unwritten on that file system: other
+programs' files, and a build's own temporary runs when they lie on the same disk. The
+guarantee is the same, the work can be more; for a group of a few files it is more than
+their own syncs. The benchmark page records what each way costs (docs/benchmarks.rst,
+issue 54).
 """
 
 from __future__ import annotations
@@ -31,6 +34,10 @@ _FOLDER = getattr(os, "O_DIRECTORY", None)
 
 #: The syncs a group's delivery has in flight at once, where each file is synced alone.
 _SYNCS = 16
+
+#: A group of at most this many files and folders is synced one by one even where the
+#: system has ``syncfs``, whose write-back of the whole file system costs more than that.
+_ONE_BY_ONE_UP_TO = 1000
 
 
 def _find_syncfs() -> Callable[[int], int] | None:
@@ -101,7 +108,8 @@ def synced(
     the folders name every file system to sync."""
     if not files and not folders:
         return
-    if _syncfs is not None:
+    count = len(folders) + sum(len(names) for _, names in files)
+    if _syncfs is not None and count > _ONE_BY_ONE_UP_TO:
         _syncfs_each({*folders, *(folder for folder, _ in files)})
         return
     _each_synced(
