@@ -42,7 +42,7 @@ from ..locations import storage_for, uri_scheme
 from ..plural import counted
 from ..sitemaps.naming import INDEX_NAME, is_owned_name
 from ..sitemaps.urls import Origin, origin_folder
-from .disk_sync import synced
+from .disk_sync import one_by_one, synced
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -504,7 +504,9 @@ def publish_local(
                 chosen.append(record)
         if delivering[number]:
             files.append((staging, [record.name for record in delivering[number]]))
-    synced(files, folders)
+    # One road for the group's two syncs, chosen by its size (disk_sync.one_by_one).
+    each = one_by_one(len(folders) + sum(len(names) for _, names in files))
+    synced(files, folders, each=each)
     moved: set[str] = set()
     changed: set[str] = set()  # the folders whose entries the renames changed
     for number, (origin_set, path) in enumerate(zip(sets, paths)):
@@ -530,7 +532,7 @@ def publish_local(
             if stale.name not in keep and is_owned_name(stale.name):
                 stale.unlink()
                 changed.add(path)
-    synced(folders=changed)
+    synced(folders=changed, each=each)
     if stamps is not None:
         for number, origin_set in enumerate(sets):
             stamps[origin_set.origin.name] = seen[number]

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterable
 
-__all__ = ["synced"]
+__all__ = ["one_by_one", "synced"]
 
 #: Opens a folder to sync it; None where a folder cannot be opened (Windows, whose file
 #: systems journal their folders' entries without being asked).
@@ -99,17 +99,28 @@ def _syncfs_each(folders: Iterable[str]) -> None:
             os.close(fd)
 
 
+def one_by_one(count: int) -> bool:
+    """Whether a group of ``count`` files and folders is synced one by one (else by one
+    ``syncfs`` of each file system): decided once for a group, for both of its syncs."""
+    return _syncfs is None or count <= _ONE_BY_ONE_UP_TO
+
+
 def synced(
-    files: Collection[tuple[str, Collection[str]]] = (), folders: Collection[str] = ()
+    files: Collection[tuple[str, Collection[str]]] = (),
+    folders: Collection[str] = (),
+    *,
+    each: bool | None = None,
 ) -> None:
     """The data of ``files``, each a folder and names of files in it, and the entries of
     ``folders``, on disk; raises OSError when the system reports that it could not
     write them. A file lies on its folder's file system (a mount point is a folder), so
-    the folders name every file system to sync."""
+    the folders name every file system to sync. ``each``: :func:`one_by_one` of the
+    group (None: of these files and folders)."""
     if not files and not folders:
         return
-    count = len(folders) + sum(len(names) for _, names in files)
-    if _syncfs is not None and count > _ONE_BY_ONE_UP_TO:
+    if each is None:
+        each = one_by_one(len(folders) + sum(len(names) for _, names in files))
+    if not each:
         _syncfs_each({*folders, *(folder for folder, _ in files)})
         return
     _each_synced(
