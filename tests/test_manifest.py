@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from scrapy_sitemapgen.sitemaps.manifest import FileRecord, manifest_json
 from scrapy_sitemapgen.state.statefile import PublishState
-from scrapy_sitemapgen.state.url_notes import URL_BLOCK, URLS, UrlNotes
+from scrapy_sitemapgen.state.url_notes import URL_BLOCK, URLS, UrlCounts, UrlNotes
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -22,19 +22,25 @@ OUT = "/out"
 ORIGIN = "https_example.com_443"
 
 
-def publish(path: Path, locs: list[str], origin: str = ORIGIN) -> tuple[int, int]:
+def counted(path: Path, locs: list[str], origin: str = ORIGIN) -> UrlCounts:
     """One run: note ``locs`` (sorted, as every store gives them), commit, close."""
     state = PublishState(path)
     try:
         notes = state.url_notes(OUT, origin)
         notes.note_all(sorted(locs))
-        changes = notes.finish()
+        counts = notes.finish()
         state.commit(
             OUT, origin, [FileRecord("sitemap.xml", "index", 1, 10, "ab", "2026-01-01", True)]
         )
-        return changes
+        return counts
     finally:
         state.close()
+
+
+def publish(path: Path, locs: list[str], origin: str = ORIGIN) -> tuple[int, int]:
+    """:func:`counted`'s URLs added and removed."""
+    counts = counted(path, locs, origin)
+    return counts.added, counts.removed
 
 
 def url(n: int) -> str:
@@ -50,6 +56,16 @@ def test_changes_across_runs_are_the_set_differences(tmp_path: Path) -> None:
     # (714 of them), 4 new at the end
     assert publish(path, second) == (4, 3 + 714)
     assert publish(path, second) == (0, 0)
+
+
+def test_the_previous_count_is_the_set_the_run_before_noted(tmp_path: Path) -> None:
+    """The guard on shrinking's base: the URLs the previous run noted, by the notes' own
+    count (4,997 from 3 to 4,999, less the 714 multiples of 7, and 4 new: 4,287)."""
+    path = tmp_path / "state.sqlite3"
+    second = [url(n) for n in range(3, 5000) if n % 7] + [url(n) for n in range(5000, 5004)]
+    assert counted(path, [url(n) for n in range(5000)]).previous == 0
+    assert counted(path, second).previous == 5000
+    assert counted(path, [url(1)]) == (1, 4287, 4287)
 
 
 def test_origins_and_outputs_are_apart(tmp_path: Path) -> None:
@@ -75,7 +91,7 @@ def test_out_of_order_notes_are_refused(tmp_path: Path) -> None:
     notes.note_all([url(2)])  # the same URL again is one URL
     with pytest.raises(ValueError, match="loc order"):
         notes.note_all([url(1)])
-    assert notes.finish() == (1, 0)
+    assert notes.finish() == (1, 0, 0)
 
 
 def test_a_state_file_of_0_1_0_is_read_then_moved_to_blocks(tmp_path: Path) -> None:

@@ -231,8 +231,8 @@ def test_memory_run_reads_the_phases_from_a_real_build_log(tmp_path: Path) -> No
 
 def test_profile_build_profiles_the_worker_processes(tmp_path: Path) -> None:
     """``profile-build --workers 2``: the feed is read and the origins are staged in the
-    worker processes, so their profile, not the main process's, holds the reading (four
-    ranges a worker: 8 calls) and the staging (the realistic feed's three origins)."""
+    worker processes, so their profile, not the main process's, holds the reading (a
+    range a worker: 2 calls) and the staging (the realistic feed's three origins)."""
     import subprocess
     import sys
 
@@ -249,7 +249,7 @@ def test_profile_build_profiles_the_worker_processes(tmp_path: Path) -> None:
         return sum(row["calls"] for row in rows if row["function"].endswith(f"({name})"))
 
     workers = measured["workers_top"]["package"]
-    assert calls(workers, "read_range") == 8
+    assert calls(workers, "read_range") == 2
     assert calls(workers, "stage_origin") == 3
     assert calls(measured["top"]["package"], "read_range") == 0
     assert (tmp_path / "build-workers.prof").is_file()
