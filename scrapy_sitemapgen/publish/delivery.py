@@ -505,7 +505,7 @@ def publish_local(
         if delivering[number]:
             files.append((staging, [record.name for record in delivering[number]]))
     # One road for the group's two syncs, chosen by its size (disk_sync.one_by_one).
-    each = one_by_one(len(folders) + sum(len(names) for _, names in files))
+    each = one_by_one(files, folders)
     synced(files, folders, each=each)
     moved: set[str] = set()
     changed: set[str] = set()  # the folders whose entries the renames changed

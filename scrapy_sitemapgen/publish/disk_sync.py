@@ -99,9 +99,13 @@ def _syncfs_each(folders: Iterable[str]) -> None:
             os.close(fd)
 
 
-def one_by_one(count: int) -> bool:
-    """Whether a group of ``count`` files and folders is synced one by one (else by one
-    ``syncfs`` of each file system): decided once for a group, for both of its syncs."""
+def one_by_one(
+    files: Collection[tuple[str, Collection[str]]] = (), folders: Collection[str] = ()
+) -> bool:
+    """Whether a group of ``files`` and ``folders`` (as :func:`synced` takes them) is
+    synced one by one, else by one ``syncfs`` of each file system: decided once for a
+    group, for both of its syncs."""
+    count = len(folders) + sum(len(names) for _, names in files)
     return _syncfs is None or count <= _ONE_BY_ONE_UP_TO
 
 
@@ -119,7 +123,7 @@ def synced(
     if not files and not folders:
         return
     if each is None:
-        each = one_by_one(len(folders) + sum(len(names) for _, names in files))
+        each = one_by_one(files, folders)
     if not each:
         _syncfs_each({*folders, *(folder for folder, _ in files)})
         return

@@ -75,15 +75,15 @@ class UrlNotes(Notes[None, str]):
         self._last: str | None = None
         self.added = 0
         self.removed = 0
-        self.noted = 0
+        #: The URLs noted that the previous run had noted too.
+        self.again = 0
 
     def note_all(self, locs: list[str]) -> None:
         """Note each of ``locs`` as published, in order, after those noted before: one call
         a block of URLs, not one a URL."""
         last, match, size = self._last, self._match, self._size
-        added = 0
+        added = matched = 0
         kept = self._block
-        noted = len(kept)
         for loc in locs:
             if last is not None and loc <= last:
                 if loc == last:
@@ -92,23 +92,24 @@ class UrlNotes(Notes[None, str]):
             last = loc
             if match(loc) is None:
                 added += 1
+            else:
+                matched += 1
             kept.append(loc)
             if len(kept) >= size:
-                self.noted += len(kept) - noted
                 self._flush()
                 kept = self._block
-                noted = 0
-        self.noted += len(kept) - noted
         self._last = last
         self.added += added
+        self.again += matched
 
     def _passed(self, note: tuple[str, None]) -> None:
         self.removed += 1
 
     def finish(self) -> UrlCounts:
         """What came and went since the previous run, once every URL was noted. The
-        previous run's count is the notes' own, not the files' entries: a URL noted and
-        then not written (an entry too large for a file) would make that one short."""
+        previous run's count is its notes', each noted again or removed, not the files'
+        entries: a URL noted and then not written (an entry too large for a file) would
+        make that one short."""
         self._flush()
         self._drain()
-        return UrlCounts(self.added, self.removed, self.noted - self.added + self.removed)
+        return UrlCounts(self.added, self.removed, self.again + self.removed)
